@@ -1,0 +1,86 @@
+#include "api/json_codec.h"
+
+#include <ctime>
+
+#include "api/experiment_status.h"
+#include "api/spec_codec.h"
+
+namespace hpt::api {
+
+using nlohmann::json;
+
+json TimeToJson(int64_t millis) {
+  if (millis <= 0) return nullptr;
+  std::time_t secs = millis / 1000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof(buf) - n, ".%03dZ", int(millis % 1000));
+  return std::string(buf);
+}
+
+json AssignmentToJson(const Assignment& assignment) {
+  json arr = json::array();
+  for (const auto& p : assignment) {
+    arr.push_back({{"name", p.name}, {"value", p.value}});
+  }
+  return arr;
+}
+
+json TrialToJson(const Trial& t) {
+  json metrics = json::array();
+  for (const auto& m : t.metrics) {
+    metrics.push_back(
+        {{"name", m.name}, {"min", m.min}, {"max", m.max}, {"latest", m.latest}});
+  }
+  json j = {{"name", t.name},
+            {"parameterAssignments", AssignmentToJson(t.assignment)},
+            {"phase", ToString(t.phase)},
+            {"reason", t.reason},
+            {"message", t.message},
+            {"metrics", metrics},
+            {"creationTime", TimeToJson(t.creation_time_ms)},
+            {"startTime", TimeToJson(t.start_time_ms)},
+            {"completionTime", TimeToJson(t.completion_time_ms)}};
+  if (t.exit_code) j["exitCode"] = *t.exit_code;
+  return j;
+}
+
+json ObservationToJson(const Observation& o) {
+  return {{"step", o.step},
+          {"timestamp", TimeToJson(o.timestamp_ms)},
+          {"metrics", o.metrics}};
+}
+
+json ExperimentToJson(const Experiment& e, const std::vector<Trial>& trials) {
+  TrialCounts c = CountTrials(trials);
+  json status = {
+      {"phase", ToString(e.phase)},
+      {"reason", e.reason},
+      {"message", e.message},
+      {"creationTime", TimeToJson(e.creation_time_ms)},
+      {"startTime", TimeToJson(e.start_time_ms)},
+      {"completionTime", TimeToJson(e.completion_time_ms)},
+      {"trials",
+       {{"total", c.total},
+        {"pending", c.pending},
+        {"running", c.running},
+        {"succeeded", c.succeeded},
+        {"failed", c.failed},
+        {"earlyStopped", c.early_stopped},
+        {"metricsUnavailable", c.metrics_unavailable},
+        {"killed", c.killed}}},
+      {"currentOptimalTrial", nullptr}};
+  if (auto best = BestTrialIndex(trials, e.spec.objective)) {
+    const Trial& t = trials[*best];
+    status["currentOptimalTrial"] = {
+        {"name", t.name},
+        {"parameterAssignments", AssignmentToJson(t.assignment)},
+        {"objectiveValue", *ObjectiveValue(t, e.spec.objective)}};
+  }
+  json j = {{"name", e.spec.name}, {"spec", SpecToJson(e.spec)}, {"status", status}};
+  return j;
+}
+
+}  // namespace hpt::api

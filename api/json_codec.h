@@ -1,0 +1,24 @@
+#pragma once
+// The REST API's JSON forms of trials, observations and experiments (the
+// contract clients and the dashboard rely on; see docs/api.md).
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/types.h"
+
+namespace hpt::api {
+
+nlohmann::json AssignmentToJson(const Assignment& assignment);
+nlohmann::json TrialToJson(const Trial& trial);
+nlohmann::json ObservationToJson(const Observation& observation);
+// The experiment with its spec and a status computed from its trials.
+nlohmann::json ExperimentToJson(const Experiment& experiment,
+                                const std::vector<Trial>& trials);
+
+// RFC 3339 UTC time with milliseconds; null for 0 (not yet).
+nlohmann::json TimeToJson(int64_t millis);
+
+}  // namespace hpt::api

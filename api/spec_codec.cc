@@ -1,0 +1,286 @@
+#include "api/spec_codec.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "api/json_reader.h"
+
+namespace hpt::api {
+namespace {
+
+using nlohmann::json;
+
+void DecodeObjective(JsonReader& r, const json& j, Objective& o) {
+  const std::string p = "objective";
+  r.RejectUnknown(j, p, {"type", "objectiveMetricName", "goal",
+                         "additionalMetricNames", "metricStrategies"});
+  if (auto t = r.String(j, p, "type", true)) {
+    if (auto parsed = ParseObjectiveType(*t)) {
+      o.type = *parsed;
+    } else {
+      r.Problem(p + ".type", "'" + *t + "' must be minimize or maximize");
+    }
+  }
+  if (auto m = r.String(j, p, "objectiveMetricName", true)) o.metric_name = *m;
+  o.goal = r.Number(j, p, "goal", false);
+  if (const json* names = r.Array(j, p, "additionalMetricNames", false)) {
+    for (size_t i = 0; i < names->size(); ++i) {
+      auto n = r.Text((*names)[i], JsonReader::Path(p + ".additionalMetricNames", i));
+      if (n) o.additional_metric_names.push_back(*n);
+    }
+  }
+  if (j.contains("metricStrategies")) {
+    r.Problem(p + ".metricStrategies",
+              "is not supported (the objective value is the latest value)");
+  }
+}
+
+void DecodeAlgorithm(JsonReader& r, const json& j, AlgorithmSpec& a) {
+  const std::string p = "algorithm";
+  r.RejectUnknown(j, p, {"algorithmName", "algorithmSettings"});
+  if (auto n = r.String(j, p, "algorithmName", true)) a.name = *n;
+  if (const json* settings = r.Array(j, p, "algorithmSettings", false)) {
+    for (size_t i = 0; i < settings->size(); ++i) {
+      std::string sp = JsonReader::Path(p + ".algorithmSettings", i);
+      const json& s = (*settings)[i];
+      if (!s.is_object()) {
+        r.Problem(sp, "must be a mapping with name and value");
+        continue;
+      }
+      r.RejectUnknown(s, sp, {"name", "value"});
+      auto name = r.String(s, sp, "name", true);
+      auto value = r.String(s, sp, "value", true);
+      if (name && value) a.settings.push_back({*name, *value});
+    }
+  }
+}
+
+void DecodeParameter(JsonReader& r, const json& j, const std::string& p,
+                     ParameterSpec& param) {
+  r.RejectUnknown(j, p, {"name", "parameterType", "feasibleSpace"});
+  if (auto n = r.String(j, p, "name", true)) param.name = *n;
+  if (auto t = r.String(j, p, "parameterType", true)) {
+    if (auto parsed = ParseParameterType(*t)) {
+      param.type = *parsed;
+    } else {
+      r.Problem(p + ".parameterType",
+                "'" + *t + "' must be double, int, discrete or categorical");
+    }
+  }
+  const json* fs = r.Object(j, p, "feasibleSpace", true);
+  if (!fs) return;
+  std::string fp = p + ".feasibleSpace";
+  r.RejectUnknown(*fs, fp, {"min", "max", "step", "list", "distribution"});
+  FeasibleSpace& space = param.feasible_space;
+  space.min = r.Number(*fs, fp, "min", false);
+  space.max = r.Number(*fs, fp, "max", false);
+  space.step = r.Number(*fs, fp, "step", false);
+  if (const json* list = r.Array(*fs, fp, "list", false)) {
+    for (size_t i = 0; i < list->size(); ++i) {
+      if (auto v = r.Text((*list)[i], JsonReader::Path(fp + ".list", i))) {
+        space.list.push_back(*v);
+      }
+    }
+  }
+  if (auto d = r.String(*fs, fp, "distribution", false)) {
+    if (auto parsed = ParseDistribution(*d)) {
+      space.distribution = *parsed;
+    } else {
+      r.Problem(fp + ".distribution",
+                "'" + *d + "' must be uniform or logUniform");
+    }
+  }
+}
+
+void DecodeTrialTemplate(JsonReader& r, const json& j, TrialTemplate& t) {
+  const std::string p = "trialTemplate";
+  r.RejectUnknown(j, p, {"command", "trialParameters", "workingDir", "env",
+                         "resources", "timeoutSeconds"});
+  if (const json* cmd = r.Array(j, p, "command", true)) {
+    for (size_t i = 0; i < cmd->size(); ++i) {
+      if (auto a = r.Text((*cmd)[i], JsonReader::Path(p + ".command", i))) {
+        t.command.push_back(*a);
+      }
+    }
+  }
+  if (const json* tps = r.Array(j, p, "trialParameters", false)) {
+    for (size_t i = 0; i < tps->size(); ++i) {
+      std::string tp = JsonReader::Path(p + ".trialParameters", i);
+      const json& e = (*tps)[i];
+      if (!e.is_object()) {
+        r.Problem(tp, "must be a mapping with name and reference");
+        continue;
+      }
+      r.RejectUnknown(e, tp, {"name", "reference", "description"});
+      TrialParameter param;
+      if (auto n = r.String(e, tp, "name", true)) param.name = *n;
+      if (auto ref = r.String(e, tp, "reference", true)) param.reference = *ref;
+      if (auto d = r.String(e, tp, "description", false)) param.description = *d;
+      t.trial_parameters.push_back(param);
+    }
+  }
+  if (auto wd = r.String(j, p, "workingDir", false)) t.working_dir = *wd;
+  if (const json* env = r.Object(j, p, "env", false)) {
+    for (const auto& [k, v] : env->items()) {
+      if (auto text = r.Text(v, p + ".env." + k)) t.env[k] = *text;
+    }
+  }
+  if (const json* res = r.Object(j, p, "resources", false)) {
+    r.RejectUnknown(*res, p + ".resources", {"gpu"});
+    if (auto g = r.Int(*res, p + ".resources", "gpu", false)) t.gpu = *g;
+  }
+  if (auto to = r.Int(j, p, "timeoutSeconds", false)) t.timeout_seconds = *to;
+}
+
+void DecodeCollector(JsonReader& r, const json& j, MetricsCollector& c) {
+  const std::string p = "metricsCollectorSpec";
+  r.RejectUnknown(j, p, {"collector", "source", "stepKey"});
+  if (const json* col = r.Object(j, p, "collector", false)) {
+    r.RejectUnknown(*col, p + ".collector", {"kind"});
+    if (auto k = r.String(*col, p + ".collector", "kind", false)) c.kind = *k;
+  }
+  if (auto s = r.String(j, p, "stepKey", false)) c.step_key = *s;
+  const json* src = r.Object(j, p, "source", false);
+  if (!src) return;
+  std::string sp = p + ".source";
+  r.RejectUnknown(*src, sp, {"filter", "fileSystemPath"});
+  if (const json* filter = r.Object(*src, sp, "filter", false)) {
+    r.RejectUnknown(*filter, sp + ".filter", {"metricsFormat"});
+    if (const json* fmts = r.Array(*filter, sp + ".filter", "metricsFormat", false)) {
+      for (size_t i = 0; i < fmts->size(); ++i) {
+        auto f = r.Text((*fmts)[i], JsonReader::Path(sp + ".filter.metricsFormat", i));
+        if (f) c.metrics_format.push_back(*f);
+      }
+    }
+  }
+  if (const json* fsp = r.Object(*src, sp, "fileSystemPath", false)) {
+    r.RejectUnknown(*fsp, sp + ".fileSystemPath", {"path", "kind", "format"});
+    if (auto path = r.String(*fsp, sp + ".fileSystemPath", "path", false)) {
+      c.file_path = *path;
+    }
+  }
+}
+
+}  // namespace
+
+std::string FormatDouble(double value) {
+  if (value == std::floor(value) && std::fabs(value) < 1e15) {
+    return std::to_string(static_cast<int64_t>(value));
+  }
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), value);
+  return std::string(buf, res.ptr);
+}
+
+StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
+  if (!j.is_object()) {
+    return InvalidArgument("experiment spec must be a mapping, not " +
+                           JsonTypeName(j));
+  }
+  JsonReader r;
+  ExperimentSpec spec;
+  r.RejectUnknown(j, "", {"name", "objective", "algorithm", "parallelTrialCount",
+                          "maxTrialCount", "maxFailedTrialCount", "parameters",
+                          "trialTemplate", "metricsCollectorSpec"});
+  if (auto n = r.String(j, "", "name", true)) spec.name = *n;
+  if (const json* o = r.Object(j, "", "objective", true)) {
+    DecodeObjective(r, *o, spec.objective);
+  }
+  if (const json* a = r.Object(j, "", "algorithm", true)) {
+    DecodeAlgorithm(r, *a, spec.algorithm);
+  }
+  if (auto v = r.Int(j, "", "parallelTrialCount", false)) {
+    spec.parallel_trial_count = *v;
+  }
+  if (auto v = r.Int(j, "", "maxTrialCount", true)) spec.max_trial_count = *v;
+  if (auto v = r.Int(j, "", "maxFailedTrialCount", false)) {
+    spec.max_failed_trial_count = *v;
+  }
+  if (const json* params = r.Array(j, "", "parameters", true)) {
+    for (size_t i = 0; i < params->size(); ++i) {
+      std::string pp = JsonReader::Path("parameters", i);
+      if (!(*params)[i].is_object()) {
+        r.Problem(pp, "must be a mapping, not " + JsonTypeName((*params)[i]));
+        continue;
+      }
+      ParameterSpec param;
+      DecodeParameter(r, (*params)[i], pp, param);
+      spec.parameters.push_back(std::move(param));
+    }
+  }
+  if (const json* t = r.Object(j, "", "trialTemplate", false)) {
+    spec.trial_template.emplace();
+    DecodeTrialTemplate(r, *t, *spec.trial_template);
+  }
+  if (const json* c = r.Object(j, "", "metricsCollectorSpec", false)) {
+    DecodeCollector(r, *c, spec.metrics_collector);
+  }
+  HPT_RETURN_IF_ERROR(r.ToStatus());
+  return spec;
+}
+
+StatusOr<ExperimentSpec> SpecFromYaml(std::string_view yaml) {
+  HPT_ASSIGN_OR_RETURN(json j, YamlToJson(yaml));
+  return SpecFromJson(j);
+}
+
+json SpecToJson(const ExperimentSpec& spec) {
+  json j;
+  j["name"] = spec.name;
+  json obj = {{"type", ToString(spec.objective.type)},
+              {"objectiveMetricName", spec.objective.metric_name},
+              {"additionalMetricNames", spec.objective.additional_metric_names}};
+  if (spec.objective.goal) obj["goal"] = *spec.objective.goal;
+  j["objective"] = obj;
+  json settings = json::array();
+  for (const auto& s : spec.algorithm.settings) {
+    settings.push_back({{"name", s.name}, {"value", s.value}});
+  }
+  j["algorithm"] = {{"algorithmName", spec.algorithm.name},
+                    {"algorithmSettings", settings}};
+  j["parallelTrialCount"] = spec.parallel_trial_count;
+  j["maxTrialCount"] = spec.max_trial_count;
+  j["maxFailedTrialCount"] = spec.max_failed_trial_count;
+  json params = json::array();
+  for (const auto& p : spec.parameters) {
+    json fs = json::object();
+    const FeasibleSpace& s = p.feasible_space;
+    if (s.min) fs["min"] = *s.min;
+    if (s.max) fs["max"] = *s.max;
+    if (s.step) fs["step"] = *s.step;
+    if (!s.list.empty()) fs["list"] = s.list;
+    if (s.distribution != Distribution::kUniform) {
+      fs["distribution"] = ToString(s.distribution);
+    }
+    params.push_back({{"name", p.name},
+                      {"parameterType", ToString(p.type)},
+                      {"feasibleSpace", fs}});
+  }
+  j["parameters"] = params;
+  if (spec.trial_template) {
+    const TrialTemplate& t = *spec.trial_template;
+    json tps = json::array();
+    for (const auto& tp : t.trial_parameters) {
+      json e = {{"name", tp.name}, {"reference", tp.reference}};
+      if (!tp.description.empty()) e["description"] = tp.description;
+      tps.push_back(e);
+    }
+    json tj = {{"command", t.command}, {"trialParameters", tps},
+               {"env", t.env}, {"resources", {{"gpu", t.gpu}}},
+               {"timeoutSeconds", t.timeout_seconds}};
+    if (!t.working_dir.empty()) tj["workingDir"] = t.working_dir;
+    j["trialTemplate"] = tj;
+  }
+  const MetricsCollector& c = spec.metrics_collector;
+  json mc = {{"collector", {{"kind", c.kind}}}, {"stepKey", c.step_key}};
+  json source = json::object();
+  if (!c.metrics_format.empty()) {
+    source["filter"] = {{"metricsFormat", c.metrics_format}};
+  }
+  if (!c.file_path.empty()) source["fileSystemPath"] = {{"path", c.file_path}};
+  if (!source.empty()) mc["source"] = source;
+  j["metricsCollectorSpec"] = mc;
+  return j;
+}
+
+}  // namespace hpt::api

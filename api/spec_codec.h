@@ -1,0 +1,32 @@
+#pragma once
+// Experiment spec codecs: JSON and YAML (Katib's field names) to
+// ExperimentSpec and back. Decoding reports every problem it finds, each
+// with its field path ("parameters[1].feasibleSpace.min: ..."), joined by
+// "; " in one InvalidArgument. Semantic checks (min <= max, ...) are in
+// validation.h.
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "api/status.h"
+#include "api/types.h"
+
+namespace hpt::api {
+
+// Numbers may be JSON numbers or strings ("1e-5"), as Katib writes them.
+StatusOr<ExperimentSpec> SpecFromJson(const nlohmann::json& json);
+// YAML text (a bare spec, or a Katib v1beta1 Experiment is unwrapped later).
+StatusOr<ExperimentSpec> SpecFromYaml(std::string_view yaml);
+// YAML text as JSON (scalars that look like numbers or booleans become
+// numbers and booleans). InvalidArgument with the line on a syntax error.
+StatusOr<nlohmann::json> YamlToJson(std::string_view yaml);
+
+// The canonical JSON form; SpecFromJson(SpecToJson(s)) == s.
+nlohmann::json SpecToJson(const ExperimentSpec& spec);
+
+// Shortest text that reads back as the same double ("0.1", "1e-05", "3").
+std::string FormatDouble(double value);
+
+}  // namespace hpt::api

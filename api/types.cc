@@ -1,0 +1,83 @@
+#include "api/types.h"
+
+#include <chrono>
+
+namespace hpt::api {
+namespace {
+
+template <typename E, size_t N>
+std::optional<E> Lookup(const std::string& s, const char* const (&names)[N]) {
+  for (size_t i = 0; i < N; ++i) {
+    if (s == names[i]) return static_cast<E>(i);
+  }
+  return std::nullopt;
+}
+
+constexpr const char* kParameterTypes[] = {"double", "int", "discrete",
+                                           "categorical"};
+constexpr const char* kDistributions[] = {"uniform", "logUniform"};
+constexpr const char* kObjectiveTypes[] = {"minimize", "maximize"};
+constexpr const char* kTrialPhases[] = {
+    "Pending",      "Running", "Succeeded",          "Failed",
+    "EarlyStopped", "MetricsUnavailable", "Killed"};
+constexpr const char* kExperimentPhases[] = {"Created", "Running", "Succeeded",
+                                             "Failed", "Stopped"};
+
+}  // namespace
+
+const char* ToString(ParameterType t) { return kParameterTypes[int(t)]; }
+const char* ToString(Distribution d) { return kDistributions[int(d)]; }
+const char* ToString(ObjectiveType t) { return kObjectiveTypes[int(t)]; }
+const char* ToString(TrialPhase p) { return kTrialPhases[int(p)]; }
+const char* ToString(ExperimentPhase p) { return kExperimentPhases[int(p)]; }
+
+std::optional<ParameterType> ParseParameterType(const std::string& s) {
+  return Lookup<ParameterType>(s, kParameterTypes);
+}
+std::optional<Distribution> ParseDistribution(const std::string& s) {
+  return Lookup<Distribution>(s, kDistributions);
+}
+std::optional<ObjectiveType> ParseObjectiveType(const std::string& s) {
+  return Lookup<ObjectiveType>(s, kObjectiveTypes);
+}
+std::optional<TrialPhase> ParseTrialPhase(const std::string& s) {
+  return Lookup<TrialPhase>(s, kTrialPhases);
+}
+std::optional<ExperimentPhase> ParseExperimentPhase(const std::string& s) {
+  return Lookup<ExperimentPhase>(s, kExperimentPhases);
+}
+
+bool IsFinished(TrialPhase p) {
+  return p != TrialPhase::kPending && p != TrialPhase::kRunning;
+}
+bool IsFinished(ExperimentPhase p) {
+  return p == ExperimentPhase::kSucceeded || p == ExperimentPhase::kFailed ||
+         p == ExperimentPhase::kStopped;
+}
+
+std::optional<double> ObjectiveValue(const Trial& trial,
+                                     const Objective& objective) {
+  for (const auto& m : trial.metrics) {
+    if (m.name == objective.metric_name) return m.latest;
+  }
+  return std::nullopt;
+}
+
+bool IsBetter(double a, double b, ObjectiveType type) {
+  return type == ObjectiveType::kMinimize ? a < b : a > b;
+}
+
+const std::string* FindValue(const Assignment& a, const std::string& name) {
+  for (const auto& p : a) {
+    if (p.name == name) return &p.value;
+  }
+  return nullptr;
+}
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace hpt::api

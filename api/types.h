@@ -1,0 +1,174 @@
+#pragma once
+// Domain types shared by every hpt library: the experiment spec (Katib's
+// field names), trials, observations and experiment status. Plain values,
+// no behaviour beyond small helpers; codecs live in spec_codec.h and
+// json_codec.h.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hpt::api {
+
+enum class ParameterType { kDouble, kInt, kDiscrete, kCategorical };
+enum class Distribution { kUniform, kLogUniform };
+
+struct FeasibleSpace {
+  // double and int use min/max (and an optional step); discrete and
+  // categorical use list. Discrete list entries are numbers.
+  std::optional<double> min;
+  std::optional<double> max;
+  std::optional<double> step;
+  std::vector<std::string> list;
+  Distribution distribution = Distribution::kUniform;
+};
+
+struct ParameterSpec {
+  std::string name;
+  ParameterType type = ParameterType::kDouble;
+  FeasibleSpace feasible_space;
+};
+
+enum class ObjectiveType { kMinimize, kMaximize };
+
+struct Objective {
+  ObjectiveType type = ObjectiveType::kMinimize;
+  std::string metric_name;
+  std::optional<double> goal;
+  std::vector<std::string> additional_metric_names;
+};
+
+struct AlgorithmSetting {
+  std::string name;
+  std::string value;
+};
+
+struct AlgorithmSpec {
+  std::string name;
+  std::vector<AlgorithmSetting> settings;
+};
+
+struct TrialParameter {
+  std::string name;
+  std::string reference;  // the experiment parameter it takes its value from
+  std::string description;
+};
+
+struct TrialTemplate {
+  std::vector<std::string> command;  // argv; no shell
+  std::vector<TrialParameter> trial_parameters;
+  std::string working_dir;  // absolute once the CLI or server resolved it
+  std::map<std::string, std::string> env;
+  int gpu = 0;
+  int timeout_seconds = 0;  // 0: no timeout
+};
+
+struct MetricsCollector {
+  std::string kind = "StdOut";  // StdOut | File | Push | None
+  std::string file_path;        // File: the file the trial writes
+  // Regexes with two groups (name, value); empty = Katib's default
+  // `name=value` form plus JSON lines.
+  std::vector<std::string> metrics_format;
+  std::string step_key = "step";  // the key that carries the step
+};
+
+struct ExperimentSpec {
+  std::string name;
+  Objective objective;
+  AlgorithmSpec algorithm;
+  int parallel_trial_count = 3;
+  int max_trial_count = 0;
+  int max_failed_trial_count = 3;
+  std::vector<ParameterSpec> parameters;
+  std::optional<TrialTemplate> trial_template;  // absent: client-run
+  MetricsCollector metrics_collector;
+};
+
+// One parameter's value, always as text (Katib's wire form): "0.25", "3",
+// "adam".
+struct ParameterAssignment {
+  std::string name;
+  std::string value;
+};
+// The values of every parameter for one trial.
+using Assignment = std::vector<ParameterAssignment>;
+
+enum class TrialPhase {
+  kPending,
+  kRunning,
+  kSucceeded,
+  kFailed,
+  kEarlyStopped,
+  kMetricsUnavailable,
+  kKilled,
+};
+
+struct MetricSummary {
+  std::string name;
+  double min = 0;
+  double max = 0;
+  double latest = 0;
+};
+
+struct Observation {
+  int64_t step = 0;
+  int64_t timestamp_ms = 0;
+  std::map<std::string, double> metrics;
+};
+
+struct Trial {
+  std::string name;
+  Assignment assignment;
+  TrialPhase phase = TrialPhase::kPending;
+  std::string reason;   // e.g. "ExitCode", "Timeout", "ServerRestarted"
+  std::string message;  // readable detail, e.g. the log's tail
+  std::vector<MetricSummary> metrics;
+  int64_t creation_time_ms = 0;
+  int64_t start_time_ms = 0;
+  int64_t completion_time_ms = 0;  // 0 while not finished
+  std::optional<int> exit_code;
+  int64_t pid = 0;  // process group of a runner-run trial; 0 otherwise
+};
+
+enum class ExperimentPhase { kCreated, kRunning, kSucceeded, kFailed, kStopped };
+
+struct Experiment {
+  ExperimentSpec spec;
+  ExperimentPhase phase = ExperimentPhase::kCreated;
+  std::string reason;
+  std::string message;
+  int64_t creation_time_ms = 0;
+  int64_t start_time_ms = 0;
+  int64_t completion_time_ms = 0;
+  std::string algorithm_state;  // opaque, owned by the algorithm
+};
+
+// Names as the API spells them ("Running", "logUniform", ...).
+const char* ToString(ParameterType t);
+const char* ToString(Distribution d);
+const char* ToString(ObjectiveType t);
+const char* ToString(TrialPhase p);
+const char* ToString(ExperimentPhase p);
+std::optional<ParameterType> ParseParameterType(const std::string& s);
+std::optional<Distribution> ParseDistribution(const std::string& s);
+std::optional<ObjectiveType> ParseObjectiveType(const std::string& s);
+std::optional<TrialPhase> ParseTrialPhase(const std::string& s);
+std::optional<ExperimentPhase> ParseExperimentPhase(const std::string& s);
+
+bool IsFinished(TrialPhase p);        // not Pending or Running
+bool IsFinished(ExperimentPhase p);   // Succeeded, Failed or Stopped
+
+// The trial's objective value (the latest value of the objective metric),
+// if it reported one.
+std::optional<double> ObjectiveValue(const Trial& trial,
+                                     const Objective& objective);
+// True when a is strictly better than b under the objective's direction.
+bool IsBetter(double a, double b, ObjectiveType type);
+// Value of a named parameter in an assignment, or nullptr.
+const std::string* FindValue(const Assignment& a, const std::string& name);
+
+int64_t NowMillis();
+
+}  // namespace hpt::api

@@ -1,0 +1,212 @@
+#include "api/validation.h"
+
+#include <cmath>
+#include <regex>
+#include <set>
+
+#include "api/json_reader.h"
+#include "api/spec_codec.h"
+#include "api/trial_template.h"
+
+namespace hpt::api {
+namespace {
+
+void ValidateParameter(JsonReader& r, const ParameterSpec& p,
+                       const std::string& path) {
+  const FeasibleSpace& s = p.feasible_space;
+  const std::string fp = path + ".feasibleSpace";
+  if (p.name.empty()) r.Problem(path + ".name", "must not be empty");
+  bool numeric = p.type == ParameterType::kDouble || p.type == ParameterType::kInt;
+  if (numeric) {
+    if (!s.list.empty()) {
+      r.Problem(fp + ".list", std::string("is only for discrete and categorical "
+                                          "parameters, not ") + ToString(p.type));
+    }
+    if (!s.min) r.Problem(fp + ".min", "is required");
+    if (!s.max) r.Problem(fp + ".max", "is required");
+    if (s.min && s.max && *s.min > *s.max) {
+      r.Problem(fp, "min " + FormatDouble(*s.min) + " is above max " +
+                        FormatDouble(*s.max));
+    }
+    if (p.type == ParameterType::kInt) {
+      for (auto [v, key] : {std::pair{s.min, "min"}, {s.max, "max"}, {s.step, "step"}}) {
+        if (v && *v != std::floor(*v)) {
+          r.Problem(fp + "." + key, FormatDouble(*v) + " is not an integer");
+        }
+      }
+    }
+    if (s.step && *s.step <= 0) {
+      r.Problem(fp + ".step", "must be positive, not " + FormatDouble(*s.step));
+    }
+    if (s.distribution == Distribution::kLogUniform && s.min && *s.min <= 0) {
+      r.Problem(fp + ".min", "must be positive for a logUniform distribution, not " +
+                                 FormatDouble(*s.min));
+    }
+    return;
+  }
+  for (auto [v, key] : {std::pair{s.min, "min"}, {s.max, "max"}, {s.step, "step"}}) {
+    if (v) r.Problem(fp + "." + key, std::string("is not used by ") + ToString(p.type) +
+                                         " parameters (give a list)");
+  }
+  if (s.distribution != Distribution::kUniform) {
+    r.Problem(fp + ".distribution", std::string("is not used by ") + ToString(p.type) +
+                                        " parameters");
+  }
+  if (s.list.empty()) r.Problem(fp + ".list", "must have at least one value");
+  std::set<std::string> seen;
+  for (size_t i = 0; i < s.list.size(); ++i) {
+    std::string ip = JsonReader::Path(fp + ".list", i);
+    if (!seen.insert(s.list[i]).second) {
+      r.Problem(ip, "'" + s.list[i] + "' is listed twice");
+    }
+    if (p.type == ParameterType::kDiscrete && !ParseNumber(s.list[i])) {
+      r.Problem(ip, "'" + s.list[i] + "' is not a number (discrete values are "
+                                      "numbers; use categorical for text)");
+    }
+    if (s.list[i].empty()) r.Problem(ip, "must not be empty");
+  }
+}
+
+void ValidateTemplate(JsonReader& r, const ExperimentSpec& spec) {
+  const TrialTemplate& t = *spec.trial_template;
+  if (t.command.empty()) r.Problem("trialTemplate.command", "must not be empty");
+  std::set<std::string> defined, used;
+  for (size_t i = 0; i < t.trial_parameters.size(); ++i) {
+    const TrialParameter& tp = t.trial_parameters[i];
+    std::string path = JsonReader::Path("trialTemplate.trialParameters", i);
+    if (!defined.insert(tp.name).second) {
+      r.Problem(path + ".name", "'" + tp.name + "' is defined twice");
+    }
+    bool found = false;
+    for (const auto& p : spec.parameters) found = found || p.name == tp.reference;
+    if (!found) {
+      r.Problem(path + ".reference",
+                "'" + tp.reference + "' is not one of the experiment's parameters");
+    }
+  }
+  auto check_refs = [&](const std::string& text, const std::string& path) {
+    for (const auto& name : ReferencedTrialParameters(text)) {
+      used.insert(name);
+      if (!defined.count(name)) {
+        r.Problem(path, "${trialParameters." + name +
+                            "} is not defined in trialTemplate.trialParameters");
+      }
+    }
+  };
+  for (size_t i = 0; i < t.command.size(); ++i) {
+    check_refs(t.command[i], JsonReader::Path("trialTemplate.command", i));
+  }
+  for (const auto& [k, v] : t.env) check_refs(v, "trialTemplate.env." + k);
+  for (size_t i = 0; i < t.trial_parameters.size(); ++i) {
+    if (!used.count(t.trial_parameters[i].name)) {
+      r.Problem(JsonReader::Path("trialTemplate.trialParameters", i) + ".name",
+                "'" + t.trial_parameters[i].name +
+                    "' is never used as ${trialParameters." +
+                    t.trial_parameters[i].name + "}");
+    }
+  }
+  if (t.gpu < 0) r.Problem("trialTemplate.resources.gpu", "must not be negative");
+  if (t.timeout_seconds < 0) {
+    r.Problem("trialTemplate.timeoutSeconds", "must not be negative");
+  }
+}
+
+void ValidateCollector(JsonReader& r, const ExperimentSpec& spec) {
+  const MetricsCollector& c = spec.metrics_collector;
+  const std::string p = "metricsCollectorSpec";
+  static const std::set<std::string> kKinds = {"StdOut", "File", "Push", "None"};
+  if (!kKinds.count(c.kind)) {
+    r.Problem(p + ".collector.kind",
+              "'" + c.kind + "' is not supported (supported: File, None, Push, StdOut)");
+  }
+  if (c.kind == "File" && c.file_path.empty()) {
+    r.Problem(p + ".source.fileSystemPath.path", "is required for the File collector");
+  }
+  if (c.step_key.empty()) r.Problem(p + ".stepKey", "must not be empty");
+  for (size_t i = 0; i < c.metrics_format.size(); ++i) {
+    std::string path = JsonReader::Path(p + ".source.filter.metricsFormat", i);
+    try {
+      std::regex re(c.metrics_format[i]);
+      if (re.mark_count() != 2) {
+        r.Problem(path, "must have two groups (name, value), not " +
+                            std::to_string(re.mark_count()));
+      }
+    } catch (const std::regex_error& e) {
+      r.Problem(path, "invalid regular expression: " + std::string(e.what()));
+    }
+  }
+  if (spec.trial_template == std::nullopt && c.kind != "StdOut" && c.kind != "Push") {
+    r.Problem(p + ".collector.kind", "'" + c.kind +
+                                         "' needs a trialTemplate (client-run "
+                                         "experiments push their metrics)");
+  }
+}
+
+}  // namespace
+
+bool IsDnsLabel(const std::string& name) {
+  static const std::regex kLabel("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  return !name.empty() && name.size() <= 63 && std::regex_match(name, kLabel);
+}
+
+Status ValidateSpec(const ExperimentSpec& spec) {
+  JsonReader r;
+  if (!IsDnsLabel(spec.name)) {
+    r.Problem("name", "'" + spec.name +
+                          "' must be a lowercase DNS label (a-z, 0-9 and '-', "
+                          "starting and ending with a letter or digit, at most 63)");
+  }
+  const Objective& o = spec.objective;
+  if (o.metric_name.empty()) {
+    r.Problem("objective.objectiveMetricName", "must not be empty");
+  }
+  std::set<std::string> metrics = {o.metric_name};
+  for (size_t i = 0; i < o.additional_metric_names.size(); ++i) {
+    const std::string& m = o.additional_metric_names[i];
+    std::string path = JsonReader::Path("objective.additionalMetricNames", i);
+    if (m == o.metric_name) {
+      r.Problem(path, "must not repeat the objective metric '" + m + "'");
+    } else if (!metrics.insert(m).second) {
+      r.Problem(path, "'" + m + "' is listed twice");
+    }
+  }
+  if (spec.max_trial_count <= 0) {
+    r.Problem("maxTrialCount", "must be positive, not " +
+                                   std::to_string(spec.max_trial_count));
+  }
+  if (spec.parallel_trial_count <= 0) {
+    r.Problem("parallelTrialCount", "must be positive, not " +
+                                        std::to_string(spec.parallel_trial_count));
+  } else if (spec.max_trial_count > 0 &&
+             spec.parallel_trial_count > spec.max_trial_count) {
+    r.Problem("parallelTrialCount",
+              std::to_string(spec.parallel_trial_count) +
+                  " must not exceed maxTrialCount " +
+                  std::to_string(spec.max_trial_count));
+  }
+  if (spec.max_failed_trial_count < 0 ||
+      spec.max_failed_trial_count > std::max(spec.max_trial_count, 0)) {
+    r.Problem("maxFailedTrialCount",
+              std::to_string(spec.max_failed_trial_count) +
+                  " must be between 0 and maxTrialCount " +
+                  std::to_string(spec.max_trial_count));
+  }
+  if (spec.parameters.empty()) r.Problem("parameters", "must not be empty");
+  std::set<std::string> names;
+  for (size_t i = 0; i < spec.parameters.size(); ++i) {
+    std::string path = JsonReader::Path("parameters", i);
+    if (!spec.parameters[i].name.empty() &&
+        !names.insert(spec.parameters[i].name).second) {
+      r.Problem(path + ".name", "'" + spec.parameters[i].name + "' is defined twice");
+    }
+    ValidateParameter(r, spec.parameters[i], path);
+  }
+  if (spec.algorithm.name.empty()) {
+    r.Problem("algorithm.algorithmName", "must not be empty");
+  }
+  if (spec.trial_template) ValidateTemplate(r, spec);
+  ValidateCollector(r, spec);
+  return r.ToStatus();
+}
+
+}  // namespace hpt::api

@@ -1,0 +1,81 @@
+// YAML to JSON conversion, the only user of yaml-cpp.
+#include <yaml-cpp/yaml.h>
+
+#include "api/json_reader.h"
+#include "api/spec_codec.h"
+
+namespace hpt::api {
+namespace {
+
+using nlohmann::json;
+
+// Plain (unquoted) scalars are typed the way YAML 1.2's core schema does;
+// quoted ones stay strings, so Katib's "1e-5" stays text.
+json ScalarToJson(const YAML::Node& node) {
+  const std::string& text = node.Scalar();
+  if (node.Tag() != "?") return text;
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  if (text.empty() || text == "~" || text == "null" || text == "Null") {
+    return nullptr;
+  }
+  if (text.find_first_not_of("+-0123456789") == std::string::npos &&
+      text.find_first_of("0123456789") != std::string::npos) {
+    try {
+      return std::stoll(text);
+    } catch (...) {
+    }
+  }
+  if (text.find_first_of("0123456789") != std::string::npos) {
+    if (auto v = ParseNumber(text)) return *v;
+  }
+  return text;
+}
+
+StatusOr<json> NodeToJson(const YAML::Node& node, int depth) {
+  if (depth > 64) return InvalidArgument("YAML nesting is too deep");
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return json(nullptr);
+    case YAML::NodeType::Scalar:
+      return ScalarToJson(node);
+    case YAML::NodeType::Sequence: {
+      json arr = json::array();
+      for (const auto& child : node) {
+        HPT_ASSIGN_OR_RETURN(json c, NodeToJson(child, depth + 1));
+        arr.push_back(std::move(c));
+      }
+      return arr;
+    }
+    case YAML::NodeType::Map: {
+      json obj = json::object();
+      for (const auto& kv : node) {
+        if (!kv.first.IsScalar()) {
+          return InvalidArgument("YAML line " +
+                                 std::to_string(kv.first.Mark().line + 1) +
+                                 ": mapping keys must be plain text");
+        }
+        HPT_ASSIGN_OR_RETURN(json c, NodeToJson(kv.second, depth + 1));
+        obj[kv.first.Scalar()] = std::move(c);
+      }
+      return obj;
+    }
+  }
+  return json(nullptr);
+}
+
+}  // namespace
+
+StatusOr<json> YamlToJson(std::string_view yaml) {
+  try {
+    YAML::Node root = YAML::Load(std::string(yaml));
+    return NodeToJson(root, 0);
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument("invalid YAML at line " +
+                           std::to_string(e.mark.line + 1) + ", column " +
+                           std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+}
+
+}  // namespace hpt::api

@@ -1,0 +1,46 @@
+#pragma once
+// The `hpt` subcommands. Each returns the process exit code and prints one
+// readable line to stderr on error.
+
+#include <string>
+#include <vector>
+
+namespace hpt::cli {
+
+// Where the client subcommands find the server.
+struct Connection {
+  std::string server;      // --server, $HPT_SERVER, or http://127.0.0.1:8750
+  std::string token_file;  // --token-file; $HPT_TOKEN is used when empty
+};
+
+struct ServeOptions {
+  std::string host = "127.0.0.1";
+  int port = 8750;
+  std::string db = "hpt-data/hpt.db";
+  std::string token_file;
+  std::string gpus;  // "0,1"; "" = detect with nvidia-smi; "none"
+  std::string ui_dir;
+  bool sync_full = false;
+};
+
+struct RunOptions {
+  std::string file;
+  std::string server;  // empty: an embedded server on a private port
+  std::string token_file;
+  std::string db = "hpt-data/hpt.db";
+  bool quiet = false;
+};
+
+int Serve(const ServeOptions& options);
+int Run(const RunOptions& options);
+int Validate(const std::string& file);
+int List(const Connection& c);
+int Get(const Connection& c, const std::string& name);
+int Trials(const Connection& c, const std::string& name);
+int Stop(const Connection& c, const std::string& name);
+int Delete(const Connection& c, const std::string& name);
+
+// Prints "hpt: <message>" to stderr and returns 1.
+int Fail(const std::string& message);
+
+}  // namespace hpt::cli

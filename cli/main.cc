@@ -1,0 +1,78 @@
+// hpt: the server (`hpt serve`) and its command-line client in one binary.
+#include <signal.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  signal(SIGPIPE, SIG_IGN);
+  using namespace hpt::cli;
+  CLI::App app{"hpt: hyperparameter tuning service and client"};
+  app.require_subcommand(1);
+  const char* env_server = std::getenv("HPT_SERVER");
+  Connection conn{env_server ? env_server : "http://127.0.0.1:8750", ""};
+
+  ServeOptions serve;
+  auto* serve_cmd = app.add_subcommand("serve", "Run the tuning server");
+  serve_cmd->add_option("--host", serve.host, "Address to bind (default 127.0.0.1)");
+  serve_cmd->add_option("--port", serve.port, "Port (0: any free port)")->check(CLI::Range(0, 65535));
+  serve_cmd->add_option("--db", serve.db, "SQLite database file");
+  serve_cmd->add_option("--token-file", serve.token_file,
+                        "File holding the bearer token every API call must carry");
+  serve_cmd->add_option("--gpus", serve.gpus,
+                        "GPU ids trials may use, e.g. 0,1 (default: nvidia-smi -L; 'none')");
+  serve_cmd->add_option("--ui-dir", serve.ui_dir, "Folder of the web dashboard");
+  serve_cmd->add_flag("--sync-full", serve.sync_full,
+                      "fsync every commit (survives power loss, slower)");
+
+  RunOptions run;
+  auto* run_cmd = app.add_subcommand("run", "Submit an experiment file and follow it to the end");
+  run_cmd->add_option("file", run.file, "Experiment YAML or JSON")->required();
+  run_cmd->add_option("--server", run.server,
+                      "Server URL (default: an embedded server on a private port)");
+  run_cmd->add_option("--token-file", run.token_file, "Bearer token file for --server");
+  run_cmd->add_option("--db", run.db, "Database of the embedded server");
+  run_cmd->add_flag("--quiet", run.quiet, "No progress output");
+
+  std::string file;
+  auto* validate_cmd = app.add_subcommand("validate", "Check an experiment file");
+  validate_cmd->add_option("file", file, "Experiment YAML or JSON")->required();
+
+  std::string name;
+  auto client = [&](const std::string& cmd, const std::string& help, bool needs_name) {
+    auto* sub = app.add_subcommand(cmd, help);
+    sub->add_option("--server", conn.server, "Server URL (default $HPT_SERVER or "
+                                              "http://127.0.0.1:8750)");
+    sub->add_option("--token-file", conn.token_file, "Bearer token file (or $HPT_TOKEN)");
+    if (needs_name) sub->add_option("name", name, "Experiment name")->required();
+    return sub;
+  };
+  auto* list_cmd = client("list", "List experiments", false);
+  auto* get_cmd = client("get", "Show an experiment as JSON", true);
+  auto* trials_cmd = client("trials", "Show an experiment's trials, best first", true);
+  auto* stop_cmd = client("stop", "Stop an experiment and its running trials", true);
+  auto* delete_cmd = client("delete", "Delete an experiment, its trials and logs", true);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return Fail(e.what());
+  }
+
+  if (*serve_cmd) return Serve(serve);
+  if (*run_cmd) return Run(run);
+  if (*validate_cmd) return Validate(file);
+  if (*list_cmd) return List(conn);
+  if (*get_cmd) return Get(conn, name);
+  if (*trials_cmd) return Trials(conn, name);
+  if (*stop_cmd) return Stop(conn, name);
+  if (*delete_cmd) return Delete(conn, name);
+  return Fail("no subcommand given (see hpt --help)");
+}

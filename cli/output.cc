@@ -1,0 +1,91 @@
+#include "cli/output.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+
+#include "api/spec_codec.h"
+#include "cli/table.h"
+#include "server/server.h"
+
+namespace hpt::cli {
+
+using nlohmann::json;
+
+StatusOr<std::string> ResolveToken(const std::string& token_file) {
+  if (!token_file.empty()) return server::ReadTokenFile(token_file);
+  const char* env = std::getenv("HPT_TOKEN");
+  return std::string(env ? env : "");
+}
+
+StatusOr<std::unique_ptr<server::ApiClient>> Connect(const Connection& c) {
+  HPT_ASSIGN_OR_RETURN(std::string token, ResolveToken(c.token_file));
+  return server::NewApiClient(c.server, token);
+}
+
+std::string FormatAssignments(const json& assignments) {
+  std::string out;
+  for (const auto& a : assignments) {
+    out += (out.empty() ? "" : ", ") + a.value("name", "") + "=" + a.value("value", "");
+  }
+  return out;
+}
+
+namespace {
+
+std::optional<double> MetricLatest(const json& trial, const std::string& metric) {
+  for (const auto& m : trial.value("metrics", json::array())) {
+    if (m.value("name", "") == metric) return m.value("latest", 0.0);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void PrintTrials(const json& experiment, const json& trials, std::ostream& out) {
+  const json& spec = experiment["spec"];
+  std::string metric = spec["objective"].value("objectiveMetricName", "");
+  bool minimize = spec["objective"].value("type", "minimize") == "minimize";
+  std::vector<std::string> params;
+  for (const auto& p : spec["parameters"]) params.push_back(p.value("name", ""));
+
+  std::vector<json> sorted(trials.begin(), trials.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [&](const json& a, const json& b) {
+    auto va = MetricLatest(a, metric), vb = MetricLatest(b, metric);
+    if (va.has_value() != vb.has_value()) return va.has_value();
+    if (!va) return false;
+    return minimize ? *va < *vb : *va > *vb;
+  });
+  std::vector<std::string> header = {"TRIAL", "PHASE"};
+  header.insert(header.end(), params.begin(), params.end());
+  header.push_back(metric);
+  Table table(header);
+  for (const auto& t : sorted) {
+    std::vector<std::string> row = {t.value("name", ""), t.value("phase", "")};
+    for (const auto& p : params) {
+      std::string value;
+      for (const auto& a : t["parameterAssignments"]) {
+        if (a.value("name", "") == p) value = a.value("value", "");
+      }
+      row.push_back(value);
+    }
+    auto v = MetricLatest(t, metric);
+    row.push_back(v ? api::FormatDouble(*v) : "-");
+    table.AddRow(row);
+  }
+  table.Print(out);
+}
+
+void PrintBest(const json& experiment, std::ostream& out) {
+  const json& best = experiment["status"]["currentOptimalTrial"];
+  if (best.is_null()) {
+    out << "no trial reported the objective\n";
+    return;
+  }
+  out << "best trial: " << best.value("name", "") << "  "
+      << experiment["spec"]["objective"].value("objectiveMetricName", "") << "="
+      << api::FormatDouble(best.value("objectiveValue", 0.0)) << "  ("
+      << FormatAssignments(best["parameterAssignments"]) << ")\n";
+}
+
+}  // namespace hpt::cli

@@ -1,0 +1,29 @@
+#pragma once
+// Shared pieces of the client subcommands: connecting, and printing trials
+// and experiments as the API returns them.
+
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "api/status.h"
+#include "cli/commands.h"
+#include "server/client.h"
+
+namespace hpt::cli {
+
+// A client for the server in `c`, with the token from the file or $HPT_TOKEN.
+StatusOr<std::unique_ptr<server::ApiClient>> Connect(const Connection& c);
+// The token in `token_file`, else $HPT_TOKEN, else "".
+StatusOr<std::string> ResolveToken(const std::string& token_file);
+
+// Trials sorted by objective (best first; trials without one last).
+void PrintTrials(const nlohmann::json& experiment, const nlohmann::json& trials,
+                 std::ostream& out);
+void PrintBest(const nlohmann::json& experiment, std::ostream& out);
+// "x=1.5, opt=adam".
+std::string FormatAssignments(const nlohmann::json& assignments);
+
+}  // namespace hpt::cli

@@ -1,0 +1,94 @@
+// The subcommands that read or change one experiment on a running server.
+#include <iostream>
+
+#include "api/spec_codec.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/spec_file.h"
+#include "cli/table.h"
+#include "server/server.h"
+
+namespace hpt::cli {
+
+using nlohmann::json;
+
+int Fail(const std::string& message) {
+  std::cerr << "hpt: " << message << "\n";
+  return 1;
+}
+
+int Validate(const std::string& file) {
+  auto j = LoadSpecFile(file);
+  if (!j.ok()) return Fail(j.status().message());
+  auto spec = api::SpecFromJson(*j);
+  if (!spec.ok()) return Fail(file + ": " + spec.status().message());
+  Status s = server::ValidateExperimentSpec(*spec);
+  if (!s.ok()) return Fail(file + ": " + s.message());
+  std::cout << file << ": experiment '" << spec->name << "' is valid\n";
+  return 0;
+}
+
+int List(const Connection& c) {
+  auto client = Connect(c);
+  if (!client.ok()) return Fail(client.status().message());
+  auto r = (*client)->Json("GET", "/api/v1/experiments");
+  if (!r.ok()) return Fail(r.status().message());
+  Table table({"NAME", "PHASE", "ALGORITHM", "TRIALS", "RUNNING", "BEST"});
+  for (const auto& e : (*r)["experiments"]) {
+    const json& st = e["status"];
+    std::string best = "-";
+    if (!st["currentOptimalTrial"].is_null()) {
+      best = api::FormatDouble(st["currentOptimalTrial"].value("objectiveValue", 0.0));
+    }
+    const json& counts = st["trials"];
+    int done = counts.value("total", 0) - counts.value("running", 0) -
+               counts.value("pending", 0);
+    table.AddRow({e.value("name", ""), st.value("phase", ""),
+                  e["spec"]["algorithm"].value("algorithmName", ""),
+                  std::to_string(done) + "/" +
+                      std::to_string(e["spec"].value("maxTrialCount", 0)),
+                  std::to_string(counts.value("running", 0)), best});
+  }
+  table.Print(std::cout);
+  return 0;
+}
+
+int Get(const Connection& c, const std::string& name) {
+  auto client = Connect(c);
+  if (!client.ok()) return Fail(client.status().message());
+  auto r = (*client)->Json("GET", "/api/v1/experiments/" + name);
+  if (!r.ok()) return Fail(r.status().message());
+  std::cout << r->dump(2) << "\n";
+  return 0;
+}
+
+int Trials(const Connection& c, const std::string& name) {
+  auto client = Connect(c);
+  if (!client.ok()) return Fail(client.status().message());
+  auto exp = (*client)->Json("GET", "/api/v1/experiments/" + name);
+  if (!exp.ok()) return Fail(exp.status().message());
+  auto trials = (*client)->Json("GET", "/api/v1/experiments/" + name + "/trials");
+  if (!trials.ok()) return Fail(trials.status().message());
+  PrintTrials(*exp, (*trials)["trials"], std::cout);
+  return 0;
+}
+
+int Stop(const Connection& c, const std::string& name) {
+  auto client = Connect(c);
+  if (!client.ok()) return Fail(client.status().message());
+  auto r = (*client)->Json("POST", "/api/v1/experiments/" + name + ":stop");
+  if (!r.ok()) return Fail(r.status().message());
+  std::cout << "experiment '" << name << "' stopped\n";
+  return 0;
+}
+
+int Delete(const Connection& c, const std::string& name) {
+  auto client = Connect(c);
+  if (!client.ok()) return Fail(client.status().message());
+  auto r = (*client)->Json("DELETE", "/api/v1/experiments/" + name);
+  if (!r.ok()) return Fail(r.status().message());
+  std::cout << "experiment '" << name << "' deleted\n";
+  return 0;
+}
+
+}  // namespace hpt::cli

@@ -1,0 +1,67 @@
+// `hpt serve`: runs the server until SIGINT or SIGTERM.
+#include <signal.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "server/server.h"
+
+namespace hpt::cli {
+namespace {
+
+StatusOr<std::optional<std::vector<int>>> ParseGpus(const std::string& text) {
+  if (text.empty()) return std::optional<std::vector<int>>();
+  std::vector<int> ids;
+  if (text == "none") return std::optional<std::vector<int>>(ids);
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      size_t used = 0;
+      int id = std::stoi(item, &used);
+      if (used != item.size() || id < 0) throw std::invalid_argument(item);
+      ids.push_back(id);
+    } catch (...) {
+      return InvalidArgument("--gpus: '" + item + "' is not a GPU index (e.g. --gpus 0,1)");
+    }
+  }
+  return std::optional<std::vector<int>>(ids);
+}
+
+}  // namespace
+
+int Serve(const ServeOptions& options) {
+  server::ServerOptions so;
+  so.host = options.host;
+  so.port = options.port;
+  so.db_path = options.db;
+  so.ui_dir = options.ui_dir;
+  so.sync_full = options.sync_full;
+  auto gpus = ParseGpus(options.gpus);
+  if (!gpus.ok()) return Fail(gpus.status().message());
+  so.gpus = *gpus;
+  if (!options.token_file.empty()) {
+    auto token = server::ReadTokenFile(options.token_file);
+    if (!token.ok()) return Fail(token.status().message());
+    so.token = *token;
+  }
+  // Block the stop signals before any thread starts, so only sigwait sees them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  auto server = server::Server::Start(so);
+  if (!server.ok()) return Fail(server.status().message());
+  std::cout << "hpt serving on " << (*server)->url() << " (db " << options.db
+            << (so.token.empty() ? "" : ", token required") << ")" << std::endl;
+  int sig = 0;
+  sigwait(&signals, &sig);
+  std::cout << "hpt: shutting down" << std::endl;
+  (*server)->Stop();
+  return 0;
+}
+
+}  // namespace hpt::cli

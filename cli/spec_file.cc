@@ -1,0 +1,35 @@
+#include "cli/spec_file.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "api/spec_codec.h"
+
+namespace hpt::cli {
+
+namespace fs = std::filesystem;
+
+StatusOr<nlohmann::json> LoadSpecFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidArgument(path + ": cannot read the file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  // JSON is a subset of YAML, so one parser takes both.
+  auto j = api::YamlToJson(ss.str());
+  if (!j.ok()) return InvalidArgument(path + ": " + j.status().message());
+  if (!j->is_object()) return InvalidArgument(path + ": must hold a mapping (the experiment)");
+  auto tmpl = j->find("trialTemplate");
+  if (tmpl != j->end() && tmpl->is_object()) {
+    fs::path base = fs::absolute(fs::path(path)).parent_path();
+    auto wd = tmpl->find("workingDir");
+    if (wd == tmpl->end() || wd->is_null()) {
+      (*tmpl)["workingDir"] = base.string();
+    } else if (wd->is_string()) {
+      (*tmpl)["workingDir"] = (base / wd->get<std::string>()).lexically_normal().string();
+    }
+  }
+  return j;
+}
+
+}  // namespace hpt::cli

@@ -1,0 +1,22 @@
+#pragma once
+// Aligned text tables for the terminal.
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace hpt::cli {
+
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
+  void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  // Columns padded to their widest cell, two spaces apart.
+  void Print(std::ostream& out) const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace hpt::cli

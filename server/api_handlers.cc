@@ -1,0 +1,228 @@
+#include "server/api_handlers.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "api/experiment_status.h"
+#include "api/json_codec.h"
+#include "api/json_reader.h"
+#include "api/spec_codec.h"
+#include "server/observation_codec.h"
+
+namespace hpt::server {
+namespace {
+
+using nlohmann::json;
+
+HttpResponse Respond(const Status& s, int ok_status, const json& body) {
+  return s.ok() ? JsonResponse(ok_status, body) : ErrorResponse(s);
+}
+
+HttpResponse CreateExperiment(const ApiContext& ctx, const HttpRequest& req) {
+  auto body = ParseBody(req);
+  if (!body.ok()) return ErrorResponse(body.status());
+  auto spec = api::SpecFromJson(*body);
+  if (!spec.ok()) return ErrorResponse(spec.status());
+  auto exp = ctx.controller->CreateExperiment(*spec);
+  if (!exp.ok()) return ErrorResponse(exp.status());
+  return JsonResponse(201, api::ExperimentToJson(*exp, {}));
+}
+
+HttpResponse ListExperiments(const ApiContext& ctx, const HttpRequest&) {
+  auto experiments = ctx.store->ListExperiments();
+  if (!experiments.ok()) return ErrorResponse(experiments.status());
+  json list = json::array();
+  for (const auto& e : *experiments) {
+    auto trials = ctx.store->ListTrials(e.spec.name);
+    if (!trials.ok()) continue;  // deleted meanwhile
+    list.push_back(api::ExperimentToJson(e, *trials));
+  }
+  return JsonResponse(200, {{"experiments", list}});
+}
+
+HttpResponse GetExperiment(const ApiContext& ctx, const HttpRequest& req) {
+  auto exp = ctx.store->GetExperiment(req.Var("name"));
+  if (!exp.ok()) return ErrorResponse(exp.status());
+  auto trials = ctx.store->ListTrials(req.Var("name"));
+  if (!trials.ok()) return ErrorResponse(trials.status());
+  return JsonResponse(200, api::ExperimentToJson(*exp, *trials));
+}
+
+HttpResponse ExperimentAction(const ApiContext& ctx, const HttpRequest& req,
+                              Status (Controller::*action)(const std::string&)) {
+  Status s = (ctx.controller->*action)(req.Var("name"));
+  if (!s.ok()) return ErrorResponse(s);
+  if (action == &Controller::DeleteExperiment) {
+    return JsonResponse(200, {{"name", req.Var("name")}, {"deleted", true}});
+  }
+  return GetExperiment(ctx, req);
+}
+
+HttpResponse ListTrials(const ApiContext& ctx, const HttpRequest& req) {
+  auto trials = ctx.store->ListTrials(req.Var("name"));
+  if (!trials.ok()) {
+    // Distinguish "no such experiment" (ListTrials may answer empty).
+    return ErrorResponse(trials.status());
+  }
+  if (trials->empty()) {
+    auto exp = ctx.store->GetExperiment(req.Var("name"));
+    if (!exp.ok()) return ErrorResponse(exp.status());
+  }
+  json list = json::array();
+  for (const auto& t : *trials) list.push_back(api::TrialToJson(t));
+  return JsonResponse(200, {{"trials", list}});
+}
+
+HttpResponse GetTrial(const ApiContext& ctx, const HttpRequest& req) {
+  auto t = ctx.store->GetTrial(req.Var("name"), req.Var("trial"));
+  if (!t.ok()) return ErrorResponse(t.status());
+  return JsonResponse(200, api::TrialToJson(*t));
+}
+
+HttpResponse Suggest(const ApiContext& ctx, const HttpRequest& req) {
+  int count = 1;
+  if (!req.body.empty()) {
+    auto body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    if (!body->is_object()) return ErrorResponse(InvalidArgument("body must be a JSON object"));
+    api::JsonReader r;
+    r.RejectUnknown(*body, "", {"count"});
+    if (auto c = r.Int(*body, "", "count", false)) count = *c;
+    if (!r.ok()) return ErrorResponse(r.ToStatus());
+  }
+  auto trials = ctx.controller->SuggestTrials(req.Var("name"), count);
+  if (!trials.ok()) return ErrorResponse(trials.status());
+  json list = json::array();
+  for (const auto& t : *trials) list.push_back(api::TrialToJson(t));
+  return JsonResponse(200, {{"trials", list}});
+}
+
+HttpResponse PostObservations(const ApiContext& ctx, const HttpRequest& req) {
+  auto body = ParseBody(req);
+  if (!body.ok()) return ErrorResponse(body.status());
+  auto observations = DecodeObservations(*body, api::NowMillis());
+  if (!observations.ok()) return ErrorResponse(observations.status());
+  Status s = ctx.controller->AddObservations(req.Var("name"), req.Var("trial"),
+                                             *observations);
+  return Respond(s, 201, {{"stored", observations->size()}});
+}
+
+HttpResponse ListObservations(const ApiContext& ctx, const HttpRequest& req) {
+  auto observations = ctx.store->ListObservations(req.Var("name"), req.Var("trial"));
+  if (!observations.ok()) return ErrorResponse(observations.status());
+  json list = json::array();
+  for (const auto& o : *observations) list.push_back(api::ObservationToJson(o));
+  return JsonResponse(200, {{"observations", list}});
+}
+
+HttpResponse Complete(const ApiContext& ctx, const HttpRequest& req) {
+  auto body = ParseBody(req);
+  if (!body.ok()) return ErrorResponse(body.status());
+  auto completion = DecodeCompletion(*body);
+  if (!completion.ok()) return ErrorResponse(completion.status());
+  Status s = ctx.controller->CompleteTrial(req.Var("name"), req.Var("trial"), *completion);
+  if (!s.ok()) return ErrorResponse(s);
+  return GetTrial(ctx, req);
+}
+
+HttpResponse StopTrial(const ApiContext& ctx, const HttpRequest& req) {
+  Status s = ctx.controller->StopTrial(req.Var("name"), req.Var("trial"));
+  if (!s.ok()) return ErrorResponse(s);
+  return GetTrial(ctx, req);
+}
+
+HttpResponse Logs(const ApiContext& ctx, const HttpRequest& req) {
+  auto t = ctx.store->GetTrial(req.Var("name"), req.Var("trial"));
+  if (!t.ok()) return ErrorResponse(t.status());
+  std::ifstream in(ctx.controller->LogPath(req.Var("name"), req.Var("trial")),
+                   std::ios::binary);
+  std::stringstream ss;
+  if (in) ss << in.rdbuf();
+  HttpResponse r;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = ss.str();
+  return r;
+}
+
+HttpResponse Algorithms(const ApiContext& ctx, const HttpRequest&) {
+  return JsonResponse(200, {{"algorithms", ctx.algorithms->Names()}});
+}
+
+HttpResponse Metrics(const ApiContext& ctx, const HttpRequest&) {
+  std::map<std::string, int> experiments, trials;
+  auto list = ctx.store->ListExperiments();
+  if (!list.ok()) return ErrorResponse(list.status());
+  for (const auto& e : *list) {
+    ++experiments[api::ToString(e.phase)];
+    auto ts = ctx.store->ListTrials(e.spec.name);
+    if (!ts.ok()) continue;
+    for (const auto& t : *ts) ++trials[api::ToString(t.phase)];
+  }
+  std::ostringstream out;
+  out << "# HELP hpt_experiments Experiments by phase.\n# TYPE hpt_experiments gauge\n";
+  for (const auto& [phase, n] : experiments) {
+    out << "hpt_experiments{phase=\"" << phase << "\"} " << n << "\n";
+  }
+  out << "# HELP hpt_trials Trials by phase.\n# TYPE hpt_trials gauge\n";
+  for (const auto& [phase, n] : trials) {
+    out << "hpt_trials{phase=\"" << phase << "\"} " << n << "\n";
+  }
+  out << "# HELP hpt_trial_processes Trial processes running now.\n"
+      << "# TYPE hpt_trial_processes gauge\nhpt_trial_processes "
+      << ctx.controller->RunningProcesses() << "\n"
+      << "# HELP hpt_http_requests_total HTTP requests served.\n"
+      << "# TYPE hpt_http_requests_total counter\nhpt_http_requests_total "
+      << ctx.requests_total->load() << "\n";
+  HttpResponse r;
+  r.content_type = "text/plain; version=0.0.4";
+  r.body = out.str();
+  return r;
+}
+
+}  // namespace
+
+StatusOr<json> ParseBody(const HttpRequest& request) {
+  std::string type = request.Header("content-type");
+  if (type.find("yaml") != std::string::npos) return api::YamlToJson(request.body);
+  if (request.body.empty()) return InvalidArgument("request body is empty");
+  try {
+    return json::parse(request.body);
+  } catch (const json::parse_error& e) {
+    return InvalidArgument("body is not valid JSON (byte " + std::to_string(e.byte) +
+                           "): " + std::string(e.what()).substr(
+                                       std::string(e.what()).find(':') + 2));
+  }
+}
+
+void AddApiRoutes(const ApiContext& c, Router& r) {
+  const std::string e = "/api/v1/experiments";
+  const std::string t = e + "/{name}/trials";
+  r.Add("POST", e, [c](const HttpRequest& q) { return CreateExperiment(c, q); });
+  r.Add("GET", e, [c](const HttpRequest& q) { return ListExperiments(c, q); });
+  r.Add("GET", e + "/{name}", [c](const HttpRequest& q) { return GetExperiment(c, q); });
+  r.Add("DELETE", e + "/{name}", [c](const HttpRequest& q) {
+    return ExperimentAction(c, q, &Controller::DeleteExperiment);
+  });
+  r.Add("POST", e + "/{name}:stop", [c](const HttpRequest& q) {
+    return ExperimentAction(c, q, &Controller::StopExperiment);
+  });
+  r.Add("GET", t, [c](const HttpRequest& q) { return ListTrials(c, q); });
+  r.Add("POST", e + "/{name}/trials:suggest",
+        [c](const HttpRequest& q) { return Suggest(c, q); });
+  r.Add("GET", t + "/{trial}", [c](const HttpRequest& q) { return GetTrial(c, q); });
+  r.Add("POST", t + "/{trial}:complete", [c](const HttpRequest& q) { return Complete(c, q); });
+  r.Add("POST", t + "/{trial}:stop", [c](const HttpRequest& q) { return StopTrial(c, q); });
+  r.Add("POST", t + "/{trial}/observations",
+        [c](const HttpRequest& q) { return PostObservations(c, q); });
+  r.Add("GET", t + "/{trial}/observations",
+        [c](const HttpRequest& q) { return ListObservations(c, q); });
+  r.Add("GET", t + "/{trial}/logs", [c](const HttpRequest& q) { return Logs(c, q); });
+  r.Add("GET", "/api/v1/algorithms", [c](const HttpRequest& q) { return Algorithms(c, q); });
+  r.Add("GET", "/healthz", [c](const HttpRequest&) {
+    return JsonResponse(200, {{"status", "ok"}, {"version", c.version}});
+  });
+  r.Add("GET", "/metrics", [c](const HttpRequest& q) { return Metrics(c, q); });
+}
+
+}  // namespace hpt::server

@@ -1,0 +1,29 @@
+#pragma once
+// The REST API v1 routes (see docs/api.md), wired to the controller and
+// store. Every handler answers JSON; errors use ErrorResponse.
+
+#include <atomic>
+#include <string>
+
+#include "server/controller.h"
+#include "server/router.h"
+#include "storage/store.h"
+#include "suggestion/algorithm.h"
+
+namespace hpt::server {
+
+struct ApiContext {
+  storage::Store* store;
+  Controller* controller;
+  const Registry<suggestion::Algorithm>* algorithms;
+  std::atomic<int64_t>* requests_total;  // for /metrics
+  std::string version;
+};
+
+// Adds every /api/v1, /healthz and /metrics route to `router`.
+void AddApiRoutes(const ApiContext& context, Router& router);
+
+// Decodes a request body as JSON, or YAML when the Content-Type says so.
+StatusOr<nlohmann::json> ParseBody(const HttpRequest& request);
+
+}  // namespace hpt::server

@@ -1,0 +1,142 @@
+#define _TURN_OFF_PLATFORM_STRING  // cpprest's U() macro breaks other headers
+#include "server/http_listener.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cpprest/http_listener.h>
+#include <cpprest/uri.h>
+
+namespace hpt::server {
+namespace {
+
+using web::http::http_request;
+using web::http::experimental::listener::http_listener;
+
+// cpprestsdk cannot report the port it bound, so for port 0 we ask the
+// kernel for a free one first and retry if someone takes it meanwhile.
+int FreePort(const std::string& host) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = 0;
+  if (::inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  }
+  int port = 0;
+  socklen_t len = sizeof(addr);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+HttpRequest Convert(const http_request& req) {
+  HttpRequest out;
+  out.method = req.method();
+  const web::uri& uri = req.request_uri();
+  out.path = web::uri::decode(uri.path());
+  try {
+    for (const auto& [k, v] : web::uri::split_query(uri.query())) {
+      out.query[web::uri::decode(k)] = web::uri::decode(v);
+    }
+  } catch (...) {
+    // A malformed query string is ignored; no route depends on it yet.
+  }
+  for (const auto& [k, v] : req.headers()) {
+    std::string key = k;
+    std::transform(key.begin(), key.end(), key.begin(), ::tolower);
+    out.headers[key] = v;
+  }
+  return out;
+}
+
+void Reply(http_request req, const HttpResponse& response) {
+  web::http::http_response r(static_cast<web::http::status_code>(response.status));
+  r.set_body(response.body, response.content_type);
+  req.reply(r).then([](pplx::task<void> t) {
+    try {
+      t.get();
+    } catch (...) {
+      // The client went away; nothing to do.
+    }
+  });
+}
+
+class CpprestListener : public HttpListener {
+ public:
+  CpprestListener(std::unique_ptr<http_listener> listener, int port)
+      : listener_(std::move(listener)), port_(port) {}
+  ~CpprestListener() override { Close(); }
+  int port() const override { return port_; }
+  void Close() override {
+    if (!listener_) return;
+    try {
+      listener_->close().wait();
+    } catch (...) {
+    }
+    listener_.reset();
+  }
+
+ private:
+  std::unique_ptr<http_listener> listener_;
+  int port_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<HttpListener>> OpenHttpListener(const ListenerOptions& options,
+                                                         RequestHandler handler) {
+  auto shared = std::make_shared<RequestHandler>(std::move(handler));
+  size_t limit = options.max_body_bytes;
+  std::string last_error;
+  for (int attempt = 0; attempt < (options.port == 0 ? 10 : 1); ++attempt) {
+    int port = options.port == 0 ? FreePort(options.host) : options.port;
+    std::string url = "http://" + options.host + ":" + std::to_string(port);
+    try {
+      auto listener = std::make_unique<http_listener>(url);
+      listener->support([shared, limit](http_request req) {
+        auto length = req.headers().content_length();
+        if (length > limit) {
+          Reply(req, ErrorResponse(Status(StatusCode::kResourceExhausted,
+                                          "request body of " + std::to_string(length) +
+                                              " bytes is over the limit of " +
+                                              std::to_string(limit))));
+          return;
+        }
+        req.extract_utf8string(true).then([req, shared, limit](pplx::task<std::string> t) {
+          HttpResponse response;
+          try {
+            HttpRequest r = Convert(req);
+            r.body = t.get();
+            if (r.body.size() > limit) {
+              response = ErrorResponse(Status(StatusCode::kResourceExhausted,
+                                              "request body is over the limit of " +
+                                                  std::to_string(limit) + " bytes"));
+            } else {
+              response = (*shared)(r);
+            }
+          } catch (const std::exception& e) {
+            response = ErrorResponse(InvalidArgument(std::string("bad request: ") + e.what()));
+          }
+          Reply(req, response);
+        });
+      });
+      listener->open().wait();
+      return std::unique_ptr<HttpListener>(
+          std::make_unique<CpprestListener>(std::move(listener), port));
+    } catch (const std::exception& e) {
+      last_error = e.what();
+    }
+  }
+  return Unavailable("cannot listen on " + options.host + ":" +
+                     std::to_string(options.port) + ": " + last_error);
+}
+
+}  // namespace hpt::server

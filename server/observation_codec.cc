@@ -1,0 +1,106 @@
+#include "server/observation_codec.h"
+
+#include "api/json_reader.h"
+
+namespace hpt::server {
+namespace {
+
+using api::JsonReader;
+using nlohmann::json;
+
+constexpr size_t kMaxBatch = 100000;
+
+void DecodeMetrics(JsonReader& r, const json& obj, const std::string& path,
+                   std::map<std::string, double>* out) {
+  if (!obj.is_object()) {
+    r.Problem(path, "must be a mapping of metric name to number, not " +
+                        api::JsonTypeName(obj));
+    return;
+  }
+  for (const auto& [name, value] : obj.items()) {
+    std::string p = path + "." + name;
+    if (name.empty()) {
+      r.Problem(path, "metric names must not be empty");
+    } else if (!value.is_number()) {
+      r.Problem(p, "must be a finite number, not " + api::JsonTypeName(value));
+    } else if (!std::isfinite(value.get<double>())) {
+      r.Problem(p, "must be finite");
+    } else {
+      (*out)[name] = value.get<double>();
+    }
+  }
+}
+
+void DecodeOne(JsonReader& r, const json& obj, const std::string& path,
+               int64_t timestamp_ms, std::vector<api::Observation>* out) {
+  if (!obj.is_object()) {
+    r.Problem(path.empty() ? "body" : path, "must be a mapping with step and metrics");
+    return;
+  }
+  r.RejectUnknown(obj, path, {"step", "metrics"});
+  api::Observation o;
+  o.timestamp_ms = timestamp_ms;
+  auto step = r.Number(obj, path, "step", false);
+  if (step && (*step != std::floor(*step) || *step < 0 || *step > 9e15)) {
+    r.Problem(JsonReader::Path(path, "step"), "must be a non-negative integer");
+  } else if (step) {
+    o.step = static_cast<int64_t>(*step);
+  }
+  auto m = obj.find("metrics");
+  if (m == obj.end()) {
+    r.Problem(JsonReader::Path(path, "metrics"), "is required");
+    return;
+  }
+  DecodeMetrics(r, *m, JsonReader::Path(path, "metrics"), &o.metrics);
+  if (o.metrics.empty() && m->is_object()) {
+    r.Problem(JsonReader::Path(path, "metrics"), "must name at least one metric");
+  }
+  out->push_back(std::move(o));
+}
+
+}  // namespace
+
+StatusOr<std::vector<api::Observation>> DecodeObservations(const json& body,
+                                                           int64_t timestamp_ms) {
+  JsonReader r;
+  std::vector<api::Observation> out;
+  if (body.is_object() && body.contains("observations")) {
+    r.RejectUnknown(body, "", {"observations"});
+    const json* list = r.Array(body, "", "observations", true);
+    if (list && list->empty()) r.Problem("observations", "must not be empty");
+    if (list && list->size() > kMaxBatch) {
+      r.Problem("observations", "at most " + std::to_string(kMaxBatch) +
+                                    " per request, not " + std::to_string(list->size()));
+    } else if (list) {
+      out.reserve(list->size());
+      for (size_t i = 0; i < list->size(); ++i) {
+        DecodeOne(r, (*list)[i], JsonReader::Path("observations", i), timestamp_ms, &out);
+        if (r.problems().size() > 20) break;  // enough to act on
+      }
+    }
+  } else {
+    DecodeOne(r, body, "", timestamp_ms, &out);
+  }
+  HPT_RETURN_IF_ERROR(r.ToStatus());
+  return out;
+}
+
+StatusOr<Completion> DecodeCompletion(const json& body) {
+  JsonReader r;
+  Completion c;
+  if (!body.is_object()) return InvalidArgument("body must be a JSON object");
+  r.RejectUnknown(body, "", {"metrics", "infeasible", "reason"});
+  c.infeasible = r.Bool(body, "", "infeasible").value_or(false);
+  if (auto reason = r.String(body, "", "reason", false)) c.reason = *reason;
+  auto m = body.find("metrics");
+  if (m != body.end()) {
+    DecodeMetrics(r, *m, "metrics", &c.metrics);
+    if (c.infeasible && !c.metrics.empty()) {
+      r.Problem("metrics", "an infeasible trial reports no metrics");
+    }
+  }
+  HPT_RETURN_IF_ERROR(r.ToStatus());
+  return c;
+}
+
+}  // namespace hpt::server

@@ -1,0 +1,21 @@
+#pragma once
+// Decoders for the bodies of observation and completion requests.
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/status.h"
+#include "api/types.h"
+#include "server/controller.h"
+
+namespace hpt::server {
+
+// `{"step": 3, "metrics": {...}}` or `{"observations": [{...}, ...]}`.
+// Metric values must be finite numbers; `timestamp_ms` stamps them all.
+StatusOr<std::vector<api::Observation>> DecodeObservations(const nlohmann::json& body,
+                                                           int64_t timestamp_ms);
+// `{"metrics": {...}}` or `{"infeasible": true, "reason": "..."}`.
+StatusOr<Completion> DecodeCompletion(const nlohmann::json& body);
+
+}  // namespace hpt::server

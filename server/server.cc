@@ -1,0 +1,138 @@
+#include "server/server.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "server/api_handlers.h"
+#include "server/controller.h"
+#include "server/http_listener.h"
+#include "server/router.h"
+#include "server/static_files.h"
+#include "storage/store.h"
+#include "trial-runner/gpu_pool.h"
+
+namespace hpt::server {
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+// Compares without an early exit so the time taken does not leak the token.
+bool SameToken(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= a[i] ^ b[i];
+  return diff == 0;
+}
+
+bool NeedsToken(const std::string& path) {
+  return path.rfind("/api/", 0) == 0 || path == "/metrics";
+}
+
+class ServerImpl : public Server {
+ public:
+  ~ServerImpl() override { Stop(); }
+
+  Status Init(const ServerOptions& options) {
+    options_ = options;
+    storage::SqliteOptions sqlite;
+    sqlite.synchronous_full = options.sync_full;
+    HPT_ASSIGN_OR_RETURN(store_, storage::OpenSqliteStore(options.db_path, sqlite));
+    suggestion::RegisterBuiltins(algorithms_);
+
+    // Listen first: trials need the server's URL in their environment.
+    ListenerOptions listen;
+    listen.host = options.host;
+    listen.port = options.port;
+    HPT_ASSIGN_OR_RETURN(listener_,
+                         OpenHttpListener(listen, [this](HttpRequest& r) { return Handle(r); }));
+
+    ControllerOptions copts;
+    copts.server_url = url();
+    copts.token = options.token;
+    copts.log_dir = (std::filesystem::path(options.db_path).parent_path() / "logs").string();
+    if (copts.log_dir == "logs") copts.log_dir = "./logs";
+    copts.gpus = options.gpus ? *options.gpus : runner::DetectGpus();
+    controller_ = std::make_unique<Controller>(store_.get(), &algorithms_, copts);
+    executor_ = runner::NewLocalExecutor(controller_.get());
+    AddApiRoutes({store_.get(), controller_.get(), &algorithms_, &requests_total_, kVersion},
+                 router_);
+    if (!options.ui_dir.empty()) static_files_ = std::make_unique<StaticFiles>(options.ui_dir);
+    HPT_RETURN_IF_ERROR(controller_->Start(executor_.get()));
+    ready_ = true;
+    return Status::Ok();
+  }
+
+  int port() const override { return listener_->port(); }
+  std::string url() const override {
+    std::string host = options_.host == "0.0.0.0" ? "127.0.0.1" : options_.host;
+    return "http://" + host + ":" + std::to_string(port());
+  }
+
+  void Stop() override {
+    if (listener_) listener_->Close();
+    if (controller_) controller_->Shutdown();
+    executor_.reset();  // kills what still runs
+    controller_.reset();
+    listener_.reset();
+  }
+
+ private:
+  HttpResponse Handle(HttpRequest& request) {
+    requests_total_.fetch_add(1, std::memory_order_relaxed);
+    if (!ready_) return ErrorResponse(Unavailable("the server is starting"));
+    if (!options_.token.empty() && NeedsToken(request.path)) {
+      const std::string auth = request.Header("authorization");
+      const std::string prefix = "Bearer ";
+      if (auth.rfind(prefix, 0) != 0 || !SameToken(auth.substr(prefix.size()), options_.token)) {
+        return ErrorResponse(Status(StatusCode::kUnauthenticated,
+                                    "missing or wrong bearer token (send "
+                                    "'Authorization: Bearer <token>')"));
+      }
+    }
+    if (static_files_ && request.method == "GET" && !NeedsToken(request.path) &&
+        request.path != "/healthz") {
+      if (auto file = static_files_->Serve(request.path)) return *file;
+    }
+    return router_.Dispatch(request);
+  }
+
+  ServerOptions options_;
+  std::unique_ptr<storage::Store> store_;
+  Registry<suggestion::Algorithm> algorithms_;
+  std::unique_ptr<Controller> controller_;
+  std::unique_ptr<runner::Executor> executor_;
+  Router router_;
+  std::unique_ptr<StaticFiles> static_files_;
+  std::atomic<int64_t> requests_total_{0};
+  std::atomic<bool> ready_{false};
+  std::unique_ptr<HttpListener> listener_;  // last: closed first
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
+  auto server = std::make_unique<ServerImpl>();
+  HPT_RETURN_IF_ERROR(server->Init(options));
+  return std::unique_ptr<Server>(std::move(server));
+}
+
+Status ValidateExperimentSpec(const api::ExperimentSpec& spec) {
+  Registry<suggestion::Algorithm> algorithms;
+  suggestion::RegisterBuiltins(algorithms);
+  return ValidateWithAlgorithms(spec, algorithms);
+}
+
+StatusOr<std::string> ReadTokenFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return InvalidArgument("--token-file: cannot read '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string token = ss.str();
+  token.erase(0, token.find_first_not_of(" \t\r\n"));
+  token.erase(token.find_last_not_of(" \t\r\n") + 1);
+  if (token.empty()) return InvalidArgument("--token-file: '" + path + "' is empty");
+  return token;
+}
+
+}  // namespace hpt::server

@@ -1,0 +1,53 @@
+#pragma once
+// Server: `hpt serve` assembled — SQLite store, algorithm registry,
+// controller, local executor and the HTTP API.
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/status.h"
+
+namespace hpt::server {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8750;  // 0: any free port
+  std::string db_path = "hpt-data/hpt.db";
+  // When set, every /api/ call and /metrics needs "Authorization: Bearer".
+  std::string token;
+  // GPUs trials may use; nullopt: the ones `nvidia-smi -L` lists.
+  std::optional<std::vector<int>> gpus;
+  // Folder of the web dashboard; "" or missing: the API only.
+  std::string ui_dir;
+  bool sync_full = false;  // SQLite synchronous=FULL
+};
+
+class Server {
+ public:
+  // Opens the store, recovers experiments left running and starts listening.
+  static StatusOr<std::unique_ptr<Server>> Start(const ServerOptions& options);
+  virtual ~Server() = default;
+
+  virtual int port() const = 0;
+  virtual std::string url() const = 0;  // "http://127.0.0.1:8750"
+  // Stops listening and the controller; kills trials still running.
+  virtual void Stop() = 0;
+};
+
+// Reads a token file (trimmed). InvalidArgument when empty or unreadable.
+StatusOr<std::string> ReadTokenFile(const std::string& path);
+
+}  // namespace hpt::server
+
+namespace hpt::api {
+struct ExperimentSpec;
+}
+
+namespace hpt::server {
+// Everything CreateExperiment checks before storing: the spec's own rules,
+// the algorithm's name and its settings.
+Status ValidateExperimentSpec(const api::ExperimentSpec& spec);
+}  // namespace hpt::server

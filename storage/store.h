@@ -1,0 +1,95 @@
+#pragma once
+// Store: durable home of experiments, trials and their observations.
+//
+// Contract:
+// - Every method is atomic: it either fully applies or changes nothing.
+// - A method that returned OK is durable: a crash of the process afterwards
+//   loses nothing it wrote.
+// - Thread-safe: any method may be called from any thread.
+// - Names: an experiment name is unique; a trial name is unique within its
+//   experiment. Deleting an experiment deletes its trials and observations.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/status.h"
+#include "api/types.h"
+
+namespace hpt::storage {
+
+// Fields of a trial that change after creation; unset fields stay as stored.
+struct TrialUpdate {
+  std::optional<api::TrialPhase> phase;
+  std::optional<std::string> reason;
+  std::optional<std::string> message;
+  std::optional<int64_t> start_time_ms;
+  std::optional<int64_t> completion_time_ms;
+  std::optional<int> exit_code;
+  std::optional<int64_t> pid;
+};
+
+// Fields of an experiment that change after creation.
+struct ExperimentUpdate {
+  std::optional<api::ExperimentPhase> phase;
+  std::optional<std::string> reason;
+  std::optional<std::string> message;
+  std::optional<int64_t> start_time_ms;
+  std::optional<int64_t> completion_time_ms;
+  std::optional<std::string> algorithm_state;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // AlreadyExists when the name is taken.
+  virtual Status CreateExperiment(const api::Experiment& experiment) = 0;
+  // NotFound when absent.
+  virtual StatusOr<api::Experiment> GetExperiment(const std::string& name) = 0;
+  // All experiments, oldest first.
+  virtual StatusOr<std::vector<api::Experiment>> ListExperiments() = 0;
+  virtual Status UpdateExperiment(const std::string& name,
+                                  const ExperimentUpdate& update) = 0;
+  // Removes the experiment, its trials and observations. NotFound if absent.
+  virtual Status DeleteExperiment(const std::string& name) = 0;
+
+  // Adds trials and stores the algorithm's new state in one transaction.
+  // AlreadyExists if a trial name is taken; NotFound without the experiment.
+  virtual Status CreateTrials(const std::string& experiment,
+                              const std::vector<api::Trial>& trials,
+                              const std::string& algorithm_state) = 0;
+  // The experiment's trials, in creation order, with metric summaries.
+  virtual StatusOr<std::vector<api::Trial>> ListTrials(
+      const std::string& experiment) = 0;
+  virtual StatusOr<api::Trial> GetTrial(const std::string& experiment,
+                                        const std::string& trial) = 0;
+  virtual Status UpdateTrial(const std::string& experiment,
+                             const std::string& trial,
+                             const TrialUpdate& update) = 0;
+
+  // Appends observations in one transaction and updates the trial's metric
+  // summaries (min, max, latest = value at the highest step, ties going to
+  // the later write).
+  virtual Status AddObservations(const std::string& experiment,
+                                 const std::string& trial,
+                                 const std::vector<api::Observation>& obs) = 0;
+  // Observations in (step, insertion) order; metrics of one write grouped.
+  virtual StatusOr<std::vector<api::Observation>> ListObservations(
+      const std::string& experiment, const std::string& trial) = 0;
+};
+
+struct SqliteOptions {
+  // FULL syncs the WAL on every commit (survives power loss); NORMAL syncs
+  // at checkpoints (survives any process crash, the default).
+  bool synchronous_full = false;
+  int busy_timeout_ms = 5000;
+};
+
+// Opens (creating if needed, with parent folders) the SQLite database at
+// `path` in WAL mode and migrates its schema.
+StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
+                                                 const SqliteOptions& options = {});
+
+}  // namespace hpt::storage

@@ -1,0 +1,43 @@
+#pragma once
+// Algorithm: a suggestion engine. Stateless between calls, as Katib's
+// suggestion services are: each call receives the spec, the full trial
+// history and the opaque state it handed back last time.
+//
+// The server serialises calls per experiment; an instance may be created
+// per call, so keep nothing in members that must survive a call.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/registry.h"
+#include "api/status.h"
+#include "api/types.h"
+
+namespace hpt::suggestion {
+
+struct Suggestion {
+  std::vector<api::Assignment> assignments;  // one per new trial
+  std::string state;       // opaque; stored by the server, handed back next call
+  bool exhausted = false;  // e.g. grid finished: the experiment can end
+};
+
+class Algorithm {
+ public:
+  virtual ~Algorithm() = default;
+  // InvalidArgument naming the setting (algorithm.algorithmSettings[i]) or
+  // parameter the algorithm cannot handle. Called before an experiment is
+  // stored.
+  virtual Status Validate(const api::ExperimentSpec& spec) const = 0;
+  // Up to `count` new assignments. `history` holds every trial created so
+  // far (any phase) in creation order. Fewer than `count` (with exhausted
+  // set) when the search space has run out.
+  virtual StatusOr<Suggestion> Suggest(const api::ExperimentSpec& spec,
+                                       const std::vector<api::Trial>& history,
+                                       std::string_view state, int count) = 0;
+};
+
+// Registers every built-in algorithm ("grid", "random").
+void RegisterBuiltins(Registry<Algorithm>& registry);
+
+}  // namespace hpt::suggestion

@@ -1,0 +1,86 @@
+#pragma once
+// Executor: runs trials as jobs and reports what they print and how they end.
+//
+// Contract:
+// - Start() launches one trial; its output is captured to spec.log_path and
+//   parsed for metrics as it streams (per spec.collector).
+// - Every started trial gets exactly one OnExit(); observations for a trial
+//   are all delivered before its OnExit().
+// - Listener callbacks come from the executor's own thread, never from
+//   inside Start() or Kill(); a callback may call Start() and Kill().
+// - Thread-safe: Start/Kill may be called from any thread.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/status.h"
+#include "api/types.h"
+
+namespace hpt::runner {
+
+struct LaunchSpec {
+  std::string experiment;
+  std::string trial;
+  std::vector<std::string> argv;  // parameters already substituted
+  std::string working_dir;        // absolute
+  // Added to (and overriding) the server's own environment.
+  std::map<std::string, std::string> env;
+  std::string log_path;  // created (with parent folders) if missing
+  int timeout_seconds = 0;  // 0: none
+  api::MetricsCollector collector;
+  // Metrics to collect (objective first, then additional); others ignored.
+  std::vector<std::string> metric_names;
+};
+
+enum class ExitKind {
+  kExited,       // the process exited by itself; see exit_code
+  kSignaled,     // killed by a signal nobody here sent; see signal
+  kTimedOut,     // ran past timeout_seconds and was killed
+  kKilled,       // killed through Kill()
+  kStartFailed,  // could not be started (bad argv[0], bad working dir)
+};
+
+struct ExitInfo {
+  ExitKind kind = ExitKind::kExited;
+  int exit_code = 0;
+  int signal = 0;
+  std::string log_tail;  // the last lines of the captured output
+};
+
+class ExecutorListener {
+ public:
+  virtual ~ExecutorListener() = default;
+  virtual void OnObservation(const std::string& experiment,
+                             const std::string& trial,
+                             const api::Observation& observation) = 0;
+  virtual void OnExit(const std::string& experiment, const std::string& trial,
+                      const ExitInfo& info) = 0;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // The process-group id of the started trial. InvalidArgument for an empty
+  // argv or an invalid metrics format.
+  virtual StatusOr<int64_t> Start(const LaunchSpec& spec) = 0;
+  // Stops a running trial's whole process group: SIGTERM, then SIGKILL after
+  // the grace period. No-op for an unknown or finished trial.
+  virtual void Kill(const std::string& experiment, const std::string& trial) = 0;
+  // Number of trials started and not yet reported by OnExit().
+  virtual int Running() const = 0;
+};
+
+struct LocalExecutorOptions {
+  int kill_grace_ms = 3000;
+  int log_tail_lines = 20;
+};
+
+// Runs trials as local child processes, each in its own process group.
+// `listener` must outlive the executor. The destructor kills what still runs.
+std::unique_ptr<Executor> NewLocalExecutor(ExecutorListener* listener,
+                                           const LocalExecutorOptions& options = {});
+
+}  // namespace hpt::runner
