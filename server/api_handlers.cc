@@ -189,9 +189,12 @@ StatusOr<json> ParseBody(const HttpRequest& request) {
   try {
     return json::parse(request.body);
   } catch (const json::parse_error& e) {
+    std::string what = e.what();
     return InvalidArgument("body is not valid JSON (byte " + std::to_string(e.byte) +
-                           "): " + std::string(e.what()).substr(
-                                       std::string(e.what()).find(':') + 2));
+                           "): " + what.substr(what.find(':') + 2));
+  } catch (const json::exception& e) {
+    std::string what = e.what();
+    return InvalidArgument("body is not valid JSON: " + what.substr(what.find(']') + 2));
   }
 }
 

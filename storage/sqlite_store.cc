@@ -1,0 +1,217 @@
+// OpenSqliteStore and the experiments of SqliteStore; trials and
+// observations are in sqlite_store_trials.cc and sqlite_store_observations.cc.
+
+#include "storage/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <system_error>
+#include <utility>
+
+#include "api/spec_codec.h"
+#include "storage/sqlite_schema.h"
+
+namespace hpt::storage {
+namespace {
+
+using sqlite::Database;
+using sqlite::Statement;
+using sqlite::Transaction;
+
+constexpr const char* kSelectExperiment =
+    "SELECT name, spec_json, phase, reason, message, creation_time_ms, "
+    "start_time_ms, completion_time_ms, algorithm_state FROM experiments ";
+
+// Reads one row of kSelectExperiment.
+StatusOr<api::Experiment> ReadExperiment(const Statement& row) {
+  const std::string name = row.ColumnText(0);
+  // parse(..., allow_exceptions = false) yields a discarded value on error.
+  nlohmann::json spec_json =
+      nlohmann::json::parse(row.ColumnText(1), nullptr, false);
+  if (spec_json.is_discarded()) {
+    return Internal("experiment '" + name + "': stored spec is not JSON");
+  }
+  StatusOr<api::ExperimentSpec> spec = api::SpecFromJson(spec_json);
+  if (!spec.ok()) {
+    return Internal("experiment '" + name +
+                    "': stored spec unreadable: " + spec.status().message());
+  }
+  std::optional<api::ExperimentPhase> phase =
+      api::ParseExperimentPhase(row.ColumnText(2));
+  if (!phase) {
+    return Internal("experiment '" + name + "': unknown stored phase '" +
+                    row.ColumnText(2) + "'");
+  }
+  api::Experiment experiment;
+  experiment.spec = std::move(spec).value();
+  experiment.spec.name = name;
+  experiment.phase = *phase;
+  experiment.reason = row.ColumnText(3);
+  experiment.message = row.ColumnText(4);
+  experiment.creation_time_ms = row.ColumnInt(5);
+  experiment.start_time_ms = row.ColumnInt(6);
+  experiment.completion_time_ms = row.ColumnInt(7);
+  experiment.algorithm_state = row.ColumnBlob(8);
+  return experiment;
+}
+
+Status CreateParentFolders(const std::string& path) {
+  if (path.empty() || path == ":memory:") return Status::Ok();
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return Status::Ok();
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec) {
+    return FailedPrecondition("cannot create folder '" + parent.string() +
+                              "' for database '" + path + "': " + ec.message());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
+                                                 const SqliteOptions& options) {
+  HPT_RETURN_IF_ERROR(CreateParentFolders(path));
+  HPT_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path));
+  db->SetBusyTimeout(options.busy_timeout_ms > 0 ? options.busy_timeout_ms : 0);
+  HPT_ASSIGN_OR_RETURN(std::string mode,
+                       db->QueryText("PRAGMA journal_mode = WAL"));
+  if (mode != "wal" && mode != "memory") {
+    return FailedPrecondition("database '" + path +
+                              "': cannot switch to WAL journal (mode is '" +
+                              mode + "')");
+  }
+  // NORMAL in WAL mode: commits are ordered writes to the WAL, synced at
+  // checkpoints, so a process crash loses nothing (only power loss can).
+  HPT_RETURN_IF_ERROR(db->Exec(options.synchronous_full
+                                   ? "PRAGMA synchronous = FULL"
+                                   : "PRAGMA synchronous = NORMAL"));
+  HPT_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys = ON"));
+  HPT_RETURN_IF_ERROR(sqlite::MigrateSchema(*db));
+  return std::unique_ptr<Store>(new SqliteStore(std::move(db)));
+}
+
+// ---- helpers ----
+
+StatusOr<int64_t> SqliteStore::ExperimentId(const std::string& name) {
+  HPT_ASSIGN_OR_RETURN(
+      Statement stmt,
+      db_->Prepare("SELECT id FROM experiments WHERE name = ?"));
+  stmt.Bind(1, name);
+  HPT_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return NotFound("experiment '" + name + "' not found");
+  return stmt.ColumnInt(0);
+}
+
+// ---- experiments ----
+
+Status SqliteStore::CreateExperiment(const api::Experiment& experiment) {
+  const std::string& name = experiment.spec.name;
+  if (name.empty()) return InvalidArgument("experiment name is empty");
+  // replace: a stray invalid UTF-8 byte must not make dump() throw.
+  const std::string spec_json =
+      api::SpecToJson(experiment.spec)
+          .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+
+  std::lock_guard<std::mutex> lock(mu_);
+  HPT_ASSIGN_OR_RETURN(Transaction txn,
+                       Transaction::Begin(*db_, Transaction::Kind::kWrite));
+  HPT_ASSIGN_OR_RETURN(
+      Statement insert,
+      db_->Prepare("INSERT INTO experiments (name, spec_json, phase, reason, "
+                   "message, creation_time_ms, start_time_ms, "
+                   "completion_time_ms, algorithm_state) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  insert.Bind(1, name);
+  insert.Bind(2, spec_json);
+  insert.Bind(3, api::ToString(experiment.phase));
+  insert.Bind(4, experiment.reason);
+  insert.Bind(5, experiment.message);
+  insert.Bind(6, experiment.creation_time_ms);
+  insert.Bind(7, experiment.start_time_ms);
+  insert.Bind(8, experiment.completion_time_ms);
+  insert.BindBlob(9, experiment.algorithm_state);
+  if (Status s = insert.Run(); !s.ok()) {
+    if (insert.last_error() == SQLITE_CONSTRAINT_UNIQUE) {
+      return AlreadyExists("experiment '" + name + "' already exists");
+    }
+    return s;
+  }
+  return txn.Commit();
+}
+
+StatusOr<api::Experiment> SqliteStore::GetExperiment(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  HPT_ASSIGN_OR_RETURN(
+      Statement select,
+      db_->Prepare(std::string(kSelectExperiment) + "WHERE name = ?"));
+  select.Bind(1, name);
+  HPT_ASSIGN_OR_RETURN(bool row, select.Step());
+  if (!row) return NotFound("experiment '" + name + "' not found");
+  return ReadExperiment(select);
+}
+
+StatusOr<std::vector<api::Experiment>> SqliteStore::ListExperiments() {
+  std::lock_guard<std::mutex> lock(mu_);
+  HPT_ASSIGN_OR_RETURN(
+      Statement select,
+      db_->Prepare(std::string(kSelectExperiment) + "ORDER BY id"));
+  std::vector<api::Experiment> experiments;
+  while (true) {
+    HPT_ASSIGN_OR_RETURN(bool row, select.Step());
+    if (!row) break;
+    HPT_ASSIGN_OR_RETURN(api::Experiment experiment, ReadExperiment(select));
+    experiments.push_back(std::move(experiment));
+  }
+  return experiments;
+}
+
+Status SqliteStore::UpdateExperiment(const std::string& name,
+                                     const ExperimentUpdate& update) {
+  std::lock_guard<std::mutex> lock(mu_);
+  HPT_ASSIGN_OR_RETURN(Transaction txn,
+                       Transaction::Begin(*db_, Transaction::Kind::kWrite));
+  // A NULL parameter keeps the stored value (see Statement::BindOptional).
+  HPT_ASSIGN_OR_RETURN(
+      Statement stmt,
+      db_->Prepare("UPDATE experiments SET "
+                   "phase = COALESCE(?1, phase), "
+                   "reason = COALESCE(?2, reason), "
+                   "message = COALESCE(?3, message), "
+                   "start_time_ms = COALESCE(?4, start_time_ms), "
+                   "completion_time_ms = COALESCE(?5, completion_time_ms), "
+                   "algorithm_state = COALESCE(?6, algorithm_state) "
+                   "WHERE name = ?7"));
+  if (update.phase) stmt.Bind(1, api::ToString(*update.phase));
+  stmt.BindOptional(2, update.reason);
+  stmt.BindOptional(3, update.message);
+  stmt.BindOptional(4, update.start_time_ms);
+  stmt.BindOptional(5, update.completion_time_ms);
+  if (update.algorithm_state) stmt.BindBlob(6, *update.algorithm_state);
+  stmt.Bind(7, name);
+  HPT_RETURN_IF_ERROR(stmt.Run());
+  if (db_->Changes() == 0) {
+    return NotFound("experiment '" + name + "' not found");
+  }
+  return txn.Commit();
+}
+
+Status SqliteStore::DeleteExperiment(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  HPT_ASSIGN_OR_RETURN(Transaction txn,
+                       Transaction::Begin(*db_, Transaction::Kind::kWrite));
+  // Trials, metric summaries and observations go by ON DELETE CASCADE.
+  HPT_ASSIGN_OR_RETURN(Statement stmt,
+                       db_->Prepare("DELETE FROM experiments WHERE name = ?"));
+  stmt.Bind(1, name);
+  HPT_RETURN_IF_ERROR(stmt.Run());
+  if (db_->Changes() == 0) {
+    return NotFound("experiment '" + name + "' not found");
+  }
+  return txn.Commit();
+}
+
+}  // namespace hpt::storage

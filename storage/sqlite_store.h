@@ -1,0 +1,66 @@
+#pragma once
+// SqliteStore: the Store on one SQLite file (see store.h for the contract and
+// OpenSqliteStore, the way to make one). Declared here only so that its
+// methods can live in two source files; other code uses the Store interface.
+//
+// One connection, guarded by a mutex: SQLite serialises writers anyway, and
+// a single connection lets every statement be prepared once and cached.
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "api/status.h"
+#include "api/types.h"
+#include "storage/sqlite_db.h"
+#include "storage/store.h"
+
+namespace hpt::storage {
+
+class SqliteStore final : public Store {
+ public:
+  explicit SqliteStore(std::unique_ptr<sqlite::Database> db)
+      : db_(std::move(db)) {}
+
+  Status CreateExperiment(const api::Experiment& experiment) override;
+  StatusOr<api::Experiment> GetExperiment(const std::string& name) override;
+  StatusOr<std::vector<api::Experiment>> ListExperiments() override;
+  Status UpdateExperiment(const std::string& name,
+                          const ExperimentUpdate& update) override;
+  Status DeleteExperiment(const std::string& name) override;
+
+  Status CreateTrials(const std::string& experiment,
+                      const std::vector<api::Trial>& trials,
+                      const std::string& algorithm_state) override;
+  StatusOr<std::vector<api::Trial>> ListTrials(
+      const std::string& experiment) override;
+  StatusOr<api::Trial> GetTrial(const std::string& experiment,
+                                const std::string& trial) override;
+  Status UpdateTrial(const std::string& experiment, const std::string& trial,
+                     const TrialUpdate& update) override;
+
+  Status AddObservations(const std::string& experiment,
+                         const std::string& trial,
+                         const std::vector<api::Observation>& obs) override;
+  StatusOr<std::vector<api::Observation>> ListObservations(
+      const std::string& experiment, const std::string& trial) override;
+
+ private:
+  // Helpers below expect mu_ to be held.
+
+  // The row id of an experiment; NotFound naming it when absent.
+  StatusOr<int64_t> ExperimentId(const std::string& name);
+  // The row id of a trial; NotFound naming the experiment when that is what
+  // is missing, else naming the trial.
+  StatusOr<int64_t> TrialId(const std::string& experiment,
+                            const std::string& trial);
+  // Metric summaries of one trial, sorted by name.
+  StatusOr<std::vector<api::MetricSummary>> TrialMetrics(int64_t trial_id);
+
+  std::mutex mu_;
+  std::unique_ptr<sqlite::Database> db_;
+};
+
+}  // namespace hpt::storage

@@ -1,0 +1,282 @@
+// Trials of SqliteStore; observations are in sqlite_store_observations.cc.
+
+#include <sqlite3.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "storage/sqlite_store.h"
+
+namespace hpt::storage {
+namespace {
+
+using sqlite::Statement;
+using sqlite::Transaction;
+
+constexpr const char* kSelectTrial =
+    "SELECT t.id, t.name, t.assignment_json, t.phase, t.reason, t.message, "
+    "t.creation_time_ms, t.start_time_ms, t.completion_time_ms, t.exit_code, "
+    "t.pid FROM trials t ";
+
+// An array of {"name", "value"} objects, which keeps the parameter order.
+std::string AssignmentToJson(const api::Assignment& assignment) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& p : assignment) {
+    json.push_back({{"name", p.name}, {"value", p.value}});
+  }
+  return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::optional<api::Assignment> AssignmentFromJson(const std::string& text) {
+  nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+  if (!json.is_array()) return std::nullopt;
+  api::Assignment assignment;
+  for (const auto& item : json) {
+    if (!item.is_object()) return std::nullopt;
+    auto name = item.find("name");
+    auto value = item.find("value");
+    if (name == item.end() || value == item.end() || !name->is_string() ||
+        !value->is_string()) {
+      return std::nullopt;
+    }
+    assignment.push_back({name->get<std::string>(), value->get<std::string>()});
+  }
+  return assignment;
+}
+
+// Reads one row of kSelectTrial (all but the metrics) into *trial and
+// returns the trial's row id.
+StatusOr<int64_t> ReadTrial(const Statement& row, api::Trial* trial) {
+  trial->name = row.ColumnText(1);
+  std::optional<api::Assignment> assignment =
+      AssignmentFromJson(row.ColumnText(2));
+  if (!assignment) {
+    return Internal("trial '" + trial->name +
+                    "': stored assignment unreadable");
+  }
+  std::optional<api::TrialPhase> phase =
+      api::ParseTrialPhase(row.ColumnText(3));
+  if (!phase) {
+    return Internal("trial '" + trial->name + "': unknown stored phase '" +
+                    row.ColumnText(3) + "'");
+  }
+  trial->assignment = std::move(*assignment);
+  trial->phase = *phase;
+  trial->reason = row.ColumnText(4);
+  trial->message = row.ColumnText(5);
+  trial->creation_time_ms = row.ColumnInt(6);
+  trial->start_time_ms = row.ColumnInt(7);
+  trial->completion_time_ms = row.ColumnInt(8);
+  trial->exit_code.reset();
+  if (!row.IsNull(9)) trial->exit_code = static_cast<int>(row.ColumnInt(9));
+  trial->pid = row.ColumnInt(10);
+  return row.ColumnInt(0);
+}
+
+// Row of trial_metrics as (trial_id, name, min, max, latest) from column
+// `first` on.
+api::MetricSummary ReadSummary(const Statement& row, int first) {
+  api::MetricSummary summary;
+  summary.name = row.ColumnText(first);
+  summary.min = row.ColumnDouble(first + 1);
+  summary.max = row.ColumnDouble(first + 2);
+  summary.latest = row.ColumnDouble(first + 3);
+  return summary;
+}
+
+}  // namespace
+
+// ---- helpers ----
+
+StatusOr<int64_t> SqliteStore::TrialId(const std::string& experiment,
+                                       const std::string& trial) {
+  {
+    HPT_ASSIGN_OR_RETURN(
+        Statement stmt,
+        db_->Prepare("SELECT t.id FROM trials t JOIN experiments e "
+                     "ON e.id = t.experiment_id WHERE e.name = ? "
+                     "AND t.name = ?"));
+    stmt.Bind(1, experiment);
+    stmt.Bind(2, trial);
+    HPT_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (row) return stmt.ColumnInt(0);
+  }
+  // Missing: say which of the two names is.
+  HPT_RETURN_IF_ERROR(ExperimentId(experiment).status());
+  return NotFound("trial '" + trial + "' not found in experiment '" +
+                  experiment + "'");
+}
+
+StatusOr<std::vector<api::MetricSummary>> SqliteStore::TrialMetrics(
+    int64_t trial_id) {
+  HPT_ASSIGN_OR_RETURN(
+      Statement stmt,
+      db_->Prepare("SELECT name, min_value, max_value, latest_value FROM "
+                   "trial_metrics WHERE trial_id = ? ORDER BY name"));
+  stmt.Bind(1, trial_id);
+  std::vector<api::MetricSummary> metrics;
+  while (true) {
+    HPT_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return metrics;
+    metrics.push_back(ReadSummary(stmt, 0));
+  }
+}
+
+// ---- trials ----
+
+Status SqliteStore::CreateTrials(const std::string& experiment,
+                                 const std::vector<api::Trial>& trials,
+                                 const std::string& algorithm_state) {
+  for (const auto& trial : trials) {
+    if (trial.name.empty()) {
+      return InvalidArgument("trial name is empty in experiment '" +
+                             experiment + "'");
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  HPT_ASSIGN_OR_RETURN(Transaction txn,
+                       Transaction::Begin(*db_, Transaction::Kind::kWrite));
+  HPT_ASSIGN_OR_RETURN(int64_t experiment_id, ExperimentId(experiment));
+  int64_t seq = 0;
+  {
+    HPT_ASSIGN_OR_RETURN(Statement stmt,
+                         db_->Prepare("SELECT IFNULL(MAX(seq), 0) FROM trials "
+                                      "WHERE experiment_id = ?"));
+    stmt.Bind(1, experiment_id);
+    HPT_RETURN_IF_ERROR(stmt.Step().status());
+    seq = stmt.ColumnInt(0);
+  }
+  HPT_ASSIGN_OR_RETURN(
+      Statement insert,
+      db_->Prepare("INSERT INTO trials (experiment_id, seq, name, "
+                   "assignment_json, phase, reason, message, creation_time_ms, "
+                   "start_time_ms, completion_time_ms, exit_code, pid) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  for (const auto& trial : trials) {
+    insert.Bind(1, experiment_id);
+    insert.Bind(2, ++seq);
+    insert.Bind(3, trial.name);
+    insert.Bind(4, AssignmentToJson(trial.assignment));
+    insert.Bind(5, api::ToString(trial.phase));
+    insert.Bind(6, trial.reason);
+    insert.Bind(7, trial.message);
+    insert.Bind(8, trial.creation_time_ms);
+    insert.Bind(9, trial.start_time_ms);
+    insert.Bind(10, trial.completion_time_ms);
+    insert.BindOptional(11, trial.exit_code);
+    insert.Bind(12, trial.pid);
+    if (Status s = insert.Run(); !s.ok()) {
+      if (insert.last_error() == SQLITE_CONSTRAINT_UNIQUE) {
+        return AlreadyExists("trial '" + trial.name +
+                             "' already exists in experiment '" + experiment +
+                             "'");
+      }
+      return s;
+    }
+  }
+  HPT_ASSIGN_OR_RETURN(
+      Statement state,
+      db_->Prepare("UPDATE experiments SET algorithm_state = ? WHERE id = ?"));
+  state.BindBlob(1, algorithm_state);
+  state.Bind(2, experiment_id);
+  HPT_RETURN_IF_ERROR(state.Run());
+  return txn.Commit();
+}
+
+StatusOr<std::vector<api::Trial>> SqliteStore::ListTrials(
+    const std::string& experiment) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // One snapshot for the three queries.
+  HPT_ASSIGN_OR_RETURN(Transaction txn,
+                       Transaction::Begin(*db_, Transaction::Kind::kRead));
+  HPT_ASSIGN_OR_RETURN(int64_t experiment_id, ExperimentId(experiment));
+
+  std::vector<api::Trial> trials;
+  std::unordered_map<int64_t, size_t> index_of;  // trial row id -> index
+  {
+    HPT_ASSIGN_OR_RETURN(
+        Statement select,
+        db_->Prepare(std::string(kSelectTrial) +
+                     "WHERE t.experiment_id = ? ORDER BY t.seq"));
+    select.Bind(1, experiment_id);
+    while (true) {
+      HPT_ASSIGN_OR_RETURN(bool row, select.Step());
+      if (!row) break;
+      api::Trial trial;
+      HPT_ASSIGN_OR_RETURN(int64_t id, ReadTrial(select, &trial));
+      index_of[id] = trials.size();
+      trials.push_back(std::move(trial));
+    }
+  }
+  HPT_ASSIGN_OR_RETURN(
+      Statement metrics,
+      db_->Prepare("SELECT m.trial_id, m.name, m.min_value, m.max_value, "
+                   "m.latest_value FROM trial_metrics m JOIN trials t "
+                   "ON t.id = m.trial_id WHERE t.experiment_id = ? "
+                   "ORDER BY m.trial_id, m.name"));
+  metrics.Bind(1, experiment_id);
+  while (true) {
+    HPT_ASSIGN_OR_RETURN(bool row, metrics.Step());
+    if (!row) break;
+    auto it = index_of.find(metrics.ColumnInt(0));
+    if (it == index_of.end()) continue;  // cannot happen within a snapshot
+    trials[it->second].metrics.push_back(ReadSummary(metrics, 1));
+  }
+  return trials;
+}
+
+StatusOr<api::Trial> SqliteStore::GetTrial(const std::string& experiment,
+                                           const std::string& trial) {
+  std::lock_guard<std::mutex> lock(mu_);
+  HPT_ASSIGN_OR_RETURN(Transaction txn,
+                       Transaction::Begin(*db_, Transaction::Kind::kRead));
+  HPT_ASSIGN_OR_RETURN(int64_t trial_id, TrialId(experiment, trial));
+  api::Trial result;
+  {
+    HPT_ASSIGN_OR_RETURN(
+        Statement select,
+        db_->Prepare(std::string(kSelectTrial) + "WHERE t.id = ?"));
+    select.Bind(1, trial_id);
+    HPT_ASSIGN_OR_RETURN(bool row, select.Step());
+    if (!row) return Internal("trial '" + trial + "' vanished mid-read");
+    HPT_RETURN_IF_ERROR(ReadTrial(select, &result).status());
+  }
+  HPT_ASSIGN_OR_RETURN(result.metrics, TrialMetrics(trial_id));
+  return result;
+}
+
+Status SqliteStore::UpdateTrial(const std::string& experiment,
+                                const std::string& trial,
+                                const TrialUpdate& update) {
+  std::lock_guard<std::mutex> lock(mu_);
+  HPT_ASSIGN_OR_RETURN(Transaction txn,
+                       Transaction::Begin(*db_, Transaction::Kind::kWrite));
+  HPT_ASSIGN_OR_RETURN(int64_t trial_id, TrialId(experiment, trial));
+  // A NULL parameter keeps the stored value (see Statement::BindOptional).
+  HPT_ASSIGN_OR_RETURN(
+      Statement stmt,
+      db_->Prepare("UPDATE trials SET "
+                   "phase = COALESCE(?1, phase), "
+                   "reason = COALESCE(?2, reason), "
+                   "message = COALESCE(?3, message), "
+                   "start_time_ms = COALESCE(?4, start_time_ms), "
+                   "completion_time_ms = COALESCE(?5, completion_time_ms), "
+                   "exit_code = COALESCE(?6, exit_code), "
+                   "pid = COALESCE(?7, pid) "
+                   "WHERE id = ?8"));
+  if (update.phase) stmt.Bind(1, api::ToString(*update.phase));
+  stmt.BindOptional(2, update.reason);
+  stmt.BindOptional(3, update.message);
+  stmt.BindOptional(4, update.start_time_ms);
+  stmt.BindOptional(5, update.completion_time_ms);
+  stmt.BindOptional(6, update.exit_code);
+  stmt.BindOptional(7, update.pid);
+  stmt.Bind(8, trial_id);
+  HPT_RETURN_IF_ERROR(stmt.Run());
+  return txn.Commit();
+}
+
+}  // namespace hpt::storage

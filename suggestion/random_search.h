@@ -1,0 +1,45 @@
+#pragma once
+// RandomSearch ("random"): independent random draws from the search space,
+// as Katib's random suggestion service makes.
+//
+// Per parameter type:
+//   double       uniform in [min, max], or uniform in log space when the
+//                distribution is logUniform; with feasibleSpace.step, one of
+//                the grid values min + k*step (nearest to a log-uniform draw
+//                for logUniform), as hyperopt's quniform does.
+//   int          min + k*step (step defaults to 1), uniform over k, or the
+//                grid value nearest a log-uniform draw for logUniform.
+//   discrete,
+//   categorical  one list entry, exactly as written.
+//
+// Settings: `random_state` (an integer) seeds the draws. The same spec,
+// history and random_state give the same suggestions; a longer history
+// gives fresh ones (the seed is mixed with the history's size). Without it
+// each call is seeded from std::random_device.
+//
+// When every parameter is finite, suggestions repeat no assignment already
+// in history or earlier in the batch. Once the space is used up, Suggest
+// returns fewer than asked for, and sets exhausted as soon as no unused
+// point is left (including when this batch takes the last ones). State is
+// not used: it is always returned empty.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "suggestion/algorithm.h"
+
+namespace hpt::suggestion {
+
+class RandomSearch : public Algorithm {
+ public:
+  static constexpr char kName[] = "random";
+  static constexpr char kRandomState[] = "random_state";
+
+  Status Validate(const api::ExperimentSpec& spec) const override;
+  StatusOr<Suggestion> Suggest(const api::ExperimentSpec& spec,
+                               const std::vector<api::Trial>& history,
+                               std::string_view state, int count) override;
+};
+
+}  // namespace hpt::suggestion

@@ -1,0 +1,173 @@
+// A runner-run experiment through the real `hpt serve`: trial processes,
+// metrics from stdout, and each way an experiment ends.
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/server/specs.h"
+#include "tests/testing/hpt_process.h"
+#include "tests/testing/temp_dir.h"
+
+namespace hpt::testing {
+namespace {
+
+using nlohmann::json;
+
+class LifecycleTest : public ::testing::Test {
+ protected:
+  LifecycleTest() : server_(dir_.File("hpt.db")), client_(server_.Client()) {}
+
+  json Create(const json& spec) {
+    auto r = client_->Json("POST", "/api/v1/experiments", spec);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : json();
+  }
+  json Trials(const std::string& name) {
+    auto r = client_->Json("GET", "/api/v1/experiments/" + name + "/trials");
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? (*r)["trials"] : json::array();
+  }
+
+  TempDir dir_;
+  HptProcess server_;
+  std::unique_ptr<server::ApiClient> client_;
+};
+
+TEST_F(LifecycleTest, RunsToMaxTrialsReached) {
+  json created = Create(ShellExperiment("max-trials", "echo step=1 loss=2; echo loss=$X", 6, 2));
+  EXPECT_EQ(created["status"]["phase"], "Running");
+  json exp = WaitForExperiment(*client_, "max-trials");
+  EXPECT_EQ(exp["status"]["phase"], "Succeeded");
+  EXPECT_EQ(exp["status"]["reason"], "MaxTrialsReached");
+  EXPECT_EQ(exp["status"]["trials"]["total"], 6);
+  EXPECT_EQ(exp["status"]["trials"]["succeeded"], 6);
+  EXPECT_EQ(exp["status"]["trials"]["running"], 0);
+
+  json trials = Trials("max-trials");
+  ASSERT_EQ(trials.size(), 6u);
+  double best = 2;
+  for (const auto& t : trials) {
+    EXPECT_EQ(t["phase"], "Succeeded");
+    double x = std::stod(t["parameterAssignments"][0]["value"].get<std::string>());
+    ASSERT_EQ(t["metrics"].size(), 1u);
+    EXPECT_NEAR(t["metrics"][0]["latest"].get<double>(), x, 1e-9);
+    EXPECT_EQ(t["metrics"][0]["max"], 2.0);
+    best = std::min(best, x);
+  }
+  EXPECT_NEAR(exp["status"]["currentOptimalTrial"]["objectiveValue"].get<double>(), best, 1e-9);
+
+  std::string name = trials[0]["name"];
+  auto logs = client_->Call("GET", "/api/v1/experiments/max-trials/trials/" + name + "/logs");
+  ASSERT_TRUE(logs.ok());
+  EXPECT_NE(logs->body.find("step=1 loss=2"), std::string::npos);
+  auto obs = client_->Json("GET", "/api/v1/experiments/max-trials/trials/" + name + "/observations");
+  ASSERT_TRUE(obs.ok());
+  EXPECT_EQ((*obs)["observations"].size(), 2u);
+}
+
+TEST_F(LifecycleTest, GoalEndsItEarly) {
+  json spec = ShellExperiment("goal", "echo loss=$X", 40, 1);
+  spec["objective"]["goal"] = 0.5;
+  Create(spec);
+  json exp = WaitForExperiment(*client_, "goal");
+  EXPECT_EQ(exp["status"]["phase"], "Succeeded");
+  EXPECT_EQ(exp["status"]["reason"], "GoalReached");
+  EXPECT_LT(exp["status"]["trials"]["total"].get<int>(), 40);
+  EXPECT_LE(exp["status"]["currentOptimalTrial"]["objectiveValue"].get<double>(), 0.5);
+}
+
+TEST_F(LifecycleTest, FailuresEndItAtMaxFailedTrialCount) {
+  json spec = ShellExperiment("failing", "echo about to fail; exit 3", 10, 1);
+  spec["maxFailedTrialCount"] = 2;
+  Create(spec);
+  json exp = WaitForExperiment(*client_, "failing");
+  EXPECT_EQ(exp["status"]["phase"], "Failed");
+  EXPECT_EQ(exp["status"]["reason"], "MaxFailedTrialsReached");
+  EXPECT_EQ(exp["status"]["trials"]["failed"], 3);
+  json trials = Trials("failing");
+  ASSERT_FALSE(trials.empty());
+  EXPECT_EQ(trials[0]["reason"], "ExitCode");
+  EXPECT_EQ(trials[0]["exitCode"], 3);
+  EXPECT_NE(trials[0]["message"].get<std::string>().find("about to fail"), std::string::npos);
+}
+
+TEST_F(LifecycleTest, ExitWithoutObjectiveIsMetricsUnavailable) {
+  Create(ShellExperiment("no-metric", "echo acc=1", 2, 2));
+  json exp = WaitForExperiment(*client_, "no-metric");
+  EXPECT_EQ(exp["status"]["trials"]["metricsUnavailable"], 2);
+  EXPECT_EQ(exp["status"]["reason"], "MaxTrialsReached");
+}
+
+TEST_F(LifecycleTest, TimeoutFailsTheTrial) {
+  json spec = ShellExperiment("slow", "sleep 30", 1, 1);
+  spec["maxFailedTrialCount"] = 0;
+  spec["trialTemplate"]["timeoutSeconds"] = 1;
+  Create(spec);
+  json exp = WaitForExperiment(*client_, "slow", 30);
+  EXPECT_EQ(exp["status"]["phase"], "Failed");
+  EXPECT_EQ(Trials("slow")[0]["reason"], "Timeout");
+}
+
+TEST_F(LifecycleTest, TrialsSeeTheirEnvironment) {
+  Create(ShellExperiment("env-check",
+                         "test \"$HPT_EXPERIMENT\" = env-check && test -n \"$HPT_TRIAL\" && "
+                         "test -n \"$HPT_URL\" && test -z \"$CUDA_VISIBLE_DEVICES\" && "
+                         "test \"$(pwd)\" = /tmp && echo loss=1",
+                         1, 1));
+  json exp = WaitForExperiment(*client_, "env-check");
+  EXPECT_EQ(exp["status"]["trials"]["succeeded"], 1) << Trials("env-check").dump();
+}
+
+TEST_F(LifecycleTest, StopKillsRunningTrials) {
+  std::string pids = dir_.File("pids");
+  Create(ShellExperiment("stoppable", "echo $$ >> " + pids + "; sleep 100 & wait", 4, 2));
+  std::vector<pid_t> started;
+  for (int i = 0; i < 100 && started.size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    started.clear();
+    std::ifstream in(pids);
+    pid_t p;
+    while (in >> p) started.push_back(p);
+  }
+  ASSERT_EQ(started.size(), 2u);
+  auto stopped = client_->Json("POST", "/api/v1/experiments/stoppable:stop");
+  ASSERT_TRUE(stopped.ok()) << stopped.status().ToString();
+  EXPECT_EQ((*stopped)["status"]["phase"], "Stopped");
+  for (const auto& t : Trials("stoppable")) EXPECT_EQ(t["phase"], "Killed");
+  // The shells and their `sleep` children are gone.
+  bool any_alive = true;
+  for (int i = 0; i < 100 && any_alive; ++i) {
+    any_alive = false;
+    for (pid_t p : started) any_alive = any_alive || ProcessAlive(p);
+    if (any_alive) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_FALSE(any_alive);
+  auto again = client_->Json("POST", "/api/v1/experiments/stoppable:stop");
+  EXPECT_EQ(again.status().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST_F(LifecycleTest, DeleteRemovesTheExperiment) {
+  Create(ShellExperiment("doomed", "echo loss=1", 2, 2));
+  WaitForExperiment(*client_, "doomed");
+  ASSERT_TRUE(client_->Json("DELETE", "/api/v1/experiments/doomed").ok());
+  auto gone = client_->Json("GET", "/api/v1/experiments/doomed");
+  EXPECT_EQ(gone.status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(LifecycleTest, GridExhaustsTheSearchSpace) {
+  json spec = ShellExperiment("grid", "echo loss=$X", 50, 3);
+  spec["algorithm"] = {{"algorithmName", "grid"}};
+  spec["parameters"][0]["feasibleSpace"]["step"] = "0.25";
+  Create(spec);
+  json exp = WaitForExperiment(*client_, "grid");
+  EXPECT_EQ(exp["status"]["phase"], "Succeeded");
+  EXPECT_EQ(exp["status"]["reason"], "SearchSpaceExhausted");
+  EXPECT_EQ(exp["status"]["trials"]["total"], 5);  // 0, .25, .5, .75, 1
+}
+
+}  // namespace
+}  // namespace hpt::testing

@@ -1,0 +1,152 @@
+// Opening, reopening and crashing: what survives in the SQLite file.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "storage/store.h"
+#include "tests/storage/store_test_util.h"
+#include "tests/testing/temp_dir.h"
+
+namespace hpt::storage {
+namespace {
+
+using testing::FindMetric;
+using testing::MakeExperiment;
+using testing::MakeTrial;
+using testing::Obs;
+using testing::RawDb;
+
+std::unique_ptr<Store> MustOpen(const std::string& path,
+                                const SqliteOptions& options = {}) {
+  auto store = OpenSqliteStore(path, options);
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  return store.ok() ? std::move(store).value() : nullptr;
+}
+
+// Writes one of everything.
+void Populate(Store& store) {
+  ASSERT_TRUE(store.CreateExperiment(MakeExperiment("e")).ok());
+  ASSERT_TRUE(store.CreateTrials("e", {MakeTrial("e-1", "0.5")}, "st").ok());
+  TrialUpdate u;
+  u.phase = api::TrialPhase::kSucceeded;
+  u.exit_code = 0;
+  ASSERT_TRUE(store.UpdateTrial("e", "e-1", u).ok());
+  ASSERT_TRUE(
+      store
+          .AddObservations("e", "e-1",
+                           {Obs(1, {{"acc", 0.5}}), Obs(2, {{"acc", 0.75}})})
+          .ok());
+}
+
+// Checks what Populate wrote.
+void ExpectPopulated(Store& store) {
+  auto e = store.GetExperiment("e");
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ(e->algorithm_state, "st");
+  auto t = store.GetTrial("e", "e-1");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->phase, api::TrialPhase::kSucceeded);
+  EXPECT_EQ(t->exit_code, 0);
+  const api::MetricSummary* acc = FindMetric(*t, "acc");
+  ASSERT_NE(acc, nullptr);
+  EXPECT_EQ(acc->latest, 0.75);
+  auto obs = store.ListObservations("e", "e-1");
+  ASSERT_TRUE(obs.ok());
+  EXPECT_EQ(obs->size(), 2u);
+}
+
+TEST(SqliteStoreDurabilityTest, ReopenSeesEverything) {
+  hpt::testing::TempDir dir;
+  const std::string path = dir.File("hpt.db");
+  {
+    auto store = MustOpen(path);
+    ASSERT_NE(store, nullptr);
+    Populate(*store);
+  }
+  auto store = MustOpen(path);
+  ASSERT_NE(store, nullptr);
+  ExpectPopulated(*store);
+}
+
+TEST(SqliteStoreDurabilityTest, ReopenWithFullSync) {
+  hpt::testing::TempDir dir;
+  const std::string path = dir.File("hpt.db");
+  SqliteOptions options;
+  options.synchronous_full = true;
+  {
+    auto store = MustOpen(path, options);
+    ASSERT_NE(store, nullptr);
+    Populate(*store);
+  }
+  auto store = MustOpen(path);
+  ASSERT_NE(store, nullptr);
+  ExpectPopulated(*store);
+}
+
+TEST(SqliteStoreDurabilityTest, SurvivesKilledProcess) {
+  hpt::testing::TempDir dir;
+  const std::string path = dir.File("hpt.db");
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    // Child: write, then die without closing anything.
+    auto store = OpenSqliteStore(path);
+    if (!store.ok()) _exit(2);
+    Populate(**store);
+    if (::testing::Test::HasFailure()) _exit(3);
+    raise(SIGKILL);
+    _exit(4);
+  }
+  int wstatus = 0;
+  ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(wstatus)) << "child exit " << WEXITSTATUS(wstatus);
+  auto store = MustOpen(path);
+  ASSERT_NE(store, nullptr);
+  ExpectPopulated(*store);
+}
+
+TEST(SqliteStoreDurabilityTest, CreatesParentFoldersAndUsesWal) {
+  hpt::testing::TempDir dir;
+  const std::string path = dir.File("a/b/c/hpt.db");
+  auto store = MustOpen(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_TRUE(std::filesystem::exists(path));
+  RawDb raw(path);
+  EXPECT_EQ(raw.Query("PRAGMA journal_mode"), "wal");
+  EXPECT_EQ(raw.Query("PRAGMA user_version"), "1");
+}
+
+TEST(SqliteStoreDurabilityTest, RefusesNewerSchema) {
+  hpt::testing::TempDir dir;
+  const std::string path = dir.File("hpt.db");
+  ASSERT_NE(MustOpen(path), nullptr);
+  RawDb(path).Exec("PRAGMA user_version = 99");
+  auto store = OpenSqliteStore(path);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(store.status().message().find("schema version 99"),
+            std::string::npos)
+      << store.status().ToString();
+}
+
+TEST(SqliteStoreDurabilityTest, UnusablePathIsAnErrorNotACrash) {
+  hpt::testing::TempDir dir;
+  hpt::testing::WriteFile(dir.File("plain"), "not a folder");
+  auto store = OpenSqliteStore(dir.File("plain/hpt.db"));
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("plain"), std::string::npos)
+      << store.status().ToString();
+
+  hpt::testing::WriteFile(dir.File("junk.db"), std::string(8192, 'x'));
+  store = OpenSqliteStore(dir.File("junk.db"));
+  EXPECT_FALSE(store.ok());
+}
+
+}  // namespace
+}  // namespace hpt::storage

@@ -1,0 +1,145 @@
+#include "tests/testing/hpt_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "api/status.h"
+
+namespace hpt::testing {
+namespace {
+
+// fork+exec with stdout/stderr redirected to the given fds.
+pid_t Spawn(const std::vector<std::string>& args, int out_fd, int err_fd) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = fork();
+  HPT_CHECK(pid >= 0);
+  if (pid == 0) {
+    dup2(out_fd, 1);
+    dup2(err_fd, 2);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+std::string ReadAll(int fd) {
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, n);
+  return out;
+}
+
+}  // namespace
+
+std::string HptBinary() { return HPT_BINARY; }
+
+HptProcess::HptProcess(const std::string& db_path, std::vector<std::string> extra_args) {
+  int fds[2];
+  HPT_CHECK(pipe(fds) == 0);
+  std::vector<std::string> args = {HptBinary(), "serve", "--port", "0", "--db", db_path,
+                                   "--gpus", "none"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  pid_ = Spawn(args, fds[1], 2);
+  close(fds[1]);
+  // The first line is "hpt serving on http://HOST:PORT (...)".
+  std::string line;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (line.find('\n') == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    pollfd p{fds[0], POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    char c[256];
+    ssize_t n = read(fds[0], c, sizeof(c));
+    if (n <= 0) break;
+    line.append(c, n);
+  }
+  close(fds[0]);
+  size_t at = line.find("http://");
+  HPT_CHECK(at != std::string::npos);
+  size_t end = line.find(' ', at);
+  url_ = line.substr(at, end - at);
+}
+
+HptProcess::~HptProcess() {
+  if (pid_ > 0) Kill(SIGKILL);
+}
+
+std::unique_ptr<server::ApiClient> HptProcess::Client(const std::string& token) const {
+  return server::NewApiClient(url_, token);
+}
+
+int HptProcess::Kill(int sig) {
+  if (pid_ <= 0) return 0;
+  ::kill(pid_, sig);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return status;
+}
+
+int RunHpt(const std::vector<std::string>& args, std::string* out, std::string* err,
+           int timeout_seconds) {
+  char out_path[] = "/tmp/hpt-out-XXXXXX";
+  char err_path[] = "/tmp/hpt-err-XXXXXX";
+  int out_fd = mkstemp(out_path);
+  int err_fd = mkstemp(err_path);
+  std::vector<std::string> full = {HptBinary()};
+  full.insert(full.end(), args.begin(), args.end());
+  pid_t pid = Spawn(full, out_fd, err_fd);
+  int status = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  lseek(out_fd, 0, SEEK_SET);
+  lseek(err_fd, 0, SEEK_SET);
+  if (out) *out = ReadAll(out_fd);
+  if (err) *err = ReadAll(err_fd);
+  close(out_fd);
+  close(err_fd);
+  unlink(out_path);
+  unlink(err_path);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+nlohmann::json WaitForExperiment(server::ApiClient& client, const std::string& name,
+                                 int timeout_seconds) {
+  nlohmann::json last;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto r = client.Json("GET", "/api/v1/experiments/" + name);
+    if (r.ok()) {
+      last = *r;
+      std::string phase = last["status"].value("phase", "");
+      if (phase == "Succeeded" || phase == "Failed" || phase == "Stopped") return last;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return last;
+}
+
+bool ProcessAlive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return false;
+  std::string content((std::istreambuf_iterator<char>(stat)), {});
+  size_t close_paren = content.rfind(')');
+  return close_paren != std::string::npos && close_paren + 2 < content.size() &&
+         content[close_paren + 2] != 'Z';
+}
+
+}  // namespace hpt::testing

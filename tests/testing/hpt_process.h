@@ -1,0 +1,48 @@
+#pragma once
+// HptProcess: the real `hpt serve` binary started on port 0 with its own
+// database, for integration tests. The constructor waits until it listens.
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "server/client.h"
+
+namespace hpt::testing {
+
+// Path of the built `hpt` binary.
+std::string HptBinary();
+
+class HptProcess {
+ public:
+  // Starts `hpt serve --port 0 --db <db_path> <extra_args...>`.
+  HptProcess(const std::string& db_path, std::vector<std::string> extra_args = {});
+  ~HptProcess();  // SIGKILLs the server if still running
+
+  const std::string& url() const { return url_; }
+  pid_t pid() const { return pid_; }
+  // A client of this server (with `token` as bearer when not empty).
+  std::unique_ptr<server::ApiClient> Client(const std::string& token = "") const;
+  // Sends `sig` and waits for the process to end; returns its wait status.
+  int Kill(int sig);
+
+ private:
+  pid_t pid_ = -1;
+  std::string url_;
+};
+
+// Runs `hpt <args...>`; returns the exit code and fills stdout/stderr.
+int RunHpt(const std::vector<std::string>& args, std::string* out, std::string* err,
+           int timeout_seconds = 60);
+
+// Polls GET /api/v1/experiments/<name> until its phase is finished or the
+// timeout passes; returns the last answer.
+nlohmann::json WaitForExperiment(server::ApiClient& client, const std::string& name,
+                                 int timeout_seconds = 60);
+
+// True while a process with this pid exists (and is not a zombie).
+bool ProcessAlive(pid_t pid);
+
+}  // namespace hpt::testing
