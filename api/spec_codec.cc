@@ -1,5 +1,6 @@
 #include "api/spec_codec.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -193,8 +194,12 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
     spec.parallel_trial_count = *v;
   }
   if (auto v = r.Int(j, "", "maxTrialCount", true)) spec.max_trial_count = *v;
+  // Unset, it is 3 but never more than the budget, so a small experiment
+  // needs no extra field.
   if (auto v = r.Int(j, "", "maxFailedTrialCount", false)) {
     spec.max_failed_trial_count = *v;
+  } else if (spec.max_trial_count > 0) {
+    spec.max_failed_trial_count = std::min(3, spec.max_trial_count);
   }
   if (const json* params = r.Array(j, "", "parameters", true)) {
     for (size_t i = 0; i < params->size(); ++i) {

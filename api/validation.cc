@@ -127,8 +127,8 @@ void ValidateCollector(JsonReader& r, const ExperimentSpec& spec) {
     std::string path = JsonReader::Path(p + ".source.filter.metricsFormat", i);
     try {
       std::regex re(c.metrics_format[i]);
-      if (re.mark_count() != 2) {
-        r.Problem(path, "must have two groups (name, value), not " +
+      if (re.mark_count() < 2) {
+        r.Problem(path, "needs two groups (name, then value), not " +
                             std::to_string(re.mark_count()));
       }
     } catch (const std::regex_error& e) {

@@ -1,6 +1,8 @@
 // YAML to JSON conversion, the only user of yaml-cpp.
 #include <yaml-cpp/yaml.h>
 
+#include <charconv>
+
 #include "api/json_reader.h"
 #include "api/spec_codec.h"
 
@@ -19,21 +21,27 @@ json ScalarToJson(const YAML::Node& node) {
   if (text.empty() || text == "~" || text == "null" || text == "Null") {
     return nullptr;
   }
-  if (text.find_first_not_of("+-0123456789") == std::string::npos &&
-      text.find_first_of("0123456789") != std::string::npos) {
-    try {
-      return std::stoll(text);
-    } catch (...) {
-    }
-  }
+  int64_t integer = 0;
+  const char* begin = text.data() + (text[0] == '+' ? 1 : 0);
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(begin, end, integer);
+  if (ec == std::errc() && ptr == end) return integer;
   if (text.find_first_of("0123456789") != std::string::npos) {
     if (auto v = ParseNumber(text)) return *v;
   }
   return text;
 }
 
-StatusOr<json> NodeToJson(const YAML::Node& node, int depth) {
+// Aliases can make a small document expand to billions of values; no spec
+// needs more than this many.
+constexpr int64_t kMaxNodes = 200000;
+
+StatusOr<json> NodeToJson(const YAML::Node& node, int depth, int64_t* budget) {
   if (depth > 64) return InvalidArgument("YAML nesting is too deep");
+  if (--*budget < 0) {
+    return InvalidArgument("YAML expands to more than " + std::to_string(kMaxNodes) +
+                           " values (check its aliases)");
+  }
   switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
@@ -43,7 +51,7 @@ StatusOr<json> NodeToJson(const YAML::Node& node, int depth) {
     case YAML::NodeType::Sequence: {
       json arr = json::array();
       for (const auto& child : node) {
-        HPT_ASSIGN_OR_RETURN(json c, NodeToJson(child, depth + 1));
+        HPT_ASSIGN_OR_RETURN(json c, NodeToJson(child, depth + 1, budget));
         arr.push_back(std::move(c));
       }
       return arr;
@@ -56,7 +64,7 @@ StatusOr<json> NodeToJson(const YAML::Node& node, int depth) {
                                  std::to_string(kv.first.Mark().line + 1) +
                                  ": mapping keys must be plain text");
         }
-        HPT_ASSIGN_OR_RETURN(json c, NodeToJson(kv.second, depth + 1));
+        HPT_ASSIGN_OR_RETURN(json c, NodeToJson(kv.second, depth + 1, budget));
         obj[kv.first.Scalar()] = std::move(c);
       }
       return obj;
@@ -70,7 +78,8 @@ StatusOr<json> NodeToJson(const YAML::Node& node, int depth) {
 StatusOr<json> YamlToJson(std::string_view yaml) {
   try {
     YAML::Node root = YAML::Load(std::string(yaml));
-    return NodeToJson(root, 0);
+    int64_t budget = kMaxNodes;
+    return NodeToJson(root, 0, &budget);
   } catch (const YAML::Exception& e) {
     return InvalidArgument("invalid YAML at line " +
                            std::to_string(e.mark.line + 1) + ", column " +

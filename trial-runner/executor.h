@@ -8,6 +8,8 @@
 //   are all delivered before its OnExit().
 // - Listener callbacks come from the executor's own thread, never from
 //   inside Start() or Kill(); a callback may call Start() and Kill().
+// - When a trial's main process exits, whatever it left running in its
+//   process group is killed (it would hold the output pipe and GPUs).
 // - Thread-safe: Start/Kill may be called from any thread.
 
 #include <cstdint>
@@ -64,7 +66,9 @@ class Executor {
  public:
   virtual ~Executor() = default;
   // The process-group id of the started trial. InvalidArgument for an empty
-  // argv or an invalid metrics format.
+  // argv or an invalid metrics format. A trial that cannot be started (no
+  // such program, no such working dir) returns 0 and gets OnExit(kStartFailed)
+  // with the reason in log_tail.
   virtual StatusOr<int64_t> Start(const LaunchSpec& spec) = 0;
   // Stops a running trial's whole process group: SIGTERM, then SIGKILL after
   // the grace period. No-op for an unknown or finished trial.

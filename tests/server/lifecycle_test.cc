@@ -171,3 +171,46 @@ TEST_F(LifecycleTest, GridExhaustsTheSearchSpace) {
 
 }  // namespace
 }  // namespace hpt::testing
+
+namespace hpt::testing {
+namespace {
+
+// GPU trials get CUDA_VISIBLE_DEVICES of free GPUs and wait when none are.
+TEST(GpuTest, TrialsShareTheGpusTheServerWasGiven) {
+  TempDir dir;
+  HptProcess server(dir.File("hpt.db"), {"--gpus", "0,1"});
+  auto client = server.Client();
+  const std::string log = dir.File("gpus.log");
+  // Each trial records its devices at start and end; overlap would show
+  // one device held twice at once.
+  json spec = ShellExperiment("gpus",
+                              "echo start $CUDA_VISIBLE_DEVICES >> " + log +
+                                  "; sleep 0.3; echo end $CUDA_VISIBLE_DEVICES >> " + log +
+                                  "; echo loss=$X",
+                              5, 3);
+  spec["trialTemplate"]["resources"] = {{"gpu", 1}};
+  ASSERT_TRUE(client->Json("POST", "/api/v1/experiments", spec).ok());
+  json exp = WaitForExperiment(*client, "gpus");
+  EXPECT_EQ(exp["status"]["trials"]["succeeded"], 5) << exp.dump();
+
+  std::ifstream in(log);
+  std::string event, device;
+  std::map<std::string, int> held;
+  int max_running = 0, running = 0, starts = 0;
+  while (in >> event >> device) {
+    EXPECT_TRUE(device == "0" || device == "1") << device;
+    if (event == "start") {
+      ++starts;
+      EXPECT_EQ(held[device]++, 0) << "device " << device << " given twice";
+      max_running = std::max(max_running, ++running);
+    } else {
+      --held[device];
+      --running;
+    }
+  }
+  EXPECT_EQ(starts, 5);
+  EXPECT_EQ(max_running, 2);  // parallelTrialCount 3, but only 2 GPUs
+}
+
+}  // namespace
+}  // namespace hpt::testing

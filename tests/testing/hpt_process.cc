@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -46,8 +47,11 @@ std::string HptBinary() { return HPT_BINARY; }
 HptProcess::HptProcess(const std::string& db_path, std::vector<std::string> extra_args) {
   int fds[2];
   HPT_CHECK(pipe(fds) == 0);
-  std::vector<std::string> args = {HptBinary(), "serve", "--port", "0", "--db", db_path,
-                                   "--gpus", "none"};
+  std::vector<std::string> args = {HptBinary(), "serve", "--port", "0", "--db", db_path};
+  // Tests see no GPUs unless they give their own list.
+  if (std::find(extra_args.begin(), extra_args.end(), "--gpus") == extra_args.end()) {
+    extra_args.insert(extra_args.end(), {"--gpus", "none"});
+  }
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   pid_ = Spawn(args, fds[1], 2);
   close(fds[1]);

@@ -1,0 +1,54 @@
+#pragma once
+// The measurements of hpt_bench. Each starts its own fresh server (hpt serve
+// on a new temporary database, or the bare endpoint), measures for a bounded
+// time or count, and stops it.
+
+#include <string>
+
+#include "api/status.h"
+#include "bench/load.h"
+
+namespace hpt::bench {
+
+struct BenchConfig {
+  std::string hpt_binary;
+  std::string bare_binary;
+  double seconds = 4.0;       // window of each load measurement
+  int asktell_trials = 2000;  // maxTrialCount of the ask/tell experiment
+  int runner_trials = 1000;
+  int batch_size = 1000;      // observations per batched POST
+  int runner_timeout_seconds = 180;
+};
+
+// 1. The bare endpoint answering small POSTs.
+StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients);
+
+// 2. Client-run ask/tell from one keep-alive client: suggest {"count":1},
+// then :complete, until asktell_trials are done or `seconds` pass.
+struct AskTellResult {
+  int trials = 0;
+  double seconds = 0;
+  double first_rate = 0;  // trials/s over the first 10% of trials
+  double last_rate = 0;   // ... and over the last 10%: the cost of history
+  double Rate() const { return seconds > 0 ? trials / seconds : 0; }
+};
+StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config);
+
+// 3. Single-observation writes, each client to its own Running trial.
+StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int clients);
+
+// 4. Batched observations from one client; ok counts POSTs of batch_size.
+StatusOr<LoadResult> MeasureBatchedObservations(const BenchConfig& config);
+
+// 5. Wall time of runner_trials trivial `echo loss=...` trials at
+// parallelTrialCount 8, from the POST to a finished phase.
+struct RunnerResult {
+  double seconds = 0;
+  std::string phase;   // Succeeded unless something went wrong
+  std::string reason;
+  int succeeded = 0;
+  int failed = 0;
+};
+StatusOr<RunnerResult> MeasureRunner(const BenchConfig& config);
+
+}  // namespace hpt::bench

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages hpt needs to build, test and run its
+# examples; only the missing ones, and no apt at all when none is missing.
+# Run as root (or through sudo when it is available).
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libcpprest-dev libyaml-cpp-dev libeigen3-dev nlohmann-json3-dev
+  libsqlite3-dev libcli11-dev libboost-dev libssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-requests python3-optuna sqlite3
+  ca-certificates procps util-linux
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages are installed"
+  exit 0
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+  else
+    echo "install-deps: missing ${missing[*]}; run as root to install them" >&2
+    exit 1
+  fi
+fi
+
+echo "install-deps: installing ${missing[*]}"
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y --no-install-recommends "${missing[@]}"

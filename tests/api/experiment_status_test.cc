@@ -1,0 +1,102 @@
+#include "api/experiment_status.h"
+
+#include <gtest/gtest.h>
+
+namespace hpt::api {
+namespace {
+
+Trial MakeTrial(TrialPhase phase, std::optional<double> loss = std::nullopt) {
+  Trial t;
+  t.phase = phase;
+  if (loss) t.metrics.push_back({"loss", *loss, *loss, *loss});
+  return t;
+}
+
+Objective Minimize(std::optional<double> goal = std::nullopt) {
+  Objective o;
+  o.metric_name = "loss";
+  o.goal = goal;
+  return o;
+}
+
+Objective Maximize(std::optional<double> goal = std::nullopt) {
+  Objective o = Minimize(goal);
+  o.type = ObjectiveType::kMaximize;
+  return o;
+}
+
+TEST(CountTrials, CountsEveryPhase) {
+  std::vector<Trial> trials = {
+      MakeTrial(TrialPhase::kPending),   MakeTrial(TrialPhase::kRunning),
+      MakeTrial(TrialPhase::kRunning),   MakeTrial(TrialPhase::kSucceeded),
+      MakeTrial(TrialPhase::kFailed),    MakeTrial(TrialPhase::kFailed),
+      MakeTrial(TrialPhase::kFailed),    MakeTrial(TrialPhase::kEarlyStopped),
+      MakeTrial(TrialPhase::kMetricsUnavailable), MakeTrial(TrialPhase::kKilled)};
+  TrialCounts c = CountTrials(trials);
+  EXPECT_EQ(c.pending, 1);
+  EXPECT_EQ(c.running, 2);
+  EXPECT_EQ(c.succeeded, 1);
+  EXPECT_EQ(c.failed, 3);
+  EXPECT_EQ(c.early_stopped, 1);
+  EXPECT_EQ(c.metrics_unavailable, 1);
+  EXPECT_EQ(c.killed, 1);
+  EXPECT_EQ(c.total, 10);
+  EXPECT_EQ(c.active(), 3);
+  EXPECT_EQ(c.completed(), 3);
+}
+
+TEST(CountTrials, EmptyHistory) {
+  TrialCounts c = CountTrials({});
+  EXPECT_EQ(c.total, 0);
+  EXPECT_EQ(c.active(), 0);
+}
+
+TEST(BestTrialIndex, MinimizePicksTheLowestObjective) {
+  std::vector<Trial> trials = {MakeTrial(TrialPhase::kSucceeded, 3.0),
+                               MakeTrial(TrialPhase::kSucceeded, 1.0),
+                               MakeTrial(TrialPhase::kSucceeded, 2.0)};
+  EXPECT_EQ(BestTrialIndex(trials, Minimize()), 1u);
+  EXPECT_EQ(BestTrialIndex(trials, Maximize()), 0u);
+}
+
+TEST(BestTrialIndex, OnlySucceededOrEarlyStoppedTrialsWithTheObjectiveCount) {
+  std::vector<Trial> trials = {MakeTrial(TrialPhase::kFailed, -10.0),
+                               MakeTrial(TrialPhase::kRunning, -9.0),
+                               MakeTrial(TrialPhase::kKilled, -8.0),
+                               MakeTrial(TrialPhase::kMetricsUnavailable, -7.0),
+                               MakeTrial(TrialPhase::kSucceeded),
+                               MakeTrial(TrialPhase::kSucceeded, 5.0),
+                               MakeTrial(TrialPhase::kEarlyStopped, 4.0)};
+  EXPECT_EQ(BestTrialIndex(trials, Minimize()), 6u);
+  EXPECT_EQ(BestTrialIndex(trials, Maximize()), 5u);
+}
+
+TEST(BestTrialIndex, TiesKeepTheFirstAndNoneGivesNullopt) {
+  std::vector<Trial> trials = {MakeTrial(TrialPhase::kSucceeded, 1.0),
+                               MakeTrial(TrialPhase::kSucceeded, 1.0)};
+  EXPECT_EQ(BestTrialIndex(trials, Minimize()), 0u);
+  EXPECT_EQ(BestTrialIndex(trials, Maximize()), 0u);
+  EXPECT_FALSE(BestTrialIndex({}, Minimize()).has_value());
+  EXPECT_FALSE(BestTrialIndex({MakeTrial(TrialPhase::kFailed, 1.0)}, Minimize()));
+}
+
+TEST(BestTrialIndex, UsesTheLatestValueOfTheObjectiveMetric) {
+  Trial t = MakeTrial(TrialPhase::kSucceeded);
+  t.metrics = {{"acc", 0.0, 0.0, 0.0}, {"loss", 0.1, 9.0, 5.0}};
+  Trial u = MakeTrial(TrialPhase::kSucceeded, 4.0);
+  EXPECT_EQ(BestTrialIndex({t, u}, Minimize()), 1u);
+}
+
+TEST(GoalReached, MinimizeAndMaximize) {
+  EXPECT_TRUE(GoalReached(Minimize(0.5), 0.5));
+  EXPECT_TRUE(GoalReached(Minimize(0.5), 0.1));
+  EXPECT_FALSE(GoalReached(Minimize(0.5), 0.6));
+  EXPECT_TRUE(GoalReached(Maximize(0.9), 0.9));
+  EXPECT_TRUE(GoalReached(Maximize(0.9), 0.95));
+  EXPECT_FALSE(GoalReached(Maximize(0.9), 0.5));
+  EXPECT_FALSE(GoalReached(Minimize(), -1e300));
+  EXPECT_FALSE(GoalReached(Maximize(), 1e300));
+}
+
+}  // namespace
+}  // namespace hpt::api

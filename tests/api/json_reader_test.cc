@@ -1,0 +1,100 @@
+#include "api/json_reader.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace hpt::api {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using nlohmann::json;
+
+TEST(JsonReader, Paths) {
+  EXPECT_EQ(JsonReader::Path("", "name"), "name");
+  EXPECT_EQ(JsonReader::Path("objective", "type"), "objective.type");
+  EXPECT_EQ(JsonReader::Path("parameters", 2), "parameters[2]");
+}
+
+TEST(ParseNumber, FiniteNumbersOnly) {
+  EXPECT_EQ(ParseNumber("1e-5"), 1e-5);
+  EXPECT_EQ(ParseNumber(" 3 "), 3.0);
+  EXPECT_EQ(ParseNumber("-2.5"), -2.5);
+  for (const char* bad : {"", "  ", "abc", "1x", "inf", "nan", "1e999", "1 2"}) {
+    EXPECT_FALSE(ParseNumber(bad).has_value()) << bad;
+  }
+}
+
+TEST(JsonReader, NumbersFromJsonNumbersOrStrings) {
+  json j = {{"a", 1.5}, {"b", "2e3"}, {"c", "x"}, {"d", true}, {"e", nullptr}};
+  JsonReader r;
+  EXPECT_EQ(r.Number(j, "p", "a", true), 1.5);
+  EXPECT_EQ(r.Number(j, "p", "b", true), 2000.0);
+  EXPECT_TRUE(r.ok());
+  EXPECT_FALSE(r.Number(j, "p", "c", true));
+  EXPECT_FALSE(r.Number(j, "p", "d", true));
+  EXPECT_FALSE(r.Number(j, "p", "e", false));  // null = absent
+  EXPECT_FALSE(r.Number(j, "p", "missing", true));
+  EXPECT_THAT(r.problems(), ElementsAre("p.c: 'x' is not a finite number",
+                                        "p.d: must be a finite number, not a boolean",
+                                        "p.missing: is required"));
+}
+
+TEST(JsonReader, IntRejectsFractionsWithOneProblem) {
+  json j = {{"a", 3}, {"b", "4"}, {"c", 2.5}, {"d", "x"}};
+  JsonReader r;
+  EXPECT_EQ(r.Int(j, "", "a", true), 3);
+  EXPECT_EQ(r.Int(j, "", "b", true), 4);
+  EXPECT_FALSE(r.Int(j, "", "c", true));
+  EXPECT_FALSE(r.Int(j, "", "d", true));
+  EXPECT_THAT(r.problems(), ElementsAre("c: 2.5 is not an integer",
+                                        "d: 'x' is not a finite number"));
+}
+
+TEST(JsonReader, StringAcceptsScalarsAsText) {
+  json j = {{"s", "abc"}, {"i", 7}, {"f", 0.25}, {"b", false}, {"o", json::object()}};
+  JsonReader r;
+  EXPECT_EQ(r.String(j, "", "s", true), "abc");
+  EXPECT_EQ(r.String(j, "", "i", true), "7");
+  EXPECT_EQ(r.String(j, "", "f", true), "0.25");
+  EXPECT_EQ(r.String(j, "", "b", true), "false");
+  EXPECT_TRUE(r.ok());
+  EXPECT_FALSE(r.String(j, "", "o", true));
+  EXPECT_THAT(r.problems(), ElementsAre("o: must be a string, not a mapping"));
+}
+
+TEST(JsonReader, BoolObjectAndArray) {
+  json j = {{"b", true}, {"nb", 1}, {"o", {{"k", 1}}}, {"a", {1, 2}}};
+  JsonReader r;
+  EXPECT_EQ(r.Bool(j, "", "b"), true);
+  EXPECT_FALSE(r.Bool(j, "", "nb"));
+  EXPECT_NE(r.Object(j, "", "o", true), nullptr);
+  EXPECT_NE(r.Array(j, "", "a", true), nullptr);
+  EXPECT_EQ(r.Object(j, "", "a", true), nullptr);
+  EXPECT_EQ(r.Array(j, "", "o", true), nullptr);
+  EXPECT_EQ(r.Array(j, "", "none", false), nullptr);
+  EXPECT_THAT(r.problems(), ElementsAre("nb: must be true or false, not a number",
+                                        "a: must be a mapping, not a list",
+                                        "o: must be a list, not a mapping"));
+}
+
+TEST(JsonReader, RejectUnknownAndToStatus) {
+  JsonReader r;
+  EXPECT_TRUE(r.ToStatus().ok());
+  r.RejectUnknown(json{{"name", 1}, {"nmae", 2}, {"extra", 3}}, "spec", {"name"});
+  Status s = r.ToStatus();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "spec.extra: unknown field; spec.nmae: unknown field");
+}
+
+TEST(JsonTypeName, NamesEveryType) {
+  EXPECT_EQ(JsonTypeName(json("x")), "a string");
+  EXPECT_EQ(JsonTypeName(json(1)), "a number");
+  EXPECT_EQ(JsonTypeName(json(true)), "a boolean");
+  EXPECT_EQ(JsonTypeName(json::array()), "a list");
+  EXPECT_EQ(JsonTypeName(json::object()), "a mapping");
+  EXPECT_EQ(JsonTypeName(json(nullptr)), "null");
+}
+
+}  // namespace
+}  // namespace hpt::api

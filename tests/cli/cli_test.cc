@@ -1,0 +1,148 @@
+// The real `hpt` binary as a user runs it.
+#include <gtest/gtest.h>
+
+#include "tests/testing/hpt_process.h"
+#include "tests/testing/temp_dir.h"
+
+namespace hpt::testing {
+namespace {
+
+const char* kSpec = R"(
+name: cli-demo
+objective: {type: minimize, objectiveMetricName: loss}
+algorithm: {algorithmName: random, algorithmSettings: [{name: random_state, value: "5"}]}
+parallelTrialCount: 2
+maxTrialCount: 4
+parameters:
+  - {name: x, parameterType: double, feasibleSpace: {min: "0", max: "1"}}
+  - {name: opt, parameterType: categorical, feasibleSpace: {list: [sgd, adam]}}
+trialTemplate:
+  command: [sh, trial.sh, "${trialParameters.x}"]
+  trialParameters: [{name: x, reference: x}]
+  workingDir: .
+)";
+
+class CliTest : public ::testing::Test {
+ protected:
+  CliTest() {
+    WriteFile(dir_.File("exp/experiment.yaml"), kSpec);
+    // Found through workingDir ".", relative to the spec file.
+    WriteFile(dir_.File("exp/trial.sh"), "echo step=1 loss=5\necho loss=$1\n");
+  }
+  TempDir dir_;
+};
+
+TEST_F(CliTest, ValidateAcceptsAGoodFile) {
+  std::string out, err;
+  EXPECT_EQ(RunHpt({"validate", dir_.File("exp/experiment.yaml")}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("experiment 'cli-demo' is valid"), std::string::npos);
+}
+
+TEST_F(CliTest, ValidateNamesTheFieldInOneLine) {
+  std::string bad = kSpec;
+  bad.replace(bad.find("min: \"0\""), 8, "min: \"7\"");
+  WriteFile(dir_.File("bad.yaml"), bad);
+  std::string out, err;
+  EXPECT_EQ(RunHpt({"validate", dir_.File("bad.yaml")}, &out, &err), 1);
+  EXPECT_NE(err.find("parameters[0].feasibleSpace: min 7 is above max 1"), std::string::npos)
+      << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+
+  EXPECT_EQ(RunHpt({"validate", dir_.File("missing.yaml")}, &out, &err), 1);
+  EXPECT_NE(err.find("cannot read the file"), std::string::npos);
+  WriteFile(dir_.File("broken.yaml"), "name: [\n");
+  EXPECT_EQ(RunHpt({"validate", dir_.File("broken.yaml")}, &out, &err), 1);
+  EXPECT_NE(err.find("invalid YAML"), std::string::npos) << err;
+}
+
+TEST_F(CliTest, RunWithAnEmbeddedServerPrintsTheBestTrial) {
+  std::string out, err;
+  int code = RunHpt({"run", "--db", dir_.File("db/hpt.db"), dir_.File("exp/experiment.yaml")},
+                    &out, &err, 60);
+  EXPECT_EQ(code, 0) << out << err;
+  EXPECT_NE(out.find("experiment 'cli-demo' Succeeded (MaxTrialsReached)"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("best trial: cli-demo-"), std::string::npos) << out;
+  EXPECT_NE(out.find("TRIAL"), std::string::npos);  // the trial table
+  // Piped output gets plain progress lines, not a redrawn bar.
+  EXPECT_NE(out.find("trials 4/4 done"), std::string::npos) << out;
+  EXPECT_EQ(out.find('\r'), std::string::npos);
+}
+
+TEST_F(CliTest, RunShowsAProgressBarOnATerminal) {
+  std::string out, err;
+  // script(1) gives hpt a pseudo-terminal.
+  std::string cmd = HptBinary() + " run --db " + dir_.File("db/hpt.db") + " " +
+                    dir_.File("exp/experiment.yaml");
+  ASSERT_EQ(system(("script -qec '" + cmd + "' " + dir_.File("typescript") +
+                    " > /dev/null 2>&1").c_str()),
+            0);
+  std::string typescript = ReadFile(dir_.File("typescript"));
+  EXPECT_NE(typescript.find("\r["), std::string::npos) << typescript;
+  EXPECT_NE(typescript.find("4/4 trials"), std::string::npos) << typescript;
+}
+
+TEST_F(CliTest, RunFailsWhenTheExperimentFails) {
+  std::string spec = kSpec;
+  spec.replace(spec.find("name: cli-demo"), 14, "name: cli-fail");
+  spec += "maxFailedTrialCount: 0\n";
+  WriteFile(dir_.File("exp/fail.yaml"), spec);
+  WriteFile(dir_.File("exp/trial.sh"), "echo boom >&2; exit 2\n");
+  std::string out, err;
+  EXPECT_EQ(RunHpt({"run", "--db", dir_.File("db/hpt.db"), dir_.File("exp/fail.yaml")}, &out,
+                   &err, 60),
+            1);
+  EXPECT_NE(out.find("Failed (MaxFailedTrialsReached)"), std::string::npos) << out;
+}
+
+TEST_F(CliTest, ClientCommandsTalkToAServer) {
+  HptProcess server(dir_.File("server.db"));
+  std::string out, err;
+  ASSERT_EQ(RunHpt({"run", "--server", server.url(), "--quiet",
+                    dir_.File("exp/experiment.yaml")},
+                   &out, &err, 60),
+            0)
+      << out << err;
+  ASSERT_EQ(RunHpt({"list", "--server", server.url()}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("cli-demo"), std::string::npos);
+  EXPECT_NE(out.find("Succeeded"), std::string::npos);
+  EXPECT_NE(out.find("4/4"), std::string::npos) << out;
+
+  ASSERT_EQ(RunHpt({"trials", "--server", server.url(), "cli-demo"}, &out, &err), 0);
+  EXPECT_NE(out.find("TRIAL"), std::string::npos);
+  EXPECT_NE(out.find("opt"), std::string::npos);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 5) << out;
+
+  ASSERT_EQ(RunHpt({"get", "--server", server.url(), "cli-demo"}, &out, &err), 0);
+  EXPECT_EQ(nlohmann::json::parse(out)["status"]["phase"], "Succeeded");
+
+  // A second submission of the same name is refused in one line.
+  EXPECT_EQ(RunHpt({"run", "--server", server.url(), dir_.File("exp/experiment.yaml")}, &out,
+                   &err),
+            1);
+  EXPECT_NE(err.find("already exists"), std::string::npos) << err;
+
+  EXPECT_EQ(RunHpt({"stop", "--server", server.url(), "cli-demo"}, &out, &err), 1);
+  EXPECT_NE(err.find("already Succeeded"), std::string::npos) << err;
+  ASSERT_EQ(RunHpt({"delete", "--server", server.url(), "cli-demo"}, &out, &err), 0);
+  EXPECT_EQ(RunHpt({"get", "--server", server.url(), "cli-demo"}, &out, &err), 1);
+  EXPECT_NE(err.find("experiment 'cli-demo' not found"), std::string::npos) << err;
+}
+
+TEST_F(CliTest, UnreachableServerIsOneReadableLine) {
+  std::string out, err;
+  EXPECT_EQ(RunHpt({"list", "--server", "http://127.0.0.1:1"}, &out, &err), 1);
+  EXPECT_NE(err.find("cannot reach the hpt server"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
+TEST_F(CliTest, BadFlagsAreOneReadableLine) {
+  std::string out, err;
+  EXPECT_NE(RunHpt({"serve", "--port", "99999"}, &out, &err), 0);
+  EXPECT_NE(err.find("--port"), std::string::npos) << err;
+  EXPECT_NE(RunHpt({"serve", "--gpus", "zero"}, &out, &err), 0);
+  EXPECT_NE(err.find("--gpus: 'zero'"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace hpt::testing

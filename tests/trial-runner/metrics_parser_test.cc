@@ -1,0 +1,132 @@
+#include "trial-runner/metrics_parser.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace hpt::runner {
+namespace {
+
+MetricsParser MakeParser(const api::MetricsCollector& collector,
+                         std::vector<std::string> names) {
+  StatusOr<MetricsParser> parser = MetricsParser::Create(collector, names);
+  EXPECT_TRUE(parser.ok()) << parser.status().ToString();
+  return std::move(parser).value();
+}
+
+TEST(MetricsParserTest, DefaultFormatFindsPairsAnywhereInALine) {
+  MetricsParser parser = MakeParser({}, {"loss", "acc"});
+  auto obs = parser.ParseLine("epoch 3: loss=0.41 acc = 0.9, lr=1e-3");
+  ASSERT_TRUE(obs.has_value());
+  EXPECT_EQ(obs->metrics,
+            (std::map<std::string, double>{{"loss", 0.41}, {"acc", 0.9}}));
+  EXPECT_EQ(obs->step, 0);
+  EXPECT_GT(obs->timestamp_ms, 0);
+}
+
+TEST(MetricsParserTest, ParsesSignsAndExponents) {
+  MetricsParser parser = MakeParser({}, {"a", "b", "c"});
+  auto obs = parser.ParseLine("a=-1.5 b=+2E3 c=.25");
+  ASSERT_TRUE(obs.has_value());
+  EXPECT_DOUBLE_EQ(obs->metrics.at("a"), -1.5);
+  EXPECT_DOUBLE_EQ(obs->metrics.at("b"), 2000);
+  EXPECT_DOUBLE_EQ(obs->metrics.at("c"), 0.25);
+}
+
+TEST(MetricsParserTest, StepsCountUpUnlessTheLineGivesOne) {
+  MetricsParser parser = MakeParser({}, {"loss"});
+  EXPECT_EQ(parser.ParseLine("loss=1")->step, 0);
+  EXPECT_EQ(parser.ParseLine("loss=0.9")->step, 1);
+  EXPECT_EQ(parser.ParseLine("step=10 loss=0.8")->step, 10);
+  EXPECT_EQ(parser.ParseLine("loss=0.7")->step, 11);
+}
+
+TEST(MetricsParserTest, CustomStepKey) {
+  api::MetricsCollector collector;
+  collector.step_key = "epoch";
+  MetricsParser parser = MakeParser(collector, {"loss"});
+  auto obs = parser.ParseLine("epoch=4 step=99 loss=0.5");
+  ASSERT_TRUE(obs.has_value());
+  EXPECT_EQ(obs->step, 4);
+  EXPECT_EQ(obs->metrics.size(), 1u);
+}
+
+TEST(MetricsParserTest, StepKeyAloneIsNoObservation) {
+  MetricsParser parser = MakeParser({}, {"loss"});
+  EXPECT_FALSE(parser.ParseLine("step=5").has_value());
+  EXPECT_EQ(parser.ParseLine("loss=1")->step, 0);
+}
+
+TEST(MetricsParserTest, CustomRegexReplacesTheDefault) {
+  api::MetricsCollector collector;
+  collector.metrics_format = {R"(([\w-]+):\s*([\d.]+))"};
+  MetricsParser parser = MakeParser(collector, {"loss", "acc"});
+  auto obs = parser.ParseLine("loss: 0.3 acc: 0.8");
+  ASSERT_TRUE(obs.has_value());
+  EXPECT_EQ(obs->metrics,
+            (std::map<std::string, double>{{"loss", 0.3}, {"acc", 0.8}}));
+  EXPECT_FALSE(parser.ParseLine("loss=0.2").has_value());
+  EXPECT_FALSE(parser.ParseLine(R"({"loss": 0.2})").has_value());
+}
+
+TEST(MetricsParserTest, BadRegexIsInvalidArgumentNamingIt) {
+  api::MetricsCollector collector;
+  collector.metrics_format = {"(unclosed"};
+  StatusOr<MetricsParser> parser = MetricsParser::Create(collector, {"loss"});
+  ASSERT_FALSE(parser.ok());
+  EXPECT_EQ(parser.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(parser.status().message().find("(unclosed"), std::string::npos)
+      << parser.status().message();
+}
+
+TEST(MetricsParserTest, RegexNeedsTwoGroups) {
+  api::MetricsCollector collector;
+  collector.metrics_format = {R"(loss=([\d.]+))"};
+  StatusOr<MetricsParser> parser = MetricsParser::Create(collector, {"loss"});
+  ASSERT_FALSE(parser.ok());
+  EXPECT_EQ(parser.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(MetricsParserTest, JsonLines) {
+  MetricsParser parser = MakeParser({}, {"loss", "acc"});
+  auto obs = parser.ParseLine(
+      R"(  {"loss": 0.3, "step": 2, "acc": "0.75", "note": "x"})");
+  ASSERT_TRUE(obs.has_value());
+  EXPECT_EQ(obs->step, 2);
+  EXPECT_EQ(obs->metrics,
+            (std::map<std::string, double>{{"loss", 0.3}, {"acc", 0.75}}));
+  EXPECT_EQ(parser.ParseLine(R"({"loss": 0.2})")->step, 3);
+}
+
+TEST(MetricsParserTest, BrokenJsonFallsBackToPairs) {
+  MetricsParser parser = MakeParser({}, {"loss"});
+  auto obs = parser.ParseLine("{loss=0.5}");
+  ASSERT_TRUE(obs.has_value());
+  EXPECT_DOUBLE_EQ(obs->metrics.at("loss"), 0.5);
+}
+
+TEST(MetricsParserTest, IgnoresUnknownMetricsAndNonFiniteValues) {
+  MetricsParser parser = MakeParser({}, {"loss"});
+  EXPECT_FALSE(parser.ParseLine("acc=0.9 other=1").has_value());
+  EXPECT_FALSE(parser.ParseLine("loss=nan").has_value());
+  EXPECT_FALSE(parser.ParseLine("loss=1e999").has_value());
+  EXPECT_FALSE(parser.ParseLine("no metrics here").has_value());
+  EXPECT_FALSE(parser.ParseLine("").has_value());
+
+  api::MetricsCollector collector;
+  collector.metrics_format = {R"((\w+)=(\S+))"};
+  MetricsParser custom = MakeParser(collector, {"loss"});
+  EXPECT_FALSE(custom.ParseLine("loss=nan").has_value());
+  EXPECT_FALSE(custom.ParseLine("loss=inf").has_value());
+  EXPECT_DOUBLE_EQ(custom.ParseLine("loss=0.5")->metrics.at("loss"), 0.5);
+}
+
+TEST(MetricsParserTest, HugeLineDoesNotCrash) {
+  MetricsParser parser = MakeParser({}, {"loss"});
+  std::string line = "loss=" + std::string(200000, '1');
+  EXPECT_FALSE(parser.ParseLine(line).has_value());
+}
+
+}  // namespace
+}  // namespace hpt::runner

@@ -1,0 +1,38 @@
+#pragma once
+// FileTailer follows a file that another process writes (Katib's File
+// metrics collector), yielding the lines added since it last looked.
+//
+// Not thread-safe.
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "trial-runner/line_buffer.h"
+
+namespace hpt::runner {
+
+class FileTailer {
+ public:
+  // What `path` holds already (a previous run's metrics) is skipped: reading
+  // starts at its current end, or at 0 once the file is replaced or
+  // truncated (a writer that opens it with "w"). A writer that truncates and
+  // then writes past the old end between two Poll()s loses its first lines.
+  explicit FileTailer(std::string path);
+
+  // Reads what was added since the last call and calls `on_line` for each
+  // complete line. A missing file is not an error: it is not written yet.
+  void Poll(const LineFn& on_line);
+  // Poll() plus the unterminated last line: the writer has finished.
+  void Finish(const LineFn& on_line);
+
+ private:
+  std::string path_;
+  bool known_ = false;  // dev_/ino_ name the file offset_ belongs to
+  dev_t dev_ = 0;
+  ino_t ino_ = 0;
+  off_t offset_ = 0;
+  LineBuffer buffer_;
+};
+
+}  // namespace hpt::runner

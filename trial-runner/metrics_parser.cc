@@ -1,0 +1,136 @@
+#include "trial-runner/metrics_parser.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+namespace hpt::runner {
+namespace {
+
+// Katib's default StdOut format (pkg/metricscollector/v1beta1/common).
+constexpr char kKatibFormat[] =
+    R"(([\w|-]+)\s*=\s*([+-]?\d*(\.\d+)?([Ee][+-]?\d+)?))";
+
+// libstdc++'s regex matcher recurses once per matched character, so a huge
+// line could exhaust the thread's stack.
+constexpr size_t kMaxRegexLine = 16 * 1024;
+
+// from_chars rather than strtod: the server's locale must not change what
+// "0.5" means.
+std::optional<double> ParseNumber(std::string_view text) {
+  while (!text.empty() &&
+         std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() &&
+         std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  if (text.empty()) return std::nullopt;
+  double value = 0;
+  auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+bool LooksLikeJsonObject(std::string_view line) {
+  size_t first = line.find_first_not_of(" \t");
+  size_t last = line.find_last_not_of(" \t\r");
+  return first != std::string_view::npos && line[first] == '{' &&
+         line[last] == '}';
+}
+
+}  // namespace
+
+StatusOr<MetricsParser> MetricsParser::Create(
+    const api::MetricsCollector& collector,
+    std::vector<std::string> metric_names) {
+  MetricsParser parser;
+  parser.step_key_ = collector.step_key.empty() ? "step" : collector.step_key;
+  parser.wanted_.insert(metric_names.begin(), metric_names.end());
+  if (collector.metrics_format.empty()) {
+    parser.formats_.emplace_back(kKatibFormat);
+    parser.json_lines_ = true;
+    return parser;
+  }
+  for (size_t i = 0; i < collector.metrics_format.size(); ++i) {
+    const std::string& format = collector.metrics_format[i];
+    std::string where = "metricsCollector.metricsFormat[" + std::to_string(i) +
+                        "] '" + format + "'";
+    try {
+      std::regex re(format);
+      if (re.mark_count() < 2) {
+        return InvalidArgument(where +
+                               ": needs two groups, the name and the value");
+      }
+      parser.formats_.push_back(std::move(re));
+    } catch (const std::regex_error& e) {
+      return InvalidArgument(where + ": not a valid regex: " + e.what());
+    }
+  }
+  return parser;
+}
+
+void MetricsParser::MatchRegexes(
+    std::string_view line,
+    const std::function<void(const std::string&, const std::string&)>& take)
+    const {
+  if (line.size() > kMaxRegexLine) return;
+  for (const std::regex& re : formats_) {
+    for (std::cregex_iterator it(line.data(), line.data() + line.size(), re),
+         end;
+         it != end; ++it) {
+      take((*it)[1].str(), (*it)[2].str());
+    }
+  }
+}
+
+std::optional<api::Observation> MetricsParser::ParseLine(
+    std::string_view line) {
+  std::map<std::string, double> metrics;
+  std::optional<int64_t> step;
+  auto take_number = [&](const std::string& name, double value) {
+    if (!std::isfinite(value)) return;
+    if (name == step_key_ && std::fabs(value) < 9e18)
+      step = std::llround(value);
+    if (wanted_.count(name)) metrics[name] = value;
+  };
+  auto take_text = [&](const std::string& name, const std::string& text) {
+    if (!wanted_.count(name) && name != step_key_) return;
+    if (auto value = ParseNumber(text)) take_number(name, *value);
+  };
+
+  bool parsed_json = false;
+  if (json_lines_ && LooksLikeJsonObject(line)) {
+    auto json = nlohmann::json::parse(line.begin(), line.end(), nullptr,
+                                      /*allow_exceptions=*/false);
+    if (json.is_object()) {
+      parsed_json = true;
+      for (const auto& [name, value] : json.items()) {
+        if (value.is_number()) {
+          take_number(name, value.get<double>());
+        } else if (value.is_string()) {
+          take_text(name, value.get<std::string>());
+        }
+      }
+    }
+  }
+  if (!parsed_json) MatchRegexes(line, take_text);
+
+  if (metrics.empty()) return std::nullopt;
+  api::Observation observation;
+  observation.step = step ? *step : last_step_ + 1;
+  observation.timestamp_ms = api::NowMillis();
+  observation.metrics = std::move(metrics);
+  last_step_ = observation.step;
+  return observation;
+}
+
+}  // namespace hpt::runner

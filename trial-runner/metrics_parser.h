@@ -1,0 +1,58 @@
+#pragma once
+// MetricsParser: turns a trial's output lines into observations, the way
+// Katib's StdOut and File metrics collectors read them.
+//
+// Formats: with no metrics_format, Katib's default `name=value` pairs
+// anywhere in a line (`epoch 3: loss=0.41 acc=0.9`) and lines that are a JSON
+// object (`{"loss": 0.3, "step": 2}`). With metrics_format, only those
+// regexes are searched for (every match in a line); each one's first two
+// groups are the name and the value.
+//
+// Only the configured metric names are collected; non-finite values (nan,
+// inf) are ignored. The step is the value of collector.step_key found in the
+// same line, else the previous observation's step + 1 (the first is 0).
+//
+// Not thread-safe: it remembers the last step. One parser per trial.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/status.h"
+#include "api/types.h"
+
+namespace hpt::runner {
+
+class MetricsParser {
+ public:
+  // InvalidArgument naming the metrics_format entry that is not a valid
+  // regex or has fewer than two groups.
+  static StatusOr<MetricsParser> Create(const api::MetricsCollector& collector,
+                                        std::vector<std::string> metric_names);
+
+  // The observation a line carries (timestamp: now), or nullopt when it
+  // holds none of the configured metrics. Lines longer than 16 KiB are only
+  // read as JSON.
+  std::optional<api::Observation> ParseLine(std::string_view line);
+
+ private:
+  MetricsParser() = default;
+
+  // Feeds every name/value pair the regexes find in `line` to `take`.
+  void MatchRegexes(std::string_view line,
+                    const std::function<void(const std::string&,
+                                             const std::string&)>& take) const;
+
+  std::vector<std::regex> formats_;
+  bool json_lines_ = false;
+  std::string step_key_;
+  std::set<std::string> wanted_;
+  int64_t last_step_ = -1;
+};
+
+}  // namespace hpt::runner

@@ -1,0 +1,36 @@
+#pragma once
+// Spawn starts a program as the leader of its own process group, with stdin
+// on /dev/null and stdout and stderr both on one given file descriptor.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/status.h"
+
+namespace hpt::runner {
+
+struct SpawnOptions {
+  std::vector<std::string> argv;  // argv[0] is looked up in PATH (the
+                                  // child's: env may override it) unless it
+                                  // holds a '/'
+  std::string working_dir;        // "": this process's
+  // Added to (and overriding) this process's environment.
+  std::map<std::string, std::string> env;
+  int output_fd = -1;  // the child's stdout and stderr
+};
+
+struct SpawnResult {
+  int pid = 0;        // the child, also its process-group id; 0 if not started
+  std::string error;  // why it did not start, e.g. "chdir /x: No such file
+                      // or directory"; "" when it did
+};
+
+// Returns once the child has exec'd its program or failed to (a child that
+// failed is already reaped): a missing working dir or program is reported
+// in SpawnResult::error. Unavailable when this process has run out of
+// processes or memory. The child's signal dispositions and mask are the
+// defaults. Thread-safe.
+StatusOr<SpawnResult> Spawn(const SpawnOptions& options);
+
+}  // namespace hpt::runner

@@ -1,0 +1,293 @@
+#include "trial-runner/trial_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "trial-runner/spawn.h"
+
+namespace hpt::runner {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr milliseconds kFilePollInterval(100);
+// Without a pidfd, how often to look for the exit; see NextWake().
+constexpr milliseconds kExitPollInterval(100);
+// Once the process group is gone, how long to keep reading output from
+// writers that escaped it (setsid) before giving up on them.
+constexpr milliseconds kDrainLimit(2000);
+
+std::string ErrnoText(int err) { return std::generic_category().message(err); }
+
+void WriteAll(int fd, const char* data, size_t size) {
+  while (fd >= 0 && size > 0) {
+    ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // a full disk must not stop the trial
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+// Readable once `pid` has exited; -1 on kernels before 5.3. Through
+// syscall(): Debian 12's <sys/pidfd.h> lacks extern "C", so its wrapper
+// does not link from C++. The kernel sets close-on-exec.
+int PidfdOpen(int pid) {
+#ifdef SYS_pidfd_open
+  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+#else
+  return -1;
+#endif
+}
+
+void CloseFd(int& fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
+}  // namespace
+
+TrialProcess::TrialProcess(const LocalExecutorOptions& options)
+    : kill_grace_ms_(options.kill_grace_ms),
+      tail_(static_cast<size_t>(std::max(0, options.log_tail_lines))) {}
+
+TrialProcess::~TrialProcess() {
+  CloseFd(out_fd_);
+  CloseFd(pid_fd_);
+  CloseFd(log_fd_);
+}
+
+StatusOr<std::unique_ptr<TrialProcess>> TrialProcess::Launch(
+    const LaunchSpec& spec, const LocalExecutorOptions& options) {
+  if (spec.argv.empty()) return InvalidArgument("argv is empty");
+  const std::string& kind = spec.collector.kind;
+  if (kind != "StdOut" && kind != "File" && kind != "Push" && kind != "None") {
+    return InvalidArgument("metricsCollector.kind '" + kind +
+                           "': want StdOut, File, Push or None");
+  }
+  if (kind == "File" && spec.collector.file_path.empty()) {
+    return InvalidArgument(
+        "metricsCollector.filePath is required for kind File");
+  }
+  std::unique_ptr<TrialProcess> trial(new TrialProcess(options));
+  if (kind == "StdOut" || kind == "File") {
+    HPT_ASSIGN_OR_RETURN(
+        MetricsParser parser,
+        MetricsParser::Create(spec.collector, spec.metric_names));
+    (kind == "StdOut" ? trial->stdout_parser_ : trial->file_parser_) =
+        std::move(parser);
+  }
+  if (kind == "File") {
+    // Made before the trial runs, so that what the file holds now is skipped.
+    const std::string& path = spec.collector.file_path;
+    trial->file_ =
+        std::make_unique<FileTailer>(path[0] == '/' || spec.working_dir.empty()
+                                         ? path
+                                         : spec.working_dir + "/" + path);
+  }
+
+  if (!spec.log_path.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(
+        std::filesystem::path(spec.log_path).parent_path(), ec);
+    trial->log_fd_ = open(spec.log_path.c_str(),
+                          O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (trial->log_fd_ < 0) {
+      trial->start_error_ =
+          "log file " + spec.log_path + ": " + ErrnoText(errno);
+      return trial;
+    }
+  }
+
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    return Unavailable("pipe: " + ErrnoText(errno));
+  }
+  fcntl(out[0], F_SETFL, O_NONBLOCK);
+  StatusOr<SpawnResult> spawned =
+      Spawn(SpawnOptions{spec.argv, spec.working_dir, spec.env, out[1]});
+  close(out[1]);
+  if (!spawned.ok() || !spawned->error.empty()) {
+    close(out[0]);
+    if (!spawned.ok()) return spawned.status();
+    trial->start_error_ = spawned->error;
+    std::string line = "hpt: cannot start the trial: " + spawned->error + "\n";
+    WriteAll(trial->log_fd_, line.data(), line.size());
+    return trial;
+  }
+  trial->pid_ = spawned->pid;
+  trial->out_fd_ = out[0];
+  trial->pid_fd_ = PidfdOpen(trial->pid_);
+  if (spec.timeout_seconds > 0) {
+    trial->deadline_ =
+        Clock::now() + std::chrono::seconds(spec.timeout_seconds);
+  }
+  return trial;
+}
+
+void TrialProcess::Kill(ExitKind why, Clock::time_point now) {
+  if (pid_ <= 0 || exited_ || forced_) return;
+  forced_ = why;
+  if (kill_grace_ms_ <= 0) {
+    kill(-pid_, SIGKILL);
+    return;
+  }
+  kill(-pid_, SIGTERM);
+  sigkill_at_ = now + milliseconds(kill_grace_ms_);
+}
+
+void TrialProcess::AddPollFds(std::vector<pollfd>& fds) {
+  out_index_ = pid_index_ = -1;
+  if (out_fd_ >= 0) {
+    out_index_ = static_cast<int>(fds.size());
+    fds.push_back({out_fd_, POLLIN, 0});
+  }
+  if (pid_fd_ >= 0) {
+    pid_index_ = static_cast<int>(fds.size());
+    fds.push_back({pid_fd_, POLLIN, 0});
+  }
+}
+
+void TrialProcess::Step(const std::vector<pollfd>& fds, Clock::time_point now,
+                        const ObservationFn& emit) {
+  if (pid_ <= 0) return;
+  // Output before the exit: the last lines must not be lost.
+  if (out_index_ >= 0 && fds[out_index_].revents != 0) ReadOutput(emit);
+  if (!exited_ &&
+      (pid_fd_ < 0 || (pid_index_ >= 0 && fds[pid_index_].revents != 0))) {
+    CheckExit(now);
+  }
+  if (exited_) return;
+  if (deadline_ && now >= *deadline_) Kill(ExitKind::kTimedOut, now);
+  if (sigkill_at_ && now >= *sigkill_at_) {
+    kill(-pid_, SIGKILL);
+    sigkill_at_.reset();
+  }
+  if (file_ && now >= next_file_poll_) {
+    file_->Poll([&](std::string_view line) {
+      if (auto observation = file_parser_->ParseLine(line)) emit(*observation);
+    });
+    next_file_poll_ = now + kFilePollInterval;
+  }
+}
+
+void TrialProcess::ReadOutput(const ObservationFn& emit) {
+  auto on_line = [&](std::string_view line) {
+    tail_.Add(line);
+    if (!stdout_parser_) return;
+    if (auto observation = stdout_parser_->ParseLine(line)) emit(*observation);
+  };
+  char buffer[64 * 1024];
+  // Bounded, so that one chatty trial cannot starve the others.
+  for (int round = 0; round < 4; ++round) {
+    ssize_t n = read(out_fd_, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n <= 0) {
+      CloseFd(out_fd_);
+      eof_at_ = Clock::now();
+      lines_.Flush(on_line);
+      return;
+    }
+    WriteAll(log_fd_, buffer, static_cast<size_t>(n));
+    lines_.Append(std::string_view(buffer, static_cast<size_t>(n)), on_line);
+  }
+}
+
+void TrialProcess::CheckExit(Clock::time_point now) {
+  siginfo_t info;
+  info.si_pid = 0;
+  // WNOWAIT: the zombie keeps the pid, and so the group id, from being
+  // reused until the group has been killed below.
+  if (waitid(P_PID, pid_, &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+    exit_code_ = -1;  // ECHILD: reaped elsewhere (SIGCHLD ignored); status lost
+  } else if (info.si_pid == 0) {
+    return;
+  } else {
+    reapable_ = true;
+    if (info.si_code == CLD_EXITED) {
+      exit_code_ = info.si_status;
+    } else {
+      signal_ = info.si_status;
+    }
+    // The trial ends with its main process. What it left running in its
+    // group would hold the output pipe open, and GPUs, indefinitely.
+    kill(-pid_, SIGKILL);
+  }
+  exited_ = true;
+  CloseFd(pid_fd_);
+  drain_until_ = now + kDrainLimit;
+}
+
+std::optional<TrialProcess::Clock::time_point> TrialProcess::NextWake(
+    Clock::time_point now) const {
+  if (pid_ <= 0) return now;
+  if (exited_) {
+    if (out_fd_ >= 0) return drain_until_;
+    return now;
+  }
+  std::optional<Clock::time_point> wake;
+  auto at = [&](Clock::time_point t) { wake = wake ? std::min(*wake, t) : t; };
+  if (deadline_ && !forced_) at(*deadline_);
+  if (sigkill_at_) at(*sigkill_at_);
+  if (file_) at(next_file_poll_);
+  if (pid_fd_ < 0) {
+    // No pidfd: the exit usually follows EOF at once, so look soon after
+    // it, then back off.
+    if (out_fd_ >= 0) {
+      at(now + kExitPollInterval);
+    } else {
+      auto since = std::chrono::duration_cast<milliseconds>(now - eof_at_);
+      at(now + std::clamp(since, milliseconds(1), kExitPollInterval));
+    }
+  }
+  return wake;
+}
+
+bool TrialProcess::done(Clock::time_point now) const {
+  return pid_ <= 0 || (exited_ && (out_fd_ < 0 || now >= drain_until_));
+}
+
+ExitInfo TrialProcess::Finish(const ObservationFn& emit) {
+  ExitInfo info;
+  CloseFd(log_fd_);
+  if (pid_ <= 0) {
+    info.kind = ExitKind::kStartFailed;
+    info.log_tail = start_error_;
+    return info;
+  }
+  if (out_fd_ >= 0) {
+    CloseFd(out_fd_);  // gave up on writers outside the group
+    lines_.Flush([&](std::string_view line) { tail_.Add(line); });
+  }
+  if (file_) {
+    file_->Finish([&](std::string_view line) {
+      if (auto observation = file_parser_->ParseLine(line)) emit(*observation);
+    });
+  }
+  if (reapable_) {
+    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    reapable_ = false;
+  }
+  info.exit_code = exit_code_;
+  info.signal = signal_;
+  if (forced_) {
+    info.kind = *forced_;
+  } else {
+    info.kind = signal_ != 0 ? ExitKind::kSignaled : ExitKind::kExited;
+  }
+  info.log_tail = tail_.Join();
+  return info;
+}
+
+}  // namespace hpt::runner

@@ -1,0 +1,99 @@
+#pragma once
+// TrialProcess: one trial run as a local process group, as the local
+// executor's thread drives it: it spawns the trial, copies its output to the
+// log, parses metrics (from stdout or a file), enforces the timeout, and
+// notices the exit.
+//
+// The executor's thread polls the descriptors AddPollFds() names, then calls
+// Step(); when done(), Finish() gives the ExitInfo. Not thread-safe.
+
+#include <poll.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/status.h"
+#include "api/types.h"
+#include "trial-runner/executor.h"
+#include "trial-runner/file_tailer.h"
+#include "trial-runner/line_buffer.h"
+#include "trial-runner/metrics_parser.h"
+
+namespace hpt::runner {
+
+class TrialProcess {
+ public:
+  using Clock = std::chrono::steady_clock;
+  using ObservationFn = std::function<void(api::Observation)>;
+
+  // Starts `spec`. InvalidArgument for an empty argv, an unknown collector
+  // kind or a bad metrics format; Unavailable when this process is out of
+  // processes or descriptors. A trial that could not be started (no such
+  // program or working dir, unwritable log) is returned too, with pid() 0:
+  // it is done() at once and finishes as kStartFailed, the reason written to
+  // its log.
+  static StatusOr<std::unique_ptr<TrialProcess>> Launch(
+      const LaunchSpec& spec, const LocalExecutorOptions& options);
+  ~TrialProcess();
+  TrialProcess(const TrialProcess&) = delete;
+  TrialProcess& operator=(const TrialProcess&) = delete;
+
+  // The process-group id; 0 when it did not start.
+  int pid() const { return pid_; }
+
+  // SIGTERM to the whole group, SIGKILL after the grace period. Only the
+  // first call counts, and the ExitKind it gives is the one reported.
+  void Kill(ExitKind why, Clock::time_point now);
+
+  // Appends the descriptors to wait on.
+  void AddPollFds(std::vector<pollfd>& fds);
+  // After poll(): reads output, notices the exit, acts on the timeout.
+  // Observations go to `emit`, in order.
+  void Step(const std::vector<pollfd>& fds, Clock::time_point now,
+            const ObservationFn& emit);
+  // When Step() next has something to do without any descriptor becoming
+  // ready; nullopt: nothing.
+  std::optional<Clock::time_point> NextWake(Clock::time_point now) const;
+
+  // The process group has ended and its output been read (or given up on).
+  bool done(Clock::time_point now) const;
+  // Reads what is left (the File collector's last lines go to `emit`),
+  // reaps the process and closes everything.
+  ExitInfo Finish(const ObservationFn& emit);
+
+ private:
+  explicit TrialProcess(const LocalExecutorOptions& options);
+
+  void ReadOutput(const ObservationFn& emit);
+  void CheckExit(Clock::time_point now);
+
+  const int kill_grace_ms_;
+  int pid_ = 0;
+  std::string start_error_;
+  int out_fd_ = -1;  // read end of stdout+stderr; -1 once at EOF
+  int pid_fd_ = -1;  // readable on exit; -1 without pidfd, or once exited
+  int log_fd_ = -1;
+  int out_index_ = -1;  // where AddPollFds() put them
+  int pid_index_ = -1;
+  std::optional<MetricsParser> stdout_parser_;
+  std::unique_ptr<FileTailer> file_;
+  std::optional<MetricsParser> file_parser_;
+  Clock::time_point next_file_poll_;
+  LineBuffer lines_;
+  TailLines tail_;
+  std::optional<Clock::time_point> deadline_;
+  std::optional<ExitKind> forced_;
+  std::optional<Clock::time_point> sigkill_at_;
+  bool exited_ = false;
+  bool reapable_ = false;  // exited, and the zombie is still ours to reap
+  int exit_code_ = 0;
+  int signal_ = 0;
+  Clock::time_point eof_at_;
+  Clock::time_point drain_until_;
+};
+
+}  // namespace hpt::runner
