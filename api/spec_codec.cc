@@ -36,8 +36,10 @@ void DecodeObjective(JsonReader& r, const json& j, Objective& o) {
   }
 }
 
-void DecodeAlgorithm(JsonReader& r, const json& j, AlgorithmSpec& a) {
-  const std::string p = "algorithm";
+// Decodes {algorithmName, algorithmSettings} under `p` ("algorithm" or
+// "earlyStopping"; Katib spells both blocks the same way).
+void DecodeAlgorithm(JsonReader& r, const json& j, const std::string& p,
+                     AlgorithmSpec& a) {
   r.RejectUnknown(j, p, {"algorithmName", "algorithmSettings"});
   if (auto n = r.String(j, p, "algorithmName", true)) a.name = *n;
   if (const json* settings = r.Array(j, p, "algorithmSettings", false)) {
@@ -182,13 +184,18 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
   ExperimentSpec spec;
   r.RejectUnknown(j, "", {"name", "objective", "algorithm", "parallelTrialCount",
                           "maxTrialCount", "maxFailedTrialCount", "parameters",
-                          "trialTemplate", "metricsCollectorSpec"});
+                          "trialTemplate", "metricsCollectorSpec", "earlyStopping"});
   if (auto n = r.String(j, "", "name", true)) spec.name = *n;
   if (const json* o = r.Object(j, "", "objective", true)) {
     DecodeObjective(r, *o, spec.objective);
   }
   if (const json* a = r.Object(j, "", "algorithm", true)) {
-    DecodeAlgorithm(r, *a, spec.algorithm);
+    DecodeAlgorithm(r, *a, "algorithm", spec.algorithm);
+  }
+  if (const json* es = r.Object(j, "", "earlyStopping", false)) {
+    AlgorithmSpec decoded;
+    DecodeAlgorithm(r, *es, "earlyStopping", decoded);
+    spec.early_stopping = {decoded.name, decoded.settings};
   }
   if (auto v = r.Int(j, "", "parallelTrialCount", false)) {
     spec.parallel_trial_count = *v;
@@ -285,6 +292,14 @@ json SpecToJson(const ExperimentSpec& spec) {
   if (!c.file_path.empty()) source["fileSystemPath"] = {{"path", c.file_path}};
   if (!source.empty()) mc["source"] = source;
   j["metricsCollectorSpec"] = mc;
+  if (!spec.early_stopping.name.empty()) {
+    json es_settings = json::array();
+    for (const auto& s : spec.early_stopping.settings) {
+      es_settings.push_back({{"name", s.name}, {"value", s.value}});
+    }
+    j["earlyStopping"] = {{"algorithmName", spec.early_stopping.name},
+                          {"algorithmSettings", es_settings}};
+  }
   return j;
 }
 

@@ -50,6 +50,12 @@ struct AlgorithmSpec {
   std::vector<AlgorithmSetting> settings;
 };
 
+// Katib's earlyStopping block: a policy name ("medianstop") and its settings.
+struct EarlyStoppingSpec {
+  std::string name;  // empty: no early stopping
+  std::vector<AlgorithmSetting> settings;
+};
+
 struct TrialParameter {
   std::string name;
   std::string reference;  // the experiment parameter it takes its value from
@@ -84,6 +90,7 @@ struct ExperimentSpec {
   std::vector<ParameterSpec> parameters;
   std::optional<TrialTemplate> trial_template;  // absent: client-run
   MetricsCollector metrics_collector;
+  EarlyStoppingSpec early_stopping;
 };
 
 // One parameter's value, always as text (Katib's wire form): "0.25", "3",

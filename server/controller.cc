@@ -37,6 +37,10 @@ Status ValidateWithAlgorithms(const api::ExperimentSpec& spec,
       if (!s.ok()) add(s.message());
     }
   }
+  if (!spec.early_stopping.name.empty()) {
+    add("earlyStopping.algorithmName: '" + spec.early_stopping.name +
+        "' is not supported yet (early stopping is not available in this build)");
+  }
   if (problems.empty()) return Status::Ok();
   return InvalidArgument(problems);
 }
