@@ -1,6 +1,6 @@
 #pragma once
 // The REST API's JSON forms of trials, observations and experiments (the
-// contract clients and the dashboard rely on; see docs/api.md).
+// contract clients and the dashboard rely on; see the README's REST API section).
 
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// The REST API v1 routes (see docs/api.md), wired to the controller and
+// The REST API v1 routes (see the README's REST API section), wired to the controller and
 // store. Every handler answers JSON; errors use ErrorResponse.
 
 #include <atomic>
