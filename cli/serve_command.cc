@@ -1,6 +1,8 @@
 // `hpt serve`: runs the server until SIGINT or SIGTERM.
 #include <signal.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -29,6 +31,13 @@ StatusOr<std::optional<std::vector<int>>> ParseGpus(const std::string& text) {
   return std::optional<std::vector<int>>(ids);
 }
 
+// The dashboard built into the source tree (ui/dist), unless $HPT_UI_DIR
+// says otherwise.
+std::string DefaultUiDir() {
+  const char* env = std::getenv("HPT_UI_DIR");
+  return env && *env ? env : HPT_DEFAULT_UI_DIR;
+}
+
 }  // namespace
 
 int Serve(const ServeOptions& options) {
@@ -36,7 +45,7 @@ int Serve(const ServeOptions& options) {
   so.host = options.host;
   so.port = options.port;
   so.db_path = options.db;
-  so.ui_dir = options.ui_dir;
+  so.ui_dir = options.ui_dir.empty() ? DefaultUiDir() : options.ui_dir;
   so.sync_full = options.sync_full;
   auto gpus = ParseGpus(options.gpus);
   if (!gpus.ok()) return Fail(gpus.status().message());
@@ -57,6 +66,11 @@ int Serve(const ServeOptions& options) {
   if (!server.ok()) return Fail(server.status().message());
   std::cout << "hpt serving on " << (*server)->url() << " (db " << options.db
             << (so.token.empty() ? "" : ", token required") << ")" << std::endl;
+  if (!std::filesystem::exists(std::filesystem::path(so.ui_dir) / "index.html")) {
+    std::cout << "hpt: dashboard not built (no " << so.ui_dir
+              << "/index.html; scripts/build.sh builds it); the API works without it"
+              << std::endl;
+  }
   int sig = 0;
   sigwait(&signals, &sig);
   std::cout << "hpt: shutting down" << std::endl;
