@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "api/json_reader.h"
+#include "api/validation.h"
 
 namespace hpt::api {
 namespace {
@@ -30,9 +31,19 @@ void DecodeObjective(JsonReader& r, const json& j, Objective& o) {
       if (n) o.additional_metric_names.push_back(*n);
     }
   }
-  if (j.contains("metricStrategies")) {
-    r.Problem(p + ".metricStrategies",
-              "is not supported (the objective value is the latest value)");
+  if (const json* strategies = r.Array(j, p, "metricStrategies", false)) {
+    for (size_t i = 0; i < strategies->size(); ++i) {
+      std::string sp = JsonReader::Path(p + ".metricStrategies", i);
+      const json& s = (*strategies)[i];
+      if (!s.is_object()) {
+        r.Problem(sp, "must be a mapping with name and value");
+        continue;
+      }
+      r.RejectUnknown(s, sp, {"name", "value"});
+      auto name = r.String(s, sp, "name", true);
+      auto value = r.String(s, sp, "value", true);
+      if (name && value) o.metric_strategies[*name] = *value;
+    }
   }
 }
 
@@ -139,7 +150,8 @@ void DecodeCollector(JsonReader& r, const json& j, MetricsCollector& c) {
   const std::string p = "metricsCollectorSpec";
   r.RejectUnknown(j, p, {"collector", "source", "stepKey"});
   if (const json* col = r.Object(j, p, "collector", false)) {
-    r.RejectUnknown(*col, p + ".collector", {"kind"});
+    // customCollector comes with kind Custom, which validation names.
+    r.RejectUnknown(*col, p + ".collector", {"kind", "customCollector"});
     if (auto k = r.String(*col, p + ".collector", "kind", false)) c.kind = *k;
   }
   if (auto s = r.String(j, p, "stepKey", false)) c.step_key = *s;
@@ -227,6 +239,11 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
   if (const json* c = r.Object(j, "", "metricsCollectorSpec", false)) {
     DecodeCollector(r, *c, spec.metrics_collector);
   }
+  // Validation (which checks the name) runs only on a decoded spec; when
+  // decoding fails, a bad name is still worth reporting beside the rest.
+  if (!r.ok() && !spec.name.empty() && !IsDnsLabel(spec.name)) {
+    r.Problem("name", "'" + spec.name + "' must be a lowercase DNS label");
+  }
   HPT_RETURN_IF_ERROR(r.ToStatus());
   return spec;
 }
@@ -243,6 +260,13 @@ json SpecToJson(const ExperimentSpec& spec) {
               {"objectiveMetricName", spec.objective.metric_name},
               {"additionalMetricNames", spec.objective.additional_metric_names}};
   if (spec.objective.goal) obj["goal"] = *spec.objective.goal;
+  if (!spec.objective.metric_strategies.empty()) {
+    json strategies = json::array();
+    for (const auto& [name, value] : spec.objective.metric_strategies) {
+      strategies.push_back({{"name", name}, {"value", value}});
+    }
+    obj["metricStrategies"] = strategies;
+  }
   j["objective"] = obj;
   json settings = json::array();
   for (const auto& s : spec.algorithm.settings) {

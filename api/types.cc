@@ -57,8 +57,13 @@ bool IsFinished(ExperimentPhase p) {
 
 std::optional<double> ObjectiveValue(const Trial& trial,
                                      const Objective& objective) {
+  auto strategy = objective.metric_strategies.find(objective.metric_name);
   for (const auto& m : trial.metrics) {
-    if (m.name == objective.metric_name) return m.latest;
+    if (m.name != objective.metric_name) continue;
+    if (strategy == objective.metric_strategies.end()) return m.latest;
+    if (strategy->second == "min") return m.min;
+    if (strategy->second == "max") return m.max;
+    return m.latest;
   }
   return std::nullopt;
 }

@@ -38,6 +38,9 @@ struct Objective {
   std::string metric_name;
   std::optional<double> goal;
   std::vector<std::string> additional_metric_names;
+  // Katib's metricStrategies: which value of a metric's curve counts
+  // ("min", "max" or "latest", the default).
+  std::map<std::string, std::string> metric_strategies;
 };
 
 struct AlgorithmSetting {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "api/json_reader.h"
+#include "api/metrics_format.h"
 #include "api/spec_codec.h"
 #include "api/trial_template.h"
 
@@ -126,7 +127,7 @@ void ValidateCollector(JsonReader& r, const ExperimentSpec& spec) {
   for (size_t i = 0; i < c.metrics_format.size(); ++i) {
     std::string path = JsonReader::Path(p + ".source.filter.metricsFormat", i);
     try {
-      std::regex re(c.metrics_format[i]);
+      std::regex re(NormalizeMetricsRegex(c.metrics_format[i]));
       if (re.mark_count() < 2) {
         r.Problem(path, "needs two groups (name, then value), not " +
                             std::to_string(re.mark_count()));
@@ -168,6 +169,17 @@ Status ValidateSpec(const ExperimentSpec& spec) {
       r.Problem(path, "must not repeat the objective metric '" + m + "'");
     } else if (!metrics.insert(m).second) {
       r.Problem(path, "'" + m + "' is listed twice");
+    }
+  }
+  for (const auto& [name, value] : o.metric_strategies) {
+    if (!metrics.count(name)) {
+      r.Problem("objective.metricStrategies", "'" + name +
+                                                  "' is neither the objective nor an "
+                                                  "additional metric");
+    }
+    if (value != "min" && value != "max" && value != "latest") {
+      r.Problem("objective.metricStrategies", "'" + value + "' for '" + name +
+                                                  "' must be min, max or latest");
     }
   }
   if (spec.max_trial_count <= 0) {

@@ -18,8 +18,10 @@ int Fail(const std::string& message) {
 }
 
 int Validate(const std::string& file) {
-  auto j = LoadSpecFile(file);
+  std::vector<std::string> notes;
+  auto j = LoadSpecFile(file, &notes);
   if (!j.ok()) return Fail(j.status().message());
+  for (const auto& note : notes) std::cerr << "hpt: note: " << note << "\n";
   auto spec = api::SpecFromJson(*j);
   if (!spec.ok()) return Fail(file + ": " + spec.status().message());
   Status s = server::ValidateExperimentSpec(*spec);

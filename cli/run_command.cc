@@ -81,8 +81,10 @@ class Progress {
 }  // namespace
 
 int Run(const RunOptions& options) {
-  auto spec_json = LoadSpecFile(options.file);
+  std::vector<std::string> notes;
+  auto spec_json = LoadSpecFile(options.file, &notes);
   if (!spec_json.ok()) return Fail(spec_json.status().message());
+  for (const auto& note : notes) std::cerr << "hpt: note: " << note << "\n";
   auto spec = api::SpecFromJson(*spec_json);
   if (!spec.ok()) return Fail(options.file + ": " + spec.status().message());
 

@@ -4,13 +4,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "api/katib_compat.h"
 #include "api/spec_codec.h"
 
 namespace hpt::cli {
 
 namespace fs = std::filesystem;
 
-StatusOr<nlohmann::json> LoadSpecFile(const std::string& path) {
+StatusOr<nlohmann::json> LoadSpecFile(const std::string& path,
+                                      std::vector<std::string>* katib_notes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return InvalidArgument(path + ": cannot read the file");
   std::stringstream ss;
@@ -19,6 +21,13 @@ StatusOr<nlohmann::json> LoadSpecFile(const std::string& path) {
   auto j = api::YamlToJson(ss.str());
   if (!j.ok()) return InvalidArgument(path + ": " + j.status().message());
   if (!j->is_object()) return InvalidArgument(path + ": must hold a mapping (the experiment)");
+  if (api::IsKatibExperiment(*j)) {
+    std::vector<std::string> notes;
+    auto converted = api::FromKatibExperiment(*j, &notes);
+    if (!converted.ok()) return InvalidArgument(path + ": " + converted.status().message());
+    if (katib_notes) *katib_notes = notes;
+    j = std::move(converted);
+  }
   auto tmpl = j->find("trialTemplate");
   if (tmpl != j->end() && tmpl->is_object()) {
     fs::path base = fs::absolute(fs::path(path)).parent_path();

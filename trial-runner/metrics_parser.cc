@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "api/metrics_format.h"
+
 namespace hpt::runner {
 namespace {
 
@@ -65,7 +67,7 @@ StatusOr<MetricsParser> MetricsParser::Create(
     std::string where = "metricsCollector.metricsFormat[" + std::to_string(i) +
                         "] '" + format + "'";
     try {
-      std::regex re(format);
+      std::regex re(api::NormalizeMetricsRegex(format));
       if (re.mark_count() < 2) {
         return InvalidArgument(where +
                                ": needs two groups, the name and the value");

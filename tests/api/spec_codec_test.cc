@@ -262,17 +262,33 @@ TEST(SpecFromJson, BadEnumValuesAreNamed) {
   EXPECT_THAT(err, HasSubstr("parameters[1].feasibleSpace.distribution: 'normal'"));
 }
 
+TEST(SpecFromJson, MetricStrategiesChooseTheObjectiveValue) {
+  json j = FullJson();
+  j["objective"]["metricStrategies"] = {{{"name", "loss"}, {"value", "min"}}};
+  auto spec = SpecFromJson(j);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->objective.metric_strategies.at("loss"), "min");
+  Trial t;
+  t.metrics = {{"loss", 0.1, 0.9, 0.5}};
+  EXPECT_EQ(ObjectiveValue(t, spec->objective), 0.1);
+  spec->objective.metric_strategies["loss"] = "max";
+  EXPECT_EQ(ObjectiveValue(t, spec->objective), 0.9);
+  spec->objective.metric_strategies.clear();
+  EXPECT_EQ(ObjectiveValue(t, spec->objective), 0.5);
+  EXPECT_EQ(SpecFromJson(SpecToJson(*spec))->objective.metric_strategies.size(), 0u);
+}
+
 TEST(SpecFromJson, ReportsEveryProblemJoinedBySemicolons) {
   json j = FullJson();
   j["bogus"] = 1;
   j["parameters"][4] = "opt";
-  j["objective"]["metricStrategies"] = json::array();
+  j["objective"]["metricStrategies"] = {{{"name", "loss"}}};
   auto spec = SpecFromJson(j);
   ASSERT_FALSE(spec.ok());
   const std::string& err = spec.status().message();
   EXPECT_THAT(err, HasSubstr("bogus: unknown field"));
   EXPECT_THAT(err, HasSubstr("parameters[4]: must be a mapping, not a string"));
-  EXPECT_THAT(err, HasSubstr("objective.metricStrategies: is not supported"));
+  EXPECT_THAT(err, HasSubstr("objective.metricStrategies[0].value: is required"));
   EXPECT_EQ(std::count(err.begin(), err.end(), ';'), 2) << err;
 }
 

@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <regex>
+
+#include "api/metrics_format.h"
 #include "api/spec_codec.h"
 #include "tests/api/spec_examples.h"
 
@@ -306,6 +309,26 @@ TEST(ValidateSpec, ReportsEveryProblemTogether) {
   EXPECT_THAT(err, HasSubstr("${trialParameters.z}"));
   EXPECT_THAT(err, HasSubstr("metricsCollectorSpec.collector.kind"));
   EXPECT_EQ(std::count(err.begin(), err.end(), ';'), 5) << err;
+}
+
+}  // namespace
+}  // namespace hpt::api
+
+namespace hpt::api {
+namespace {
+
+TEST(NormalizeMetricsRegex, KatibLiteralBracesBecomeEscaped) {
+  // Katib's file-metrics-collector example, written for Go's RE2.
+  std::string katib = R"({metricName: ([\w|-]+), metricValue: ((-?\d+)(\.\d+)?)})";
+  std::regex re(NormalizeMetricsRegex(katib));
+  std::smatch m;
+  std::string line = "{metricName: accuracy, metricValue: 0.9712}";
+  ASSERT_TRUE(std::regex_search(line, m, re));
+  EXPECT_EQ(m[1], "accuracy");
+  EXPECT_EQ(m[2], "0.9712");
+  // Real repetitions and escaped braces are left alone.
+  EXPECT_EQ(NormalizeMetricsRegex(R"(a{2,3}\{x\})"), R"(a{2,3}\{x\})");
+  EXPECT_EQ(NormalizeMetricsRegex("[{]"), "[{]");
 }
 
 }  // namespace

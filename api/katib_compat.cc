@@ -1,0 +1,222 @@
+#include "api/katib_compat.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace hpt::api {
+namespace {
+
+using nlohmann::json;
+
+const json* Find(const json& obj, const std::string& key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  return it == obj.end() || it->is_null() ? nullptr : &*it;
+}
+
+std::string Text(const json* v) {
+  if (!v) return "";
+  return v->is_string() ? v->get<std::string>() : v->dump();
+}
+
+// The value a `${trialSpec.X}` reference stands for; "" when it is the
+// per-trial name (kept as a placeholder) and nullopt when unknown.
+std::optional<std::string> MetadataValue(const std::string& ref, const json& trial_spec,
+                                         const std::string& namespace_name) {
+  const std::string inner = ref.substr(2, ref.size() - 3);  // "trialSpec.X"
+  const json* meta = Find(trial_spec, "metadata");
+  if (inner == "trialSpec.Name") return std::string("${trialSpec.Name}");
+  if (inner == "trialSpec.Namespace") return namespace_name;
+  if (inner == "trialSpec.Kind") return Text(Find(trial_spec, "kind"));
+  if (inner == "trialSpec.APIVersion") return Text(Find(trial_spec, "apiVersion"));
+  for (const std::string field : {"Labels", "Annotations"}) {
+    std::string prefix = "trialSpec." + field + "[";
+    if (inner.rfind(prefix, 0) == 0 && inner.back() == ']') {
+      std::string key = inner.substr(prefix.size(), inner.size() - prefix.size() - 1);
+      std::string lower = field == "Labels" ? "labels" : "annotations";
+      const json* map = meta ? Find(*meta, lower) : nullptr;
+      const json* value = map ? Find(*map, key) : nullptr;
+      if (!value) return std::nullopt;
+      return Text(value);
+    }
+  }
+  return std::nullopt;
+}
+
+Status ConvertTrialTemplate(const json& katib, const std::string& namespace_name,
+                            json* out, std::vector<std::string>* notes) {
+  const std::string p = "spec.trialTemplate";
+  for (const char* key : {"configMap", "trialSource"}) {
+    if (Find(katib, key)) {
+      return InvalidArgument(p + "." + key +
+                             ": trial templates from a ConfigMap are not supported; "
+                             "put the trialSpec inline");
+    }
+  }
+  const json* trial_spec = Find(katib, "trialSpec");
+  if (!trial_spec) return InvalidArgument(p + ".trialSpec: is required");
+  std::string kind = Text(Find(*trial_spec, "kind"));
+  std::string api_version = Text(Find(*trial_spec, "apiVersion"));
+  if (kind != "Job" || api_version != "batch/v1") {
+    return InvalidArgument(p + ".trialSpec: kind " + kind + " (" + api_version +
+                           "): only batch/v1 Job can run locally");
+  }
+  const json* pod = Find(*trial_spec, "spec");
+  pod = pod ? Find(*pod, "template") : nullptr;
+  pod = pod ? Find(*pod, "spec") : nullptr;
+  const json* containers = pod ? Find(*pod, "containers") : nullptr;
+  if (!containers || !containers->is_array() || containers->empty()) {
+    return InvalidArgument(p + ".trialSpec.spec.template.spec.containers: is required");
+  }
+  std::string primary = Text(Find(katib, "primaryContainerName"));
+  const json* container = nullptr;
+  for (const auto& c : *containers) {
+    if (primary.empty() || Text(Find(c, "name")) == primary) container = &c;
+  }
+  if (!container || (primary.empty() && containers->size() > 1)) {
+    return InvalidArgument(p + ".primaryContainerName: no container named '" + primary + "'");
+  }
+  json command = json::array();
+  for (const char* key : {"command", "args"}) {
+    if (const json* list = Find(*container, key)) {
+      for (const auto& arg : *list) command.push_back(Text(&arg));
+    }
+  }
+  if (command.empty()) {
+    return InvalidArgument(p + ".trialSpec: container '" + Text(Find(*container, "name")) +
+                           "' has no command or args to run locally");
+  }
+  json env = json::object();
+  if (const json* list = Find(*container, "env")) {
+    for (const auto& e : *list) {
+      if (Find(e, "valueFrom")) {
+        return InvalidArgument(p + ".trialSpec: env " + Text(Find(e, "name")) +
+                               ": valueFrom is not supported locally");
+      }
+      env[Text(Find(e, "name"))] = Text(Find(e, "value"));
+    }
+  }
+  int gpus = 0;
+  if (const json* res = Find(*container, "resources")) {
+    for (const char* section : {"limits", "requests"}) {
+      const json* s = Find(*res, section);
+      const json* g = s ? Find(*s, "nvidia.com/gpu") : nullptr;
+      if (!g) continue;
+      try {
+        gpus = std::max(gpus, std::stoi(Text(g)));
+      } catch (const std::exception&) {
+        return InvalidArgument(p + ".trialSpec: nvidia.com/gpu '" + Text(g) +
+                               "' is not a GPU count");
+      }
+    }
+  }
+  if (const json* image = Find(*container, "image")) {
+    notes->push_back("trialTemplate: the container image " + Text(image) +
+                     " is not used; its command runs as a local process");
+  }
+  // Metadata references become literal text (or the per-trial name).
+  std::map<std::string, std::string> literal;
+  json trial_parameters = json::array();
+  if (const json* tps = Find(katib, "trialParameters")) {
+    for (const auto& tp : *tps) {
+      std::string ref = Text(Find(tp, "reference"));
+      if (ref.rfind("${trialSpec.", 0) == 0 && ref.back() == '}') {
+        auto value = MetadataValue(ref, *trial_spec, namespace_name);
+        if (!value) {
+          return InvalidArgument(p + ".trialParameters: reference " + ref +
+                                 " is not supported");
+        }
+        literal["${trialParameters." + Text(Find(tp, "name")) + "}"] = *value;
+      } else {
+        trial_parameters.push_back(tp);
+      }
+    }
+  }
+  auto resolve = [&](std::string s) {
+    for (const auto& [placeholder, value] : literal) {
+      for (size_t at; (at = s.find(placeholder)) != std::string::npos;) {
+        s.replace(at, placeholder.size(), value);
+      }
+    }
+    return s;
+  };
+  for (auto& arg : command) arg = resolve(arg.get<std::string>());
+  for (auto& [k, v] : env.items()) v = resolve(v.get<std::string>());
+  json tmpl = {{"command", command}, {"trialParameters", trial_parameters}};
+  if (!env.empty()) tmpl["env"] = env;
+  if (gpus > 0) tmpl["resources"] = {{"gpu", gpus}};
+  for (const char* key : {"successCondition", "failureCondition"}) {
+    if (Find(katib, key)) {
+      notes->push_back(std::string("trialTemplate.") + key +
+                       ": a Job's conditions map to the exit code (0 = success)");
+    }
+  }
+  *out = tmpl;
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool IsKatibExperiment(const json& doc) {
+  return doc.is_object() && doc.value("kind", "") == "Experiment" &&
+         doc.value("apiVersion", "").rfind("kubeflow.org/", 0) == 0;
+}
+
+StatusOr<json> FromKatibExperiment(const json& doc, std::vector<std::string>* notes) {
+  if (doc.value("apiVersion", "") != "kubeflow.org/v1beta1") {
+    return InvalidArgument("apiVersion: '" + doc.value("apiVersion", "") +
+                           "' is not supported (supported: kubeflow.org/v1beta1)");
+  }
+  const json* spec = Find(doc, "spec");
+  if (!spec || !spec->is_object()) return InvalidArgument("spec: is required");
+  const json* meta = Find(doc, "metadata");
+  json out = *spec;
+  if (meta && Find(*meta, "name")) out["name"] = Text(Find(*meta, "name"));
+  std::string namespace_name = meta && Find(*meta, "namespace")
+                                   ? Text(Find(*meta, "namespace")) : "default";
+  if (Find(*spec, "nasConfig")) {
+    return InvalidArgument("spec.nasConfig: neural architecture search is not supported yet");
+  }
+  if (const json* resume = Find(*spec, "resumePolicy")) {
+    std::string policy = Text(resume);
+    if (policy == "FromVolume") {
+      return InvalidArgument("spec.resumePolicy: FromVolume is not supported "
+                             "(supported: Never, LongRunning)");
+    }
+    if (policy != "Never" && policy != "LongRunning") {
+      return InvalidArgument("spec.resumePolicy: '" + policy + "' is not a Katib policy");
+    }
+    notes->push_back("resumePolicy " + policy +
+                     ": hpt keeps every experiment's state in its database");
+    out.erase("resumePolicy");
+  }
+  if (const json* tmpl = Find(*spec, "trialTemplate")) {
+    json converted;
+    HPT_RETURN_IF_ERROR(ConvertTrialTemplate(*tmpl, namespace_name, &converted, notes));
+    out["trialTemplate"] = converted;
+  }
+  if (json* mc = out.contains("metricsCollectorSpec") ? &out["metricsCollectorSpec"] : nullptr) {
+    json* src = mc->contains("source") ? &(*mc)["source"] : nullptr;
+    json* fsp = src && src->contains("fileSystemPath") ? &(*src)["fileSystemPath"] : nullptr;
+    if (fsp) {
+      std::string fkind = fsp->value("kind", "File");
+      if (fkind != "File") {
+        return InvalidArgument("spec.metricsCollectorSpec.source.fileSystemPath.kind: " +
+                               fkind + " is not supported (supported: File)");
+      }
+      std::string format = fsp->value("format", "TEXT");
+      if (format != "TEXT" && format != "JSON") {
+        return InvalidArgument("spec.metricsCollectorSpec.source.fileSystemPath.format: " +
+                               format + " is not supported (supported: TEXT, JSON)");
+      }
+      // Our File collector reads name=value text and JSON lines alike.
+      fsp->erase("kind");
+      fsp->erase("format");
+    }
+  }
+  return out;
+}
+
+}  // namespace hpt::api
