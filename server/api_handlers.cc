@@ -7,6 +7,8 @@
 #include "api/experiment_status.h"
 #include "api/json_codec.h"
 #include "api/json_reader.h"
+#include "api/katib_compat.h"
+#include "api/openapi.h"
 #include "api/spec_codec.h"
 #include "server/observation_codec.h"
 
@@ -22,6 +24,12 @@ HttpResponse Respond(const Status& s, int ok_status, const json& body) {
 HttpResponse CreateExperiment(const ApiContext& ctx, const HttpRequest& req) {
   auto body = ParseBody(req);
   if (!body.ok()) return ErrorResponse(body.status());
+  if (api::IsKatibExperiment(*body)) {
+    std::vector<std::string> notes;
+    auto converted = api::FromKatibExperiment(*body, &notes);
+    if (!converted.ok()) return ErrorResponse(converted.status());
+    body = std::move(converted);
+  }
   auto spec = api::SpecFromJson(*body);
   if (!spec.ok()) return ErrorResponse(spec.status());
   auto exp = ctx.controller->CreateExperiment(*spec);
@@ -132,6 +140,12 @@ HttpResponse StopTrial(const ApiContext& ctx, const HttpRequest& req) {
   return GetTrial(ctx, req);
 }
 
+HttpResponse ShouldStop(const ApiContext& ctx, const HttpRequest& req) {
+  auto decision = ctx.controller->ShouldStop(req.Var("name"), req.Var("trial"));
+  if (!decision.ok()) return ErrorResponse(decision.status());
+  return JsonResponse(200, {{"shouldStop", decision->stop}, {"reason", decision->reason}});
+}
+
 HttpResponse Logs(const ApiContext& ctx, const HttpRequest& req) {
   auto t = ctx.store->GetTrial(req.Var("name"), req.Var("trial"));
   if (!t.ok()) return ErrorResponse(t.status());
@@ -220,8 +234,14 @@ void AddApiRoutes(const ApiContext& c, Router& r) {
         [c](const HttpRequest& q) { return PostObservations(c, q); });
   r.Add("GET", t + "/{trial}/observations",
         [c](const HttpRequest& q) { return ListObservations(c, q); });
+  r.Add("GET", t + "/{trial}:shouldStop", [c](const HttpRequest& q) { return ShouldStop(c, q); });
   r.Add("GET", t + "/{trial}/logs", [c](const HttpRequest& q) { return Logs(c, q); });
   r.Add("GET", "/api/v1/algorithms", [c](const HttpRequest& q) { return Algorithms(c, q); });
+  r.Add("GET", "/api/v1/openapi.json", [](const HttpRequest&) {
+    HttpResponse response;
+    response.body = std::string(api::OpenApiDocument());
+    return response;
+  });
   r.Add("GET", "/healthz", [c](const HttpRequest&) {
     return JsonResponse(200, {{"status", "ok"}, {"version", c.version}});
   });

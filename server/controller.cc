@@ -14,16 +14,19 @@ using api::TrialPhase;
 
 Controller::Controller(storage::Store* store,
                        const Registry<suggestion::Algorithm>* algorithms,
+                       const Registry<earlystop::Policy>* policies,
                        ControllerOptions options)
     : store_(store),
       algorithms_(algorithms),
+      policies_(policies),
       options_(std::move(options)),
       gpu_pool_(options_.gpus) {}
 
 Controller::~Controller() { Shutdown(); }
 
 Status ValidateWithAlgorithms(const api::ExperimentSpec& spec,
-                              const Registry<suggestion::Algorithm>& algorithms) {
+                              const Registry<suggestion::Algorithm>& algorithms,
+                              const Registry<earlystop::Policy>& policies) {
   Status spec_status = api::ValidateSpec(spec);
   std::string problems = spec_status.ok() ? "" : spec_status.message();
   auto add = [&](const std::string& p) { problems += (problems.empty() ? "" : "; ") + p; };
@@ -38,15 +41,20 @@ Status ValidateWithAlgorithms(const api::ExperimentSpec& spec,
     }
   }
   if (!spec.early_stopping.name.empty()) {
-    add("earlyStopping.algorithmName: '" + spec.early_stopping.name +
-        "' is not supported yet (early stopping is not available in this build)");
+    auto policy = policies.Create(spec.early_stopping.name);
+    if (!policy.ok()) {
+      add("earlyStopping.algorithmName: " + policy.status().message());
+    } else if (spec_status.ok()) {
+      Status s = (*policy)->Validate(spec);
+      if (!s.ok()) add(s.message());
+    }
   }
   if (problems.empty()) return Status::Ok();
   return InvalidArgument(problems);
 }
 
 Status Controller::Validate(const api::ExperimentSpec& spec) const {
-  return ValidateWithAlgorithms(spec, *algorithms_);
+  return ValidateWithAlgorithms(spec, *algorithms_, *policies_);
 }
 
 StatusOr<Experiment> Controller::CreateExperiment(const api::ExperimentSpec& spec) {
@@ -88,6 +96,10 @@ Status Controller::DeleteExperiment(const std::string& name) {
   HPT_RETURN_IF_ERROR(store_->DeleteExperiment(name));
   active_.erase(name);
   exhausted_.erase(name);
+  {
+    std::lock_guard<std::mutex> cache_lock(cache_mu_);
+    experiments_.erase(name);
+  }
   std::error_code ec;
   std::filesystem::remove_all(options_.log_dir + "/" + name, ec);
   return Status::Ok();
@@ -171,8 +183,11 @@ Status Controller::CompleteTrial(const std::string& experiment,
     }
     HPT_ASSIGN_OR_RETURN(t, store_->GetTrial(experiment, trial));
     bool has_objective = api::ObjectiveValue(t, exp.spec.objective).has_value();
-    update.phase = has_objective ? TrialPhase::kSucceeded : TrialPhase::kMetricsUnavailable;
-    update.reason = has_objective ? "Completed" : "MetricsUnavailable";
+    bool advised = stop_advised_.erase(experiment + "/" + trial) > 0;
+    update.phase = has_objective ? (advised ? TrialPhase::kEarlyStopped : TrialPhase::kSucceeded)
+                                 : TrialPhase::kMetricsUnavailable;
+    update.reason = has_objective ? (advised ? "EarlyStopped" : "Completed")
+                                  : "MetricsUnavailable";
     if (!has_objective) {
       update.message = "objective metric '" + exp.spec.objective.metric_name +
                        "' was never reported";

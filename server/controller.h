@@ -21,6 +21,7 @@
 
 #include "api/registry.h"
 #include "api/types.h"
+#include "earlystop/policy.h"
 #include "storage/store.h"
 #include "suggestion/algorithm.h"
 #include "trial-runner/executor.h"
@@ -38,7 +39,8 @@ struct ControllerOptions {
 // The spec's own rules plus the algorithm's name and settings, every
 // problem with its field path.
 Status ValidateWithAlgorithms(const api::ExperimentSpec& spec,
-                              const Registry<suggestion::Algorithm>& algorithms);
+                              const Registry<suggestion::Algorithm>& algorithms,
+                              const Registry<earlystop::Policy>& policies);
 
 // Final metrics or infeasibility reported by a client-run trial.
 struct Completion {
@@ -50,7 +52,7 @@ struct Completion {
 class Controller : public runner::ExecutorListener {
  public:
   Controller(storage::Store* store, const Registry<suggestion::Algorithm>* algorithms,
-             ControllerOptions options);
+             const Registry<earlystop::Policy>* policies, ControllerOptions options);
   ~Controller() override;
 
   // Attaches the executor (which must call back into this controller),
@@ -77,6 +79,11 @@ class Controller : public runner::ExecutorListener {
                          const std::vector<api::Observation>& observations);
   // Kills a runner-run trial or ends a client-run one, as Killed.
   Status StopTrial(const std::string& experiment, const std::string& trial);
+
+  // The experiment's early-stopping verdict on a trial now. A client-run
+  // trial told to stop becomes EarlyStopped when it completes.
+  StatusOr<earlystop::StopDecision> ShouldStop(const std::string& experiment,
+                                               const std::string& trial);
 
   std::string LogPath(const std::string& experiment, const std::string& trial) const;
   int RunningProcesses() const;
@@ -107,9 +114,17 @@ class Controller : public runner::ExecutorListener {
   void KillActiveLocked(const std::string& experiment,
                         const std::vector<api::Trial>& trials, const std::string& reason);
   Status RecoverLocked();
+  // The policy's verdict on `trial` given every trial's objective curve.
+  StatusOr<earlystop::StopDecision> EvaluateStopping(const api::Experiment& exp,
+                                                     const std::string& trial);
+  // Kills a runner-run trial the policy stops after it reported.
+  void StopIfHopeless(const std::string& experiment, const std::string& trial);
+  // Specs never change, so the runner's hot path reads them from here.
+  std::shared_ptr<const api::Experiment> CachedExperiment(const std::string& name);
 
   storage::Store* store_;
   const Registry<suggestion::Algorithm>* algorithms_;
+  const Registry<earlystop::Policy>* policies_;
   ControllerOptions options_;
   runner::Executor* executor_ = nullptr;
   runner::GpuPool gpu_pool_;
@@ -118,6 +133,10 @@ class Controller : public runner::ExecutorListener {
   std::set<std::string> active_;     // runner-run experiments that are Running
   std::set<std::string> exhausted_;  // experiments whose algorithm ran out
   std::map<std::string, std::vector<int>> trial_gpus_;  // "exp/trial" -> ids
+  std::set<std::string> stop_advised_;  // "exp/trial" told :shouldStop true
+
+  std::mutex cache_mu_;
+  std::map<std::string, std::shared_ptr<const api::Experiment>> experiments_;
 
   std::mutex dirty_mu_;
   std::condition_variable dirty_cv_;

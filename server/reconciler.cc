@@ -192,7 +192,7 @@ bool Controller::StartTrialLocked(const Experiment& exp, const Trial& trial) {
 void Controller::OnObservation(const std::string& experiment, const std::string& trial,
                                const api::Observation& observation) {
   Status s = store_->AddObservations(experiment, trial, {observation});
-  (void)s;  // the experiment may have been deleted meanwhile
+  if (s.ok()) StopIfHopeless(experiment, trial);  // else: deleted meanwhile
 }
 
 void Controller::OnExit(const std::string& experiment, const std::string& trial,

@@ -9,6 +9,7 @@
 #include "server/http_listener.h"
 #include "server/router.h"
 #include "server/static_files.h"
+#include "earlystop/policy.h"
 #include "storage/store.h"
 #include "trial-runner/gpu_pool.h"
 
@@ -39,6 +40,7 @@ class ServerImpl : public Server {
     sqlite.synchronous_full = options.sync_full;
     HPT_ASSIGN_OR_RETURN(store_, storage::OpenSqliteStore(options.db_path, sqlite));
     suggestion::RegisterBuiltins(algorithms_);
+    earlystop::RegisterBuiltins(policies_);
 
     // Listen first: trials need the server's URL in their environment.
     ListenerOptions listen;
@@ -53,7 +55,7 @@ class ServerImpl : public Server {
     copts.log_dir = (std::filesystem::path(options.db_path).parent_path() / "logs").string();
     if (copts.log_dir == "logs") copts.log_dir = "./logs";
     copts.gpus = options.gpus ? *options.gpus : runner::DetectGpus();
-    controller_ = std::make_unique<Controller>(store_.get(), &algorithms_, copts);
+    controller_ = std::make_unique<Controller>(store_.get(), &algorithms_, &policies_, copts);
     executor_ = runner::NewLocalExecutor(controller_.get());
     AddApiRoutes({store_.get(), controller_.get(), &algorithms_, &requests_total_, kVersion},
                  router_);
@@ -100,6 +102,7 @@ class ServerImpl : public Server {
   ServerOptions options_;
   std::unique_ptr<storage::Store> store_;
   Registry<suggestion::Algorithm> algorithms_;
+  Registry<earlystop::Policy> policies_;
   std::unique_ptr<Controller> controller_;
   std::unique_ptr<runner::Executor> executor_;
   Router router_;
@@ -120,7 +123,9 @@ StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
 Status ValidateExperimentSpec(const api::ExperimentSpec& spec) {
   Registry<suggestion::Algorithm> algorithms;
   suggestion::RegisterBuiltins(algorithms);
-  return ValidateWithAlgorithms(spec, algorithms);
+  Registry<earlystop::Policy> policies;
+  earlystop::RegisterBuiltins(policies);
+  return ValidateWithAlgorithms(spec, algorithms, policies);
 }
 
 StatusOr<std::string> ReadTokenFile(const std::string& path) {

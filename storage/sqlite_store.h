@@ -46,6 +46,8 @@ class SqliteStore final : public Store {
                          const std::vector<api::Observation>& obs) override;
   StatusOr<std::vector<api::Observation>> ListObservations(
       const std::string& experiment, const std::string& trial) override;
+  StatusOr<std::map<std::string, std::vector<MetricPoint>>> ListMetricCurves(
+      const std::string& experiment, const std::string& metric) override;
 
  private:
   // Helpers below expect mu_ to be held.

@@ -138,4 +138,26 @@ StatusOr<std::vector<api::Observation>> SqliteStore::ListObservations(
   return result;
 }
 
+StatusOr<std::map<std::string, std::vector<MetricPoint>>> SqliteStore::ListMetricCurves(
+    const std::string& experiment, const std::string& metric) {
+  std::lock_guard<std::mutex> lock(mu_);
+  HPT_ASSIGN_OR_RETURN(Transaction txn,
+                       Transaction::Begin(*db_, Transaction::Kind::kRead));
+  HPT_ASSIGN_OR_RETURN(int64_t experiment_id, ExperimentId(experiment));
+  HPT_ASSIGN_OR_RETURN(
+      Statement select,
+      db_->Prepare("SELECT t.name, o.step, o.value FROM trials t "
+                   "JOIN observations o ON o.trial_id = t.id AND o.name = ? "
+                   "WHERE t.experiment_id = ? ORDER BY t.id, o.step, o.id"));
+  select.Bind(1, metric);
+  select.Bind(2, experiment_id);
+  std::map<std::string, std::vector<MetricPoint>> curves;
+  while (true) {
+    HPT_ASSIGN_OR_RETURN(bool row, select.Step());
+    if (!row) break;
+    curves[select.ColumnText(0)].push_back({select.ColumnInt(1), select.ColumnDouble(2)});
+  }
+  return curves;
+}
+
 }  // namespace hpt::storage

@@ -9,6 +9,7 @@
 // - Names: an experiment name is unique; a trial name is unique within its
 //   experiment. Deleting an experiment deletes its trials and observations.
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +39,12 @@ struct ExperimentUpdate {
   std::optional<int64_t> start_time_ms;
   std::optional<int64_t> completion_time_ms;
   std::optional<std::string> algorithm_state;
+};
+
+// One value of a metric in a trial's curve.
+struct MetricPoint {
+  int64_t step = 0;
+  double value = 0;
 };
 
 class Store {
@@ -78,6 +85,10 @@ class Store {
   // Observations in (step, insertion) order; metrics of one write grouped.
   virtual StatusOr<std::vector<api::Observation>> ListObservations(
       const std::string& experiment, const std::string& trial) = 0;
+  // Every trial's values of one metric in (step, write) order, keyed by
+  // trial name; trials that never reported it are absent. One indexed query.
+  virtual StatusOr<std::map<std::string, std::vector<MetricPoint>>> ListMetricCurves(
+      const std::string& experiment, const std::string& metric) = 0;
 };
 
 struct SqliteOptions {

@@ -1,8 +1,11 @@
 #include <memory>
 
 #include "suggestion/algorithm.h"
+#include "suggestion/bayesian_optimization.h"
 #include "suggestion/grid_search.h"
+#include "suggestion/hyperband.h"
 #include "suggestion/random_search.h"
+#include "suggestion/sobol_search.h"
 
 namespace hpt::suggestion {
 
@@ -15,6 +18,18 @@ void RegisterBuiltins(Registry<Algorithm>& registry) {
   HPT_CHECK(registry
                 .Register(RandomSearch::kName,
                           [] { return std::make_unique<RandomSearch>(); })
+                .ok());
+  HPT_CHECK(registry
+                .Register(Hyperband::kName,
+                          [] { return std::make_unique<Hyperband>(); })
+                .ok());
+  HPT_CHECK(registry
+                .Register(SobolSearch::kName,
+                          [] { return std::make_unique<SobolSearch>(); })
+                .ok());
+  HPT_CHECK(registry
+                .Register(BayesianOptimization::kName,
+                          [] { return std::make_unique<BayesianOptimization>(); })
                 .ok());
 }
 

@@ -1,7 +1,9 @@
 #include "suggestion/settings.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cmath>
 
 namespace hpt::suggestion {
 namespace {
@@ -66,6 +68,48 @@ StatusOr<std::optional<int64_t>> IntSetting(const api::AlgorithmSpec& spec,
                              "'");
     }
     result = value;
+  }
+  return result;
+}
+
+StatusOr<std::optional<double>> DoubleSetting(const api::AlgorithmSpec& spec,
+                                              std::string_view name) {
+  std::optional<double> result;
+  for (size_t i = 0; i < spec.settings.size(); ++i) {
+    const api::AlgorithmSetting& setting = spec.settings[i];
+    if (setting.name != name) continue;
+    std::string_view text = Trim(setting.value);
+    if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+    double value = 0;
+    auto [end, ec] =
+        std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() ||
+        end != text.data() + text.size() || !std::isfinite(value)) {
+      return InvalidArgument(SettingPath(i) + ".value: " + std::string(name) +
+                             " must be a number, got '" + setting.value + "'");
+    }
+    result = value;
+  }
+  return result;
+}
+
+StatusOr<std::optional<std::string>> ChoiceSetting(
+    const api::AlgorithmSpec& spec, std::string_view name,
+    const std::vector<std::string>& choices) {
+  std::optional<std::string> result;
+  for (size_t i = 0; i < spec.settings.size(); ++i) {
+    const api::AlgorithmSetting& setting = spec.settings[i];
+    if (setting.name != name) continue;
+    std::string value(Trim(setting.value));
+    for (char& c : value) c = static_cast<char>(std::tolower(c));
+    if (std::find(choices.begin(), choices.end(), value) == choices.end()) {
+      std::string known;
+      for (const auto& c : choices) known += (known.empty() ? "" : ", ") + c;
+      return InvalidArgument(SettingPath(i) + ".value: " + std::string(name) +
+                             " must be one of " + known + ", got '" +
+                             setting.value + "'");
+    }
+    result = std::move(value);
   }
   return result;
 }

@@ -30,6 +30,21 @@ Status CheckSettingNames(const api::AlgorithmSpec& spec,
 StatusOr<std::optional<int64_t>> IntSetting(const api::AlgorithmSpec& spec,
                                             std::string_view name);
 
+// The value of the setting called `name` as a finite double (surrounding
+// spaces allowed), nullopt when absent. InvalidArgument naming
+// algorithm.algorithmSettings[i].value when it is not a finite number.
+// When a name appears more than once the last one wins.
+StatusOr<std::optional<double>> DoubleSetting(const api::AlgorithmSpec& spec,
+                                              std::string_view name);
+
+// The value of the setting called `name`, lower-cased and trimmed, when it
+// is one of `choices` (lower-case); nullopt when absent. InvalidArgument
+// naming algorithm.algorithmSettings[i].value and listing the choices
+// otherwise. When a name appears more than once the last one wins.
+StatusOr<std::optional<std::string>> ChoiceSetting(
+    const api::AlgorithmSpec& spec, std::string_view name,
+    const std::vector<std::string>& choices);
+
 // A generator for one call. With a seed, its output depends only on
 // (seed, stream), and differs between streams (e.g. pass the history size
 // so that successive calls draw fresh values). Without one, seeded from

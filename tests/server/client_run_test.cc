@@ -145,7 +145,8 @@ TEST_F(ClientRunTest, ListsExperimentsAndAlgorithms) {
   EXPECT_EQ((*list)["experiments"][0]["name"], "listed");
   auto algorithms = client_->Json("GET", "/api/v1/algorithms");
   ASSERT_TRUE(algorithms.ok());
-  EXPECT_EQ((*algorithms)["algorithms"], json({"grid", "random"}));
+  EXPECT_EQ((*algorithms)["algorithms"],
+            json({"bayesianoptimization", "grid", "hyperband", "random", "sobol"}));
   auto health = client_->Json("GET", "/healthz");
   ASSERT_TRUE(health.ok());
   EXPECT_EQ((*health)["status"], "ok");

@@ -1,0 +1,39 @@
+#pragma once
+// Building learning curves from stored observations, and the few questions
+// policies ask of a curve. Every query skips points whose value is not
+// finite.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/types.h"
+#include "earlystop/policy.h"
+
+namespace hpt::earlystop {
+
+// The curve of `metric` for `trial` (name and phase taken from it) from its
+// observations in the order they were reported. Observations without the
+// metric, or with a non-finite value, are left out; of several at the same
+// step the last reported wins. Points come out in increasing step order.
+TrialCurve MakeCurve(const api::Trial& trial,
+                     const std::vector<api::Observation>& observations,
+                     const std::string& metric);
+
+// The largest step with a finite value, or nullopt when there is none.
+std::optional<int64_t> LastStep(const TrialCurve& curve);
+
+// The best finite value at steps <= `step` under `type`, or nullopt.
+std::optional<double> BestUpTo(const TrialCurve& curve, int64_t step,
+                               api::ObjectiveType type);
+
+// The mean of the finite values at steps <= `step` (the running average),
+// or nullopt when there are none.
+std::optional<double> MeanUpTo(const TrialCurve& curve, int64_t step);
+
+// The first finite point whose step is >= `step`, or nullptr: the report
+// with which a trial reached `step`.
+const CurvePoint* FirstAtOrAfter(const TrialCurve& curve, double step);
+
+}  // namespace hpt::earlystop

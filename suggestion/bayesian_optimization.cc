@@ -1,0 +1,303 @@
+#include "suggestion/bayesian_optimization.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <random>
+#include <unordered_set>
+
+#include "api/spec_codec.h"
+#include "suggestion/acquisition.h"
+#include "suggestion/bo_data.h"
+#include "suggestion/factor_cache.h"
+#include "suggestion/gaussian_process.h"
+#include "suggestion/gp_fit.h"
+#include "suggestion/output_transform.h"
+#include "suggestion/random_fill.h"
+#include "suggestion/search_space.h"
+#include "suggestion/settings.h"
+#include "suggestion/sobol_search.h"
+#include "suggestion/sobol_sequence.h"
+#include "suggestion/unit_cube.h"
+#include "suggestion/tune_dev.h"
+
+namespace hpt::suggestion {
+namespace {
+
+using KeySet = std::unordered_set<std::string>;
+using BO = BayesianOptimization;
+
+// Finite spaces up to this size are scored point by point.
+constexpr int64_t kMaxEnumerated = 4096;
+// Up to this many fitted points the hyperparameters are refitted on every
+// call; beyond, every n/10 new points.
+constexpr int kRefitEveryCallUpTo = 50;
+// Sobol points skipped for being used before the design gives up.
+constexpr int kMaxDesignSkips = 64;
+
+struct Settings {
+  std::optional<int64_t> random_state;
+  int64_t initial_points = 5;
+  AcquisitionKind acquisition = AcquisitionKind::kLogEi;
+  double kappa = BO::kDefaultKappa;
+};
+
+std::string SettingPath(const api::AlgorithmSpec& spec, std::string_view name) {
+  size_t index = 0;
+  for (size_t i = 0; i < spec.settings.size(); ++i) {
+    if (spec.settings[i].name == name) index = i;
+  }
+  return "algorithm.algorithmSettings[" + std::to_string(index) + "].value";
+}
+
+StatusOr<Settings> ReadSettings(const api::ExperimentSpec& spec) {
+  const api::AlgorithmSpec& a = spec.algorithm;
+  Settings s;
+  HPT_ASSIGN_OR_RETURN(s.random_state, IntSetting(a, BO::kRandomState));
+  HPT_ASSIGN_OR_RETURN(std::optional<int64_t> initial,
+                       IntSetting(a, BO::kInitialPoints));
+  if (initial && *initial < 1) {
+    return InvalidArgument(SettingPath(a, BO::kInitialPoints) +
+                           ": n_initial_points must be at least 1, got " +
+                           std::to_string(*initial));
+  }
+  s.initial_points =
+      initial ? *initial
+              : std::max<int64_t>(5, 2 * static_cast<int64_t>(spec.parameters.size()));
+  HPT_ASSIGN_OR_RETURN(std::optional<std::string> acq,
+                       ChoiceSetting(a, BO::kAcqFunc, {"ei", "ucb", "lcb"}));
+  if (acq && *acq != "ei") s.acquisition = AcquisitionKind::kUcb;
+  HPT_ASSIGN_OR_RETURN(std::optional<double> kappa, DoubleSetting(a, BO::kKappa));
+  if (kappa && *kappa < 0) {
+    return InvalidArgument(SettingPath(a, BO::kKappa) +
+                           ": kappa must not be negative, got " +
+                           api::FormatDouble(*kappa));
+  }
+  if (kappa) s.kappa = *kappa;
+  return s;
+}
+
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Accepts x's assignment into the batch unless it is used; true if taken.
+bool Take(const UnitCube& cube, const api::ExperimentSpec& spec,
+          const Eigen::VectorXd& x, KeySet* used,
+          std::vector<api::Assignment>* batch) {
+  api::Assignment a = cube.Decode(x);
+  if (!used->insert(AssignmentKey(spec.parameters, a)).second) return false;
+  batch->push_back(std::move(a));
+  return true;
+}
+
+// Per-call work, scaled so that a call stays fast as the history grows:
+// scoring a candidate costs about n^2 / 2 (its variance) plus n kernel
+// evaluations.
+struct Budget {
+  int candidates;
+  MaximizeOptions maximize;
+  FitOptions fit;
+};
+
+Budget BudgetFor(int n) {
+  Budget b;
+  double cost = 0.5 * n * n + 40.0 * n + 200;
+  b.candidates = static_cast<int>(std::clamp(2.5e7 / cost, 64.0, Tune("BO_CAND", 1024.0)));
+  b.maximize.starts = n <= 200 ? 3 : 1;
+  b.maximize.max_evaluations = n <= 200 ? 40 : 12;
+  b.fit.random_starts = n <= 100 ? 2 : 1;
+  b.fit.max_evaluations = n <= 100 ? 120 : 60;
+  return b;
+}
+
+// Candidate points (projected): every unused point of a small finite
+// space; otherwise Sobol points and perturbations of the best points.
+Eigen::MatrixXd Candidates(const UnitCube& cube, const api::ExperimentSpec& spec,
+                           const KeySet& used, const Eigen::MatrixXd& x,
+                           const std::vector<int>& best,
+                           int count, uint64_t seed) {
+  std::optional<int64_t> size = SpaceSize(spec.parameters);
+  if (size && *size <= kMaxEnumerated) {
+    std::vector<Eigen::VectorXd> points;
+    for (int64_t i = 0; i < *size; ++i) {
+      api::Assignment a = PointAt(spec.parameters, i);
+      if (used.count(AssignmentKey(spec.parameters, a))) continue;
+      points.push_back(*cube.Encode(a));
+    }
+    Eigen::MatrixXd out(cube.dim(), static_cast<Eigen::Index>(points.size()));
+    for (size_t i = 0; i < points.size(); ++i) out.col(static_cast<Eigen::Index>(i)) = points[i];
+    return out;
+  }
+  const int dim = cube.dim();
+  int local = best.empty() ? 0 : static_cast<int>(count * Tune("BO_LOCAL", 0.4));
+  int global = count - local;
+  Eigen::MatrixXd out(dim, count);
+  SobolSequence sobol(dim, seed);
+  std::vector<double> points = sobol.Points(0, global);
+  for (int i = 0; i < global; ++i) {
+    out.col(i) = cube.Project(Eigen::Map<Eigen::VectorXd>(&points[static_cast<size_t>(i) * dim], dim));
+  }
+  std::mt19937_64 rng(Mix(seed));
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> uniform;
+  const double scales[] = {Tune("BO_S1", 0.01), Tune("BO_S2", 0.05), Tune("BO_S3", 0.2)};
+  std::vector<std::pair<int, int>> blocks = cube.OneHotBlocks();
+  double switch_probability = 1.0 / static_cast<double>(spec.parameters.size());
+  for (int i = 0; i < local; ++i) {
+    Eigen::VectorXd p = x.col(best[static_cast<size_t>(i) % best.size()]);
+    double scale = scales[i % 3];
+    for (int d = 0; d < dim; ++d) {
+      if (!cube.categorical()[static_cast<size_t>(d)]) p[d] += scale * normal(rng);
+    }
+    for (const auto& [offset, width] : blocks) {
+      if (uniform(rng) >= switch_probability) continue;
+      p.segment(offset, width).setZero();
+      p[offset + std::uniform_int_distribution<int>(0, width - 1)(rng)] = 1;
+    }
+    out.col(global + i) = cube.Project(p);
+  }
+  return out;
+}
+
+}  // namespace
+
+Status BO::Validate(const api::ExperimentSpec& spec) const {
+  HPT_RETURN_IF_ERROR(CheckSettingNames(
+      spec.algorithm, kName, {kRandomState, kInitialPoints, kAcqFunc, kKappa}));
+  HPT_RETURN_IF_ERROR(ReadSettings(spec).status());
+  HPT_RETURN_IF_ERROR(CheckSearchSpace(spec.parameters));
+  if (spec.parameters.empty()) {
+    return InvalidArgument("parameters: " + std::string(kName) +
+                           " needs at least one parameter");
+  }
+  if (UnitCube(spec.parameters).dim() > SobolSequence::kMaxDimension) {
+    return InvalidArgument("parameters: " + std::string(kName) +
+                           " supports up to " +
+                           std::to_string(SobolSequence::kMaxDimension) +
+                           " coordinates (one per parameter, one per category)");
+  }
+  return Status::Ok();
+}
+
+StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
+                                 const std::vector<api::Trial>& history,
+                                 std::string_view state_text, int count) {
+  HPT_RETURN_IF_ERROR(Validate(spec));
+  HPT_ASSIGN_OR_RETURN(Settings settings, ReadSettings(spec));
+  std::optional<BoState> parsed = ParseState(state_text);
+  BoState state = parsed.value_or(BoState{});
+  if (!parsed) state.seed = MakeRng(settings.random_state, 0)();
+
+  const UnitCube cube(spec.parameters);
+  const int dim = cube.dim();
+  KeySet used = UsedKeys(spec, history);
+  std::vector<api::Assignment> batch;
+  count = std::max(count, 0);
+  BoData data = CollectData(cube, spec, history);
+
+  // The initial design, and more of it while no trial has a value.
+  const auto seen = static_cast<int64_t>(history.size());
+  int design = data.observed == 0
+                   ? count
+                   : static_cast<int>(std::clamp<int64_t>(
+                         settings.initial_points - seen, 0, count));
+  SobolSequence design_sequence(dim, state.seed);
+  Eigen::VectorXd point(dim);
+  uint64_t index = static_cast<uint64_t>(seen);
+  for (int skips = 0; static_cast<int>(batch.size()) < design &&
+                      skips < kMaxDesignSkips;) {
+    design_sequence.Point(index++, point.data());
+    if (!Take(cube, spec, point, &used, &batch)) ++skips;
+  }
+
+  if (static_cast<int>(batch.size()) < count && data.observed > 0 &&
+      static_cast<int>(batch.size()) == design) {
+    const int n = static_cast<int>(data.x.cols());
+    // Values to fit: warped observations, failures at the worst of them.
+    std::vector<int> observed;
+    for (int i = 0; i < n; ++i) {
+      if (!std::isnan(data.value[i])) observed.push_back(i);
+    }
+    Eigen::VectorXd raw(static_cast<Eigen::Index>(observed.size()));
+    for (size_t i = 0; i < observed.size(); ++i) raw[static_cast<Eigen::Index>(i)] = data.value[observed[i]];
+    Eigen::VectorXd warped = WarpOutputs(raw).values;
+    Eigen::VectorXd y = Eigen::VectorXd::Constant(n, warped.maxCoeff());
+    for (size_t i = 0; i < observed.size(); ++i) y[observed[i]] = warped[static_cast<Eigen::Index>(i)];
+
+    Budget budget = BudgetFor(n);
+    bool have_theta = state.theta && state.theta->size() == dim + 2;
+    bool refit = !have_theta || n <= kRefitEveryCallUpTo ||
+                 n < state.fit_points ||
+                 n >= state.fit_points + std::max(1, state.fit_points / 10);
+    if (refit) {
+      std::mt19937_64 rng = MakeRng(static_cast<int64_t>(state.seed), Mix(seen));
+      std::optional<Eigen::VectorXd> warm;
+      if (have_theta) warm = state.theta;
+      state.theta = FitHyperparameters(data.x, y, warm, budget.fit, rng);
+      state.fit_points = n;
+    }
+    GpHyperparameters h = GpHyperparameters::FromTheta(*state.theta);
+    std::unique_ptr<KernelFactor> cached;
+    if (n >= FactorCache::kMinPoints) {
+      cached = FactorCache::Global().Take(h.ToTheta(), data.x);
+    }
+    GaussianProcess gp(h, data.x, y, std::move(cached));
+
+    // The incumbent: the best fitted mean at an observed point.
+    Eigen::VectorXd fitted = gp.FittedMeans();
+    double best = HUGE_VAL;
+    for (int i : observed) best = std::min(best, fitted[i]);
+    std::vector<int> top = observed;
+    std::sort(top.begin(), top.end(), [&](int a, int b) { return y[a] < y[b]; });
+    top.resize(std::min<size_t>(top.size(), static_cast<size_t>(Tune("BO_TOP", 5))));
+
+    // Pending points: the model believes its own mean there.
+    auto believe = [&](const Eigen::MatrixXd& points) {
+      if (points.cols() == 0) return;
+      Eigen::VectorXd mean, variance;
+      gp.Predict(points, &mean, &variance);
+      for (Eigen::Index i = 0; i < points.cols(); ++i) {
+        gp.Add(points.col(i), mean[i]);
+        best = std::min(best, mean[i]);
+      }
+    };
+    believe(data.pending);
+    for (const api::Assignment& a : batch) believe(*cube.Encode(a));
+
+    Eigen::MatrixXd candidates =
+        Candidates(cube, spec, used, data.x, top, budget.candidates,
+                   Mix(state.seed ^ Mix(seen)));
+    while (static_cast<int>(batch.size()) < count) {
+      Acquisition acquisition(gp, settings.acquisition, best, settings.kappa);
+      std::vector<ScoredPoint> proposals =
+          MaximizeAcquisition(acquisition, cube, candidates, budget.maximize);
+      bool taken = false;
+      for (const ScoredPoint& p : proposals) {
+        if ((taken = Take(cube, spec, p.x, &used, &batch))) break;
+      }
+      if (!taken) break;
+      believe(*cube.Encode(batch.back()));
+    }
+    FactorCache::Global().Put(gp.ReleaseFactor(n));
+  }
+
+  Suggestion suggestion;
+  int missing = count - static_cast<int>(batch.size());
+  if (missing > 0 || SpaceSize(spec.parameters)) {
+    HPT_ASSIGN_OR_RETURN(Suggestion fill,
+                         RandomFill(spec, history, batch, Mix(state.seed ^ seen),
+                                    std::max(missing, 0)));
+    for (api::Assignment& a : fill.assignments) batch.push_back(std::move(a));
+    suggestion.exhausted = fill.exhausted;
+  }
+  suggestion.assignments = std::move(batch);
+  suggestion.state = FormatState(state);
+  return suggestion;
+}
+
+}  // namespace hpt::suggestion

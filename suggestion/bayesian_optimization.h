@@ -1,0 +1,69 @@
+#pragma once
+// BayesianOptimization ("bayesianoptimization"): a Gaussian-process
+// optimizer. The search space is seen as the unit cube (unit_cube.h: log
+// parameters in log space, int and discrete as ordered cells, categorical
+// one-hot); objective values are warped (output_transform.h); a Matérn-5/2
+// ARD GP (gaussian_process.h) with hyperparameters fitted by maximum a
+// posteriori (gp_fit.h) models them; each suggestion maximises an
+// acquisition (acquisition.h) over Sobol candidates, perturbations of the
+// best points and L-BFGS refinement.
+//
+// History, per trial phase:
+//   Succeeded, EarlyStopped  observations (the objective metric's latest
+//                            value); without a finite value, as Failed
+//   Failed (also Infeasible), not fitted as values, but placed in the GP at
+//   MetricsUnavailable       the worst observed value so that their region
+//                            is not proposed again
+//   Running, Pending         pending: the GP believes its own mean there
+//                            (kriging believer), so parallel workers get
+//                            different points
+//   Killed                   ignored, except that its point is not repeated
+// Suggestions within a batch are pending for the ones after them. No
+// suggestion repeats an assignment in history or in the batch; when a
+// finite space runs out the batch is completed with unused random points
+// and exhausted is set as for random.
+//
+// The first n_initial_points trials (counting every trial in history) come
+// from a scrambled Sobol sequence, as do later ones until some trial has a
+// value.
+//
+// Settings (Katib's names):
+//   random_state      integer seed; the same spec, history and state give
+//                     the same suggestions. Without it a seed is drawn once
+//                     and kept in the state.
+//   n_initial_points  integer >= 1, default max(5, 2 x parameters)
+//   acq_func          ei (log expected improvement, default) or ucb
+//                     (lcb is accepted as another name for it)
+//   kappa             number >= 0, default 1.96: UCB's exploration weight
+//
+// State (opaque): the seed, the number of points at the last full
+// hyperparameter fit, and its hyperparameters. A full multi-start fit runs
+// when there is no fit yet, then every call up to 50 points and every
+// n/10 new points beyond; calls in between reuse the last hyperparameters
+// (which also lets FactorCache extend the last Cholesky factor). An
+// unreadable state is ignored (the next call refits).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "suggestion/algorithm.h"
+
+namespace hpt::suggestion {
+
+class BayesianOptimization : public Algorithm {
+ public:
+  static constexpr char kName[] = "bayesianoptimization";
+  static constexpr char kRandomState[] = "random_state";
+  static constexpr char kInitialPoints[] = "n_initial_points";
+  static constexpr char kAcqFunc[] = "acq_func";
+  static constexpr char kKappa[] = "kappa";
+  static constexpr double kDefaultKappa = 1.96;
+
+  Status Validate(const api::ExperimentSpec& spec) const override;
+  StatusOr<Suggestion> Suggest(const api::ExperimentSpec& spec,
+                               const std::vector<api::Trial>& history,
+                               std::string_view state, int count) override;
+};
+
+}  // namespace hpt::suggestion

@@ -1,0 +1,46 @@
+#pragma once
+// What bayesianoptimization takes from the trial history and keeps in its
+// opaque state. See bayesian_optimization.h for how each phase counts.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "api/types.h"
+#include "suggestion/unit_cube.h"
+
+namespace hpt::suggestion {
+
+struct BoData {
+  // Points to fit (dim x n): observations and failures, ordered by
+  // completion time then position in history, so that a later history
+  // usually extends an earlier one's points (FactorCache).
+  Eigen::MatrixXd x;
+  // Values to minimise (negated for maximize); NaN for failures.
+  Eigen::VectorXd value;
+  int observed = 0;         // entries of value that are not NaN
+  Eigen::MatrixXd pending;  // dim x p: Running and Pending trials
+};
+
+// Trials whose assignment does not encode (a hand-made trial with a value
+// outside the space) are left out.
+BoData CollectData(const UnitCube& cube, const api::ExperimentSpec& spec,
+                   const std::vector<api::Trial>& history);
+
+struct BoState {
+  uint64_t seed = 0;
+  int fit_points = 0;                   // points at the last full fit
+  std::optional<Eigen::VectorXd> theta; // its hyperparameters
+};
+
+// "seed=<u64>;fit=<n>;theta=<hex float>,..." (theta and fit only after a
+// fit). Hex floats keep the hyperparameters bitwise, which FactorCache
+// needs.
+std::string FormatState(const BoState& state);
+std::optional<BoState> ParseState(std::string_view text);
+
+}  // namespace hpt::suggestion

@@ -1,0 +1,51 @@
+#pragma once
+// FactorCache: recent KernelFactors kept between calls, so that a
+// suggestion at n + 1 observations extends the Cholesky factor built at n
+// (O(n^2)) instead of factorising again (O(n^3)); the kernel
+// hyperparameters stay fixed between full refits, so consecutive calls
+// mostly match.
+//
+// Purely an optimisation: GaussianProcess builds a factor bitwise the same
+// with or without one, so suggestions do not depend on what the cache
+// holds. Thread-safe. Entries are handed out exclusively (Take removes
+// them) and come back with Put.
+
+#include <cstddef>
+#include <list>
+#include <memory>
+#include <mutex>
+
+#include <Eigen/Core>
+
+#include "suggestion/gaussian_process.h"
+
+namespace hpt::suggestion {
+
+class FactorCache {
+ public:
+  // Factors over fewer points are cheap to rebuild and not kept.
+  static constexpr int kMinPoints = 64;
+
+  explicit FactorCache(size_t capacity) : capacity_(capacity) {}
+
+  // The process-wide cache the bayesianoptimization algorithm uses.
+  static FactorCache& Global();
+
+  // Removes and returns the factor built with exactly `theta` whose points
+  // are the longest prefix of x's columns; nullptr when there is none.
+  std::unique_ptr<KernelFactor> Take(const Eigen::VectorXd& theta,
+                                     const Eigen::MatrixXd& x);
+  // Keeps a factor (when it has kMinPoints or more), dropping the least
+  // recently stored beyond the capacity.
+  void Put(std::unique_ptr<KernelFactor> factor);
+
+  size_t size() const;
+  void Clear();
+
+ private:
+  size_t capacity_;
+  mutable std::mutex mu_;
+  std::list<std::unique_ptr<KernelFactor>> entries_;  // most recent first
+};
+
+}  // namespace hpt::suggestion

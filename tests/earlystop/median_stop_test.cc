@@ -1,0 +1,224 @@
+#include "earlystop/median_stop.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/earlystop/curves.h"
+
+namespace hpt::earlystop {
+namespace {
+
+using api::ObjectiveType;
+using api::TrialPhase;
+using testing::Curve;
+using testing::Running;
+using testing::StopSpec;
+using testing::Succeeded;
+
+api::ExperimentSpec Spec(std::vector<api::AlgorithmSetting> settings = {},
+                         ObjectiveType type = ObjectiveType::kMinimize) {
+  return StopSpec("medianstop", std::move(settings), type);
+}
+
+StopDecision Decide(const api::ExperimentSpec& spec, const TrialCurve& trial,
+                    const std::vector<TrialCurve>& others) {
+  StatusOr<StopDecision> d = MedianStop().ShouldStop(spec, trial, others);
+  EXPECT_TRUE(d.ok()) << d.status().ToString();
+  return d.ok() ? *d : StopDecision{};
+}
+
+// Completed trials whose running averages at every step are 1, 2 and 3.
+std::vector<TrialCurve> Flat123() {
+  return {Succeeded("a", {1, 1, 1, 1, 1, 1}),
+          Succeeded("b", {2, 2, 2, 2, 2, 2}),
+          Succeeded("c", {3, 3, 3, 3, 3, 3})};
+}
+
+TEST(MedianStopTest, StopsATrialWhoseBestIsWorseThanTheMedian) {
+  StopDecision d = Decide(Spec(), Running("t", {5, 5, 5, 4}), Flat123());
+  EXPECT_TRUE(d.stop);
+  EXPECT_EQ(d.reason,
+            "best loss 4 by step 4 is worse than the median 2 of 3 completed "
+            "trials' running averages at that step");
+}
+
+TEST(MedianStopTest, KeepsATrialWhoseBestBeatsTheMedian) {
+  // The best so far counts, not the latest value.
+  StopDecision d = Decide(Spec(), Running("t", {1.5, 5, 5, 5}), Flat123());
+  EXPECT_FALSE(d.stop);
+  EXPECT_EQ(d.reason, "");
+}
+
+TEST(MedianStopTest, UsesTheMedianNotKatibsMean) {
+  // Running averages 1, 1.2 and 100: the mean (34) would let a trial at 5
+  // continue; the median (1.2) does not.
+  std::vector<TrialCurve> others = {Succeeded("a", {1, 1, 1, 1}),
+                                    Succeeded("b", {1.2, 1.2, 1.2, 1.2}),
+                                    Succeeded("c", {100, 100, 100, 100})};
+  EXPECT_TRUE(Decide(Spec(), Running("t", {5, 5, 5, 5}), others).stop);
+}
+
+TEST(MedianStopTest, EvenCountTakesTheMeanOfTheMiddleTwo) {
+  std::vector<TrialCurve> others = Flat123();
+  others.push_back(Succeeded("d", {4, 4, 4, 4}));  // median 2.5
+  auto spec = Spec();
+  EXPECT_TRUE(Decide(spec, Running("t", {9, 9, 9, 2.6}), others).stop);
+  EXPECT_FALSE(Decide(spec, Running("t", {9, 9, 9, 2.5}), others).stop);
+}
+
+TEST(MedianStopTest, ComparesRunningAveragesAtTheTrialsStep) {
+  // At step 4 the completed trials average (4+4+0+0)/4 = 2; by step 8, 1.
+  std::vector<TrialCurve> others;
+  for (std::string name : {"a", "b", "c"}) {
+    others.push_back(Succeeded(name, {4, 4, 0, 0, 0, 0, 0, 0}));
+  }
+  auto spec = Spec();
+  EXPECT_FALSE(Decide(spec, Running("t", {1.5, 1.5, 1.5, 1.5}), others).stop);
+  EXPECT_TRUE(Decide(spec,
+                     Running("t", {1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5}),
+                     others)
+                  .stop);
+}
+
+TEST(MedianStopTest, Maximize) {
+  auto spec = Spec({}, ObjectiveType::kMaximize);
+  // Median of 1, 2, 3 is 2; higher is better.
+  EXPECT_TRUE(Decide(spec, Running("t", {1, 1, 1, 1.9}), Flat123()).stop);
+  EXPECT_FALSE(Decide(spec, Running("t", {0, 0, 0, 2.1}), Flat123()).stop);
+  EXPECT_FALSE(Decide(spec, Running("t", {2.5, 0, 0, 0}), Flat123()).stop);
+}
+
+TEST(MedianStopTest, ATieWithTheMedianContinues) {
+  EXPECT_FALSE(Decide(Spec(), Running("t", {2, 2, 2, 2}), Flat123()).stop);
+  auto max = Spec({}, ObjectiveType::kMaximize);
+  EXPECT_FALSE(Decide(max, Running("t", {2, 2, 2, 2}), Flat123()).stop);
+}
+
+TEST(MedianStopTest, FlatIdenticalCurvesAreNeverStopped) {
+  std::vector<TrialCurve> others = {Succeeded("a", {0.5, 0.5, 0.5, 0.5, 0.5}),
+                                    Succeeded("b", {0.5, 0.5, 0.5, 0.5, 0.5}),
+                                    Succeeded("c", {0.5, 0.5, 0.5, 0.5, 0.5})};
+  for (int steps = 1; steps <= 5; ++steps) {
+    TrialCurve t = Running("t", std::vector<double>(steps, 0.5));
+    EXPECT_FALSE(Decide(Spec(), t, others).stop) << steps;
+    EXPECT_FALSE(Decide(Spec({}, ObjectiveType::kMaximize), t, others).stop)
+        << steps;
+  }
+}
+
+TEST(MedianStopTest, WaitsForStartStep) {
+  auto spec = Spec();
+  EXPECT_FALSE(Decide(spec, Running("t", {9, 9, 9}), Flat123()).stop);
+  EXPECT_TRUE(Decide(spec, Running("t", {9, 9, 9, 9}), Flat123()).stop);
+  auto later = Spec({{"start_step", "6"}});
+  EXPECT_FALSE(Decide(later, Running("t", {9, 9, 9, 9, 9}), Flat123()).stop);
+  EXPECT_TRUE(Decide(later, Running("t", {9, 9, 9, 9, 9, 9}), Flat123()).stop);
+}
+
+TEST(MedianStopTest, StartStepIsAStepNotACountOfReports) {
+  // One report, at step 10.
+  TrialCurve t = Curve("t", TrialPhase::kRunning, {9}, 10);
+  std::vector<TrialCurve> others;
+  for (std::string name : {"a", "b", "c"}) {
+    others.push_back(Curve(name, TrialPhase::kSucceeded, {1, 1}, 9));
+  }
+  EXPECT_TRUE(Decide(Spec(), t, others).stop);
+}
+
+TEST(MedianStopTest, WaitsForMinTrialsRequired) {
+  std::vector<TrialCurve> two = {Succeeded("a", {1, 1, 1, 1}),
+                                 Succeeded("b", {1, 1, 1, 1})};
+  TrialCurve t = Running("t", {9, 9, 9, 9});
+  EXPECT_FALSE(Decide(Spec(), t, two).stop);
+  EXPECT_TRUE(Decide(Spec({{"min_trials_required", "2"}}), t, two).stop);
+  EXPECT_FALSE(Decide(Spec({{"min_trials_required", "5"}}), t, Flat123()).stop);
+}
+
+TEST(MedianStopTest, CountsOnlyCompletedTrialsThatReachedTheStep) {
+  TrialCurve t = Running("t", {9, 9, 9, 9});
+  std::vector<TrialCurve> others = {
+      Succeeded("a", {1, 1, 1, 1}),
+      Curve("b", TrialPhase::kEarlyStopped, {1, 1, 1, 1, 1}),
+      // Not counted: not completed, or completed before step 4.
+      Running("c", {1, 1, 1, 1}),
+      Curve("d", TrialPhase::kFailed, {1, 1, 1, 1}),
+      Curve("e", TrialPhase::kKilled, {1, 1, 1, 1}),
+      Curve("f", TrialPhase::kEarlyStopped, {1, 1, 1}),
+      Succeeded("g", {}),
+  };
+  EXPECT_FALSE(Decide(Spec(), t, others).stop);  // only a and b qualify
+  others.push_back(Succeeded("h", {1, 1, 1, 1}));
+  EXPECT_TRUE(Decide(Spec(), t, others).stop);
+}
+
+TEST(MedianStopTest, ATrialWithNoStepsIsNeverStopped) {
+  EXPECT_FALSE(Decide(Spec(), Running("t", {}), Flat123()).stop);
+  EXPECT_FALSE(Decide(Spec({{"start_step", "1"}}), Running("t", {}), {}).stop);
+}
+
+TEST(MedianStopTest, NoOtherTrialsNoStop) {
+  EXPECT_FALSE(Decide(Spec(), Running("t", {9, 9, 9, 9}), {}).stop);
+}
+
+TEST(MedianStopTest, SkipsItselfAmongOthers) {
+  std::vector<TrialCurve> others = {Succeeded("a", {1, 1, 1, 1}),
+                                    Succeeded("b", {1, 1, 1, 1})};
+  TrialCurve t = Running("t", {9, 9, 9, 9});
+  // Even listed as completed, the trial's own curve does not count.
+  others.push_back(Curve("t", TrialPhase::kSucceeded, {1, 1, 1, 1}));
+  EXPECT_FALSE(Decide(Spec(), t, others).stop);
+}
+
+TEST(MedianStopTest, AFinishedTrialIsNotStopped) {
+  TrialCurve t = Curve("t", TrialPhase::kSucceeded, {9, 9, 9, 9});
+  EXPECT_FALSE(Decide(Spec(), t, Flat123()).stop);
+}
+
+TEST(MedianStopValidateTest, AcceptsDefaultsAndKatibSettings) {
+  MedianStop policy;
+  EXPECT_TRUE(policy.Validate(Spec()).ok());
+  EXPECT_TRUE(policy
+                  .Validate(Spec(
+                      {{"min_trials_required", "1"}, {"start_step", " 10 "}}))
+                  .ok());
+}
+
+TEST(MedianStopValidateTest, NamesTheBadSetting) {
+  struct Case {
+    std::vector<api::AlgorithmSetting> settings;
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {{{"start_step", "2"}, {"min_trials", "3"}},
+       "earlyStopping.algorithmSettings[1].name: unknown setting "
+       "'min_trials' for medianstop (supported: min_trials_required, "
+       "start_step)"},
+      {{{"min_trials_required", "three"}},
+       "earlyStopping.algorithmSettings[0].value: min_trials_required must "
+       "be an integer, got 'three'"},
+      {{{"min_trials_required", "0"}},
+       "earlyStopping.algorithmSettings[0].value: min_trials_required must "
+       "be at least 1, got 0"},
+      {{{"min_trials_required", "2"}, {"start_step", "0"}},
+       "earlyStopping.algorithmSettings[1].value: start_step must be at "
+       "least 1, got 0"},
+      {{{"start_step", "1.5"}},
+       "earlyStopping.algorithmSettings[0].value: start_step must be an "
+       "integer, got '1.5'"},
+  };
+  for (const Case& c : cases) {
+    api::ExperimentSpec spec = Spec(c.settings);
+    Status status = MedianStop().Validate(spec);
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(status.message(), c.message);
+    // ShouldStop refuses the same spec rather than guessing.
+    StatusOr<StopDecision> d =
+        MedianStop().ShouldStop(spec, Running("t", {9, 9, 9, 9}), Flat123());
+    EXPECT_EQ(d.status().message(), c.message);
+  }
+}
+
+}  // namespace
+}  // namespace hpt::earlystop

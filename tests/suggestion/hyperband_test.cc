@@ -1,0 +1,492 @@
+#include "suggestion/hyperband.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/types.h"
+#include "tests/suggestion/spec_builders.h"
+
+namespace hpt::suggestion {
+namespace {
+
+using api::ObjectiveType;
+using api::ParameterType;
+using api::TrialPhase;
+using testing::DoubleParam;
+using testing::IntParam;
+using testing::ListParam;
+using testing::MakeSpec;
+
+// lr in [0, 1], epochs the resource: r_l 9, eta 3 give brackets
+// 9x1 3x3 1x9 | 5x3 1x9 | 3x9.
+api::ExperimentSpec HyperbandSpec(
+    std::vector<api::AlgorithmSetting> settings = {
+        {"resource_name", "epochs"}, {"r_l", "9"}, {"random_state", "1"}}) {
+  return MakeSpec("hyperband",
+                  {DoubleParam("lr", 0, 1), IntParam("epochs", 1, 81)},
+                  std::move(settings));
+}
+
+double Value(const api::Assignment& a, const std::string& name) {
+  const std::string* v = api::FindValue(a, name);
+  EXPECT_NE(v, nullptr) << name;
+  return v ? std::strtod(v->c_str(), nullptr) : 0;
+}
+
+// Plays the server: creates a trial per assignment, and finishes trials
+// with an objective computed from their assignment.
+class Driver {
+ public:
+  explicit Driver(api::ExperimentSpec spec) : spec_(std::move(spec)) {}
+
+  // One Suggest call from a fresh instance (as the server may make), whose
+  // assignments become Running trials.
+  Suggestion Call(int count) {
+    Hyperband hyperband;
+    StatusOr<Suggestion> s = hyperband.Suggest(spec_, history_, state_, count);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    if (!s.ok()) return {};
+    state_ = s->state;
+    for (const api::Assignment& a : s->assignments) {
+      api::Trial t;
+      t.name = "t" + std::to_string(history_.size());
+      t.assignment = a;
+      t.phase = TrialPhase::kRunning;
+      history_.push_back(std::move(t));
+    }
+    return *s;
+  }
+
+  // Finishes every running trial; `phase` decides each one's phase.
+  void FinishAll(std::function<TrialPhase(const api::Trial&)> phase = nullptr) {
+    for (api::Trial& t : history_) {
+      if (t.phase != TrialPhase::kRunning) continue;
+      t.phase = phase ? phase(t) : TrialPhase::kSucceeded;
+      if (t.phase == TrialPhase::kSucceeded) {
+        t.metrics.push_back({"loss", 0, 0, objective_(t.assignment)});
+      }
+    }
+  }
+
+  // Runs to the end with `workers` slots; returns each call's epochs.
+  std::vector<std::vector<std::string>> RunToEnd(int workers) {
+    std::vector<std::vector<std::string>> calls;
+    for (int guard = 0; guard < 1000; ++guard) {
+      Suggestion s = Call(workers);
+      std::vector<std::string> epochs;
+      for (const auto& a : s.assignments)
+        epochs.push_back(*api::FindValue(a, "epochs"));
+      if (s.exhausted) {
+        EXPECT_TRUE(epochs.empty());
+        return calls;
+      }
+      calls.push_back(epochs);
+      FinishAll();
+    }
+    ADD_FAILURE() << "never exhausted";
+    return calls;
+  }
+
+  api::ExperimentSpec& spec() { return spec_; }
+  std::vector<api::Trial>& history() { return history_; }
+  std::string& state() { return state_; }
+  void set_objective(std::function<double(const api::Assignment&)> f) {
+    objective_ = std::move(f);
+  }
+
+ private:
+  api::ExperimentSpec spec_;
+  std::vector<api::Trial> history_;
+  std::string state_;
+  std::function<double(const api::Assignment&)> objective_ =
+      [](const api::Assignment& a) { return Value(a, "lr"); };
+};
+
+// "lr=0.5 epochs=1" per assignment, to compare batches.
+std::vector<std::string> Texts(const std::vector<api::Assignment>& batch) {
+  std::vector<std::string> texts;
+  for (const auto& a : batch) {
+    std::string text;
+    for (const auto& p : a) text += p.name + "=" + p.value + " ";
+    texts.push_back(text);
+  }
+  return texts;
+}
+
+std::vector<std::string> Epochs(const std::vector<api::Assignment>& batch) {
+  std::vector<std::string> epochs;
+  for (const auto& a : batch) epochs.push_back(*api::FindValue(a, "epochs"));
+  return epochs;
+}
+
+TEST(HyperbandPlanTest, MatchesKatibForEta3AndRl81) {
+  auto plan = HyperbandPlan(3, 81);
+  std::vector<std::vector<std::pair<int64_t, double>>> expected = {
+      {{81, 1}, {27, 3}, {9, 9}, {3, 27}, {1, 81}},
+      {{34, 3}, {11, 9}, {3, 27}, {1, 81}},
+      {{15, 9}, {5, 27}, {1, 81}},
+      {{8, 27}, {2, 81}},
+      {{5, 81}}};
+  ASSERT_EQ(plan.size(), expected.size());
+  int64_t total = 0;
+  for (size_t b = 0; b < plan.size(); ++b) {
+    ASSERT_EQ(plan[b].size(), expected[b].size()) << b;
+    for (size_t i = 0; i < plan[b].size(); ++i) {
+      EXPECT_EQ(plan[b][i].trials, expected[b][i].first) << b << "," << i;
+      EXPECT_EQ(plan[b][i].budget, expected[b][i].second) << b << "," << i;
+      total += plan[b][i].trials;
+    }
+  }
+  EXPECT_EQ(total, 206);
+}
+
+TEST(HyperbandPlanTest, SmallRlHasOneBracket) {
+  auto plan = HyperbandPlan(3, 2);
+  ASSERT_EQ(plan.size(), 1u);
+  ASSERT_EQ(plan[0].size(), 1u);
+  EXPECT_EQ(plan[0][0].trials, 1);
+  EXPECT_EQ(plan[0][0].budget, 2);
+}
+
+TEST(HyperbandTest, HandsOutTheFirstRungAsWorkersFreeUp) {
+  Driver d(HyperbandSpec());
+  Suggestion s = d.Call(4);
+  EXPECT_EQ(Epochs(s.assignments), std::vector<std::string>(4, "1"));
+  EXPECT_FALSE(s.exhausted);
+  for (const auto& a : s.assignments) {
+    ASSERT_EQ(a.size(), 2u);
+    EXPECT_EQ(a[0].name, "lr");  // the spec's parameter order
+    EXPECT_EQ(a[1].name, "epochs");
+  }
+  EXPECT_EQ(d.Call(4).assignments.size(), 4u);
+  // One configuration of the 9 left; then the rung waits for results.
+  s = d.Call(4);
+  EXPECT_EQ(Epochs(s.assignments), std::vector<std::string>{"1"});
+  EXPECT_FALSE(s.exhausted);
+  s = d.Call(4);
+  EXPECT_TRUE(s.assignments.empty());
+  EXPECT_FALSE(s.exhausted);
+  // Configurations differ.
+  std::set<std::string> lrs;
+  for (const auto& t : d.history())
+    lrs.insert(*api::FindValue(t.assignment, "lr"));
+  EXPECT_EQ(lrs.size(), 9u);
+}
+
+TEST(HyperbandTest, WaitsForEveryTrialOfTheRung) {
+  Driver d(HyperbandSpec());
+  d.Call(9);
+  // All but one finish: still waiting.
+  d.FinishAll([&](const api::Trial& t) {
+    return t.name == "t4" ? TrialPhase::kRunning : TrialPhase::kSucceeded;
+  });
+  EXPECT_TRUE(d.Call(9).assignments.empty());
+  d.FinishAll();
+  EXPECT_EQ(Epochs(d.Call(9).assignments), std::vector<std::string>(3, "3"));
+}
+
+TEST(HyperbandTest, PromotesTheBestThirdWithTheLargerBudget) {
+  Driver d(HyperbandSpec());
+  d.Call(9);
+  // The best lr fails: it is not promoted.
+  std::vector<api::Trial> first = d.history();
+  std::sort(first.begin(), first.end(), [](const auto& a, const auto& b) {
+    return Value(a.assignment, "lr") < Value(b.assignment, "lr");
+  });
+  std::string failed = first[0].name;
+  d.FinishAll([&](const api::Trial& t) {
+    return t.name == failed ? TrialPhase::kFailed : TrialPhase::kSucceeded;
+  });
+  Suggestion s = d.Call(9);
+  ASSERT_EQ(s.assignments.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
+    // Same configuration as the k+1-th best of rung 0, three times the budget.
+    EXPECT_EQ(*api::FindValue(s.assignments[k], "lr"),
+              *api::FindValue(first[k + 1].assignment, "lr"));
+    EXPECT_EQ(*api::FindValue(s.assignments[k], "epochs"), "3");
+  }
+  d.FinishAll();
+  s = d.Call(9);
+  ASSERT_EQ(s.assignments.size(), 1u);
+  EXPECT_EQ(*api::FindValue(s.assignments[0], "lr"),
+            *api::FindValue(first[1].assignment, "lr"));
+  EXPECT_EQ(*api::FindValue(s.assignments[0], "epochs"), "9");
+}
+
+TEST(HyperbandTest, MaximizePromotesTheHighest) {
+  Driver d(HyperbandSpec());
+  d.spec().objective.type = ObjectiveType::kMaximize;
+  d.Call(9);
+  double highest = 0;
+  for (const auto& t : d.history())
+    highest = std::max(highest, Value(t.assignment, "lr"));
+  d.FinishAll();
+  Suggestion s = d.Call(9);
+  ASSERT_EQ(s.assignments.size(), 3u);
+  EXPECT_EQ(Value(s.assignments[0], "lr"), highest);
+  for (const auto& a : s.assignments) {
+    EXPECT_GE(Value(a, "lr"), Value(s.assignments.back(), "lr"));
+  }
+}
+
+TEST(HyperbandTest, CompletesEveryBracketThenIsExhausted) {
+  Driver d(HyperbandSpec());
+  // With 100 workers each call hands out a whole rung.
+  std::vector<std::vector<std::string>> calls = d.RunToEnd(100);
+  std::vector<std::vector<std::string>> expected = {
+      std::vector<std::string>(9, "1"),
+      std::vector<std::string>(3, "3"),
+      {"9"},
+      std::vector<std::string>(5, "3"),
+      {"9"},
+      std::vector<std::string>(3, "9")};
+  EXPECT_EQ(calls, expected);
+  EXPECT_EQ(d.history().size(), 22u);
+  // Later calls stay exhausted and hand out nothing.
+  Suggestion s = d.Call(5);
+  EXPECT_TRUE(s.exhausted);
+  EXPECT_TRUE(s.assignments.empty());
+}
+
+TEST(HyperbandTest, OneWorkerRunsTheSameTrials) {
+  Driver d(HyperbandSpec());
+  std::vector<std::vector<std::string>> calls = d.RunToEnd(1);
+  std::vector<std::string> flat;
+  for (const auto& c : calls) {
+    EXPECT_EQ(c.size(), 1u);
+    flat.insert(flat.end(), c.begin(), c.end());
+  }
+  EXPECT_EQ(flat.size(), 22u);
+  EXPECT_EQ(std::count(flat.begin(), flat.end(), "1"), 9);
+  EXPECT_EQ(std::count(flat.begin(), flat.end(), "3"), 8);
+  EXPECT_EQ(std::count(flat.begin(), flat.end(), "9"), 5);
+}
+
+TEST(HyperbandTest, NotExhaustedWhileTheLastRungRuns) {
+  Driver d(HyperbandSpec({{"resource_name", "epochs"}, {"r_l", "1"}}));
+  // r_l 1: one bracket of one trial at budget 1.
+  Suggestion s = d.Call(3);
+  EXPECT_EQ(Epochs(s.assignments), std::vector<std::string>{"1"});
+  EXPECT_FALSE(s.exhausted);
+  EXPECT_FALSE(d.Call(3).exhausted);
+  d.FinishAll([](const api::Trial&) { return TrialPhase::kFailed; });
+  s = d.Call(3);
+  EXPECT_TRUE(s.exhausted);
+  EXPECT_TRUE(s.assignments.empty());
+}
+
+TEST(HyperbandTest, ARungWithNoSuccessEndsItsBracket) {
+  Driver d(HyperbandSpec());
+  d.Call(9);
+  d.FinishAll([](const api::Trial&) { return TrialPhase::kFailed; });
+  // Bracket 1 starts: 5 configurations at 3 epochs.
+  EXPECT_EQ(Epochs(d.Call(9).assignments), std::vector<std::string>(5, "3"));
+}
+
+TEST(HyperbandTest, ResumesMidRungFromHistoryAndState) {
+  Driver d(HyperbandSpec());
+  d.Call(9);
+  d.FinishAll();
+  Suggestion first = d.Call(2);  // two of rung 1's three
+  ASSERT_EQ(first.assignments.size(), 2u);
+  // A restarted server has only what it stored: the trials and the state.
+  Driver restarted(d.spec());
+  restarted.history() = d.history();
+  restarted.state() = d.state();
+  Suggestion rest = restarted.Call(2);
+  EXPECT_EQ(Texts(rest.assignments), Texts(d.Call(2).assignments));
+  ASSERT_EQ(rest.assignments.size(), 1u);
+  EXPECT_EQ(*api::FindValue(rest.assignments[0], "epochs"), "3");
+  // It is the third best of rung 0, the one not yet handed out.
+  std::vector<double> rung0;
+  for (size_t i = 0; i < 9; ++i)
+    rung0.push_back(Value(d.history()[i].assignment, "lr"));
+  std::sort(rung0.begin(), rung0.end());
+  EXPECT_EQ(Value(rest.assignments[0], "lr"), rung0[2]);
+  EXPECT_NE(d.state().find("\"bracket\":2"), std::string::npos) << d.state();
+}
+
+TEST(HyperbandTest, StateSavedWithoutItsTrialsIsReissued) {
+  Driver d(HyperbandSpec());
+  Suggestion s = d.Call(3);
+  // The server crashed after storing the state, before creating the trials.
+  d.history().clear();
+  Suggestion again = d.Call(3);
+  EXPECT_EQ(again.assignments.size(), 3u);
+  EXPECT_EQ(Texts(again.assignments), Texts(s.assignments));
+}
+
+TEST(HyperbandTest, TrialsSavedWithAStaleStateAreNotRepeated) {
+  Driver d(HyperbandSpec());
+  std::string before = d.state();
+  d.Call(3);
+  // The server crashed after creating the trials, before storing the state.
+  d.state() = before;
+  Suggestion s = d.Call(3);
+  EXPECT_EQ(s.assignments.size(), 3u);
+  std::set<std::string> lrs;
+  for (const auto& t : d.history())
+    lrs.insert(*api::FindValue(t.assignment, "lr"));
+  EXPECT_EQ(lrs.size(), 6u);
+}
+
+TEST(HyperbandTest, DoubleResourceGetsExactBudgets) {
+  api::ExperimentSpec spec = MakeSpec(
+      "hyperband", {DoubleParam("fraction", 0.1, 1), DoubleParam("lr", 0, 1)},
+      {{"resource_name", "fraction"}, {"r_l", "1"}, {"eta", "2"}});
+  // r_l 1 < eta: a single bracket at budget 1.
+  Driver one(spec);
+  EXPECT_EQ(one.Call(5).assignments.size(), 1u);
+  spec.algorithm.settings = {
+      {"resource_name", "fraction"}, {"r_l", "2.25"}, {"eta", "1.5"}};
+  Driver d(spec);
+  d.set_objective([](const api::Assignment& a) { return Value(a, "lr"); });
+  std::set<std::string> budgets;
+  for (int guard = 0; guard < 100; ++guard) {
+    Suggestion s = d.Call(100);
+    for (const auto& a : s.assignments)
+      budgets.insert(*api::FindValue(a, "fraction"));
+    if (s.exhausted) break;
+    d.FinishAll();
+  }
+  EXPECT_EQ(budgets, (std::set<std::string>{"1", "1.5", "2.25"}));
+}
+
+TEST(HyperbandTest, FiniteSpaceShrinksAndSkipsBrackets) {
+  api::ExperimentSpec spec = MakeSpec(
+      "hyperband",
+      {ListParam(ParameterType::kCategorical, "opt", {"sgd", "adam"}),
+       IntParam("epochs", 1, 9)},
+      {{"resource_name", "epochs"}, {"r_l", "9"}, {"random_state", "3"}});
+  Driver d(spec);
+  d.set_objective([](const api::Assignment& a) {
+    return *api::FindValue(a, "opt") == "adam" ? 0.1 : 0.2;
+  });
+  std::vector<std::vector<std::string>> calls = d.RunToEnd(10);
+  // Bracket 2 gets both configurations, promotes adam to 3 and 9 epochs;
+  // the later brackets find nothing new and are skipped.
+  std::vector<std::vector<std::string>> expected = {{"1", "1"}, {"3"}, {"9"}};
+  EXPECT_EQ(calls, expected);
+  EXPECT_EQ(*api::FindValue(d.history().back().assignment, "opt"), "adam");
+}
+
+TEST(HyperbandTest, UnreadableStateIsInternal) {
+  Hyperband h;
+  for (std::string state :
+       {"{", "[]", "{\"bracket\":1}",
+        "{\"bracket\":7,\"rung\":0,\"from\":0,\"configs\":[]}",
+        "{\"bracket\":1,\"rung\":0,\"from\":0,\"configs\":[{\"x\":1}]}"}) {
+    StatusOr<Suggestion> s = h.Suggest(HyperbandSpec(), {}, state, 1);
+    EXPECT_EQ(s.status().code(), StatusCode::kInternal) << state;
+  }
+  // A config without lr.
+  StatusOr<Suggestion> s = h.Suggest(
+      HyperbandSpec(), {},
+      "{\"bracket\":1,\"rung\":0,\"from\":0,\"configs\":[{\"x\":\"1\"}]}", 1);
+  EXPECT_EQ(s.status().code(), StatusCode::kInternal);
+  // A state that refers past the history.
+  s = h.Suggest(HyperbandSpec(), {},
+                "{\"bracket\":1,\"rung\":0,\"from\":4,\"configs\":[]}", 1);
+  EXPECT_EQ(s.status().code(), StatusCode::kInternal);
+}
+
+TEST(HyperbandValidateTest, AcceptsKatibSettings) {
+  Hyperband h;
+  EXPECT_TRUE(h.Validate(HyperbandSpec()).ok());
+  EXPECT_TRUE(h.Validate(HyperbandSpec({{"resource_name", "epochs"},
+                                        {"eta", "2"},
+                                        {"r_l", "81"}}))
+                  .ok());
+}
+
+TEST(HyperbandValidateTest, NamesTheBadSetting) {
+  struct Case {
+    std::vector<api::AlgorithmSetting> settings;
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {{{"r_l", "9"}},
+       "algorithm.algorithmSettings: resource_name is required (the int or "
+       "double parameter that receives each trial's budget)"},
+      {{{"resource_name", "epochs"}},
+       "algorithm.algorithmSettings: r_l is required (the largest budget a "
+       "trial gets in 'epochs')"},
+      {{{"resource_name", "epochs"}, {"r_l", "9"}, {"eta", "1"}},
+       "algorithm.algorithmSettings[2].value: eta must be greater than 1, "
+       "got 1"},
+      {{{"resource_name", "epochs"}, {"r_l", "9"}, {"eta", "-2"}},
+       "algorithm.algorithmSettings[2].value: eta must be greater than 1, "
+       "got -2"},
+      {{{"eta", "three"}, {"resource_name", "epochs"}, {"r_l", "9"}},
+       "algorithm.algorithmSettings[0].value: eta must be a number, got "
+       "'three'"},
+      {{{"resource_name", "epochs"}, {"r_l", "0.5"}},
+       "algorithm.algorithmSettings[1].value: r_l must be at least 1, got "
+       "0.5"},
+      {{{"resource_name", "epochs"}, {"r_l", "9.5"}},
+       "algorithm.algorithmSettings[1].value: r_l must be an integer for int "
+       "parameter 'epochs', got 9.5"},
+      {{{"resource_name", "steps"}, {"r_l", "9"}},
+       "algorithm.algorithmSettings[0].value: resource_name 'steps' is not a "
+       "parameter"},
+      {{{"resource_name", "epochs"}, {"r_l", "1e9"}},
+       "algorithm.algorithmSettings[1].value: r_l 1000000000 with eta 3 "
+       "starts 387420489 trials at once, more than hyperband's limit of "
+       "100000"},
+      {{{"resource_name", "epochs"}, {"r_l", "9"}, {"s_max", "2"}},
+       "algorithm.algorithmSettings[2].name: unknown setting 's_max' for "
+       "hyperband (supported: eta, r_l, resource_name, random_state)"},
+      {{{"resource_name", "epochs"}, {"r_l", "9"}, {"random_state", "x"}},
+       "algorithm.algorithmSettings[2].value: random_state must be an "
+       "integer, got 'x'"},
+  };
+  for (const Case& c : cases) {
+    api::ExperimentSpec spec = HyperbandSpec(c.settings);
+    Status status = Hyperband().Validate(spec);
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << c.message;
+    EXPECT_EQ(status.message(), c.message);
+    StatusOr<Suggestion> s = Hyperband().Suggest(spec, {}, "", 1);
+    EXPECT_EQ(s.status().message(), c.message);
+  }
+}
+
+TEST(HyperbandValidateTest, ResourceMustBeIntOrDouble) {
+  api::ExperimentSpec spec =
+      MakeSpec("hyperband",
+               {DoubleParam("lr", 0, 1),
+                ListParam(ParameterType::kDiscrete, "epochs", {"1", "3", "9"})},
+               {{"resource_name", "epochs"}, {"r_l", "9"}});
+  Status status = Hyperband().Validate(spec);
+  EXPECT_EQ(status.message(),
+            "algorithm.algorithmSettings[0].value: resource_name 'epochs' must "
+            "name an int or double parameter, but parameters[1] is discrete");
+}
+
+TEST(HyperbandValidateTest, NeedsAParameterBesidesTheResource) {
+  api::ExperimentSpec spec =
+      MakeSpec("hyperband", {IntParam("epochs", 1, 9)},
+               {{"resource_name", "epochs"}, {"r_l", "9"}});
+  EXPECT_EQ(Hyperband().Validate(spec).message(),
+            "parameters: hyperband needs a parameter to tune besides "
+            "resource_name 'epochs'");
+}
+
+TEST(HyperbandValidateTest, ChecksTheSearchSpace) {
+  api::ExperimentSpec spec =
+      MakeSpec("hyperband", {DoubleParam("lr", 2, 1), IntParam("epochs", 1, 9)},
+               {{"resource_name", "epochs"}, {"r_l", "9"}});
+  Status status = Hyperband().Validate(spec);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("parameters[0]"), std::string::npos)
+      << status.message();
+}
+
+}  // namespace
+}  // namespace hpt::suggestion
