@@ -1,0 +1,25 @@
+"""Errors the client raises."""
+
+from typing import Optional
+
+
+class ApiError(Exception):
+    """The server answered with an error.
+
+    Attributes:
+      code: the HTTP status code (400, 404, 409, ...).
+      status: the server's status name (``INVALID_ARGUMENT``, ``NOT_FOUND``,
+        ``ALREADY_EXISTS``, ``FAILED_PRECONDITION``, ...).
+      message: the server's message; for an invalid spec it names every
+        problem with its field path (``parameters[1].feasibleSpace: ...``).
+    """
+
+    def __init__(self, code: int, status: str, message: str,
+                 method: Optional[str] = None, path: Optional[str] = None) -> None:
+        self.code = code
+        self.status = status
+        self.message = message
+        self.method = method
+        self.path = path
+        where = f" ({method} {path})" if method and path else ""
+        super().__init__(f"{code} {status}: {message}{where}")

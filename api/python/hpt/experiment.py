@@ -1,0 +1,154 @@
+"""An experiment on the server: ask for trials, read results, stop, delete."""
+
+import time
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+
+from hpt._http import quote
+from hpt._params import converters
+from hpt.trial import Trial
+
+if TYPE_CHECKING:
+    import pandas
+
+    from hpt.client import Client
+
+#: Phases after which an experiment changes no more.
+FINISHED_PHASES = frozenset({"Succeeded", "Failed", "Stopped"})
+
+
+class Experiment:
+    """A handle on one experiment. ``spec`` is the experiment's spec as the
+    server stores it (defaults filled in); ``status`` is fetched fresh on
+    every access."""
+
+    def __init__(self, client: "Client", raw: Dict[str, Any]) -> None:
+        self._client = client
+        self.name: str = raw["name"]
+        self.spec: Dict[str, Any] = raw.get("spec") or {}
+        self._converters = converters(self.spec)
+        self._status: Dict[str, Any] = raw.get("status") or {}
+
+    def _path(self, suffix: str = "") -> str:
+        return f"/api/v1/experiments/{quote(self.name)}{suffix}"
+
+    def _request(self, method: str, suffix: str = "", body: Any = None) -> Any:
+        return self._client._transport.request(method, self._path(suffix), body)
+
+    @property
+    def objective_metric(self) -> str:
+        """The spec's objective.objectiveMetricName."""
+        return (self.spec.get("objective") or {}).get("objectiveMetricName", "")
+
+    @property
+    def objective_type(self) -> str:
+        """minimize or maximize."""
+        return (self.spec.get("objective") or {}).get("type", "")
+
+    def _objective_strategy(self) -> Tuple[str, str]:
+        metric = self.objective_metric
+        for s in (self.spec.get("objective") or {}).get("metricStrategies") or []:
+            if s.get("name") == metric and s.get("value") in ("min", "max"):
+                return metric, s["value"]
+        return metric, "latest"
+
+    @property
+    def status(self) -> Dict[str, Any]:
+        """The experiment's status, fetched now: {"phase", "reason",
+        "message", "trials": {counts by phase}, "currentOptimalTrial", ...}."""
+        return self.refresh()._status
+
+    @property
+    def phase(self) -> str:
+        """Created, Running, Succeeded, Failed or Stopped (fetched now)."""
+        return self.status.get("phase", "")
+
+    def refresh(self) -> "Experiment":
+        """Fetches the experiment again; returns self."""
+        self._status = self._request("GET").get("status") or {}
+        return self
+
+    def suggest(self, count: int = 1) -> List[Trial]:
+        """Asks the experiment's algorithm for up to ``count`` new trials,
+        Running from now on, for this client to evaluate. Fewer or none come
+        back when the trial budget is used up. Only for client-run
+        experiments (no trialTemplate): the server answers 409 otherwise."""
+        if count < 1:
+            raise ValueError(f"count must be at least 1, not {count}")
+        reply = self._request("POST", "/trials:suggest", {"count": int(count)})
+        return [Trial(self, t) for t in reply.get("trials", [])]
+
+    def trials(self) -> List[Trial]:
+        """Every trial so far, in the server's order (creation)."""
+        return [Trial(self, t) for t in self._request("GET", "/trials").get("trials", [])]
+
+    def trial(self, name: str) -> Trial:
+        """One trial by name (ApiError 404 when there is none)."""
+        return Trial(self, self._request("GET", f"/trials/{quote(name)}"))
+
+    def best_trial(self) -> Optional[Trial]:
+        """The best trial so far by the objective (status.currentOptimalTrial),
+        or None while no trial has reported the objective metric."""
+        optimal = self.status.get("currentOptimalTrial")
+        if not optimal:
+            return None
+        return self.trial(optimal["name"])
+
+    def trials_dataframe(self) -> "pandas.DataFrame":
+        """The trials as a pandas DataFrame, one row per trial: name, phase,
+        one column per parameter (typed), one per metric (its latest value;
+        a metric named like a parameter becomes ``metric:NAME``), and
+        startTime/completionTime as timestamps. Needs pandas."""
+        try:
+            import pandas as pd
+        except ImportError as e:
+            raise ImportError(
+                "Experiment.trials_dataframe() needs pandas, which is not installed "
+                "(apt-get install python3-pandas, or pip install pandas); "
+                "Experiment.trials() gives the same data without it") from e
+        params = [p["name"] for p in self.spec.get("parameters") or []]
+        trials = self.trials()
+        metrics: List[str] = []
+        for t in trials:
+            metrics += [m for m in t.metrics if m not in metrics]
+        columns = {"name": [t.name for t in trials], "phase": [t.phase for t in trials]}
+        for p in params:
+            columns[p] = [t.parameters.get(p) for t in trials]
+        for m in metrics:
+            column = f"metric:{m}" if m in columns else m
+            columns[column] = [t.metrics.get(m, {}).get("latest") for t in trials]
+        for time_field in ("startTime", "completionTime"):
+            columns[time_field] = pd.to_datetime(
+                [t.raw.get(time_field) for t in trials], utc=True)
+        return pd.DataFrame(columns)
+
+    def wait(self, timeout: Optional[float] = None, poll: float = 1.0) -> "Experiment":
+        """Blocks until the experiment is Succeeded, Failed or Stopped;
+        returns self. Raises TimeoutError after ``timeout`` seconds (None:
+        wait for ever). ``poll`` is the interval between status checks."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            phase = self.phase
+            if phase in FINISHED_PHASES:
+                return self
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(
+                        f"experiment {self.name} still {phase} after {timeout} s")
+                time.sleep(min(poll, left))
+            else:
+                time.sleep(poll)
+
+    def stop(self) -> "Experiment":
+        """Stops the experiment (phase Stopped), killing its running trials;
+        returns self."""
+        self._status = self._request("POST", ":stop", {}).get("status") or {}
+        return self
+
+    def delete(self) -> None:
+        """Deletes the experiment, its trials and observations, killing its
+        running trials. The handle is unusable afterwards."""
+        self._request("DELETE")
+
+    def __repr__(self) -> str:
+        return f"Experiment(name={self.name!r}, phase={self._status.get('phase')!r})"

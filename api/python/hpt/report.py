@@ -1,0 +1,40 @@
+"""hpt.report(): metrics from inside a trial that hpt's runner started."""
+
+import os
+from typing import Dict, Optional
+
+from hpt._http import Transport, metrics_body, quote
+
+_ENV = ("HPT_URL", "HPT_EXPERIMENT", "HPT_TRIAL")
+
+
+def in_trial() -> bool:
+    """Whether this process is a trial started by hpt's runner (HPT_URL,
+    HPT_EXPERIMENT and HPT_TRIAL are set)."""
+    return all(os.environ.get(k) for k in _ENV)
+
+
+def report(step: Optional[int] = None, **metrics: float) -> None:
+    """Pushes one observation for the trial this process runs:
+    ``hpt.report(step=epoch, loss=0.31, acc=0.9)``.
+
+    Uses the environment the runner sets (HPT_URL, HPT_EXPERIMENT,
+    HPT_TRIAL, and HPT_TOKEN when the server has a token); pair it with
+    ``metricsCollectorSpec: {collector: {kind: Push}}``. Raises RuntimeError
+    outside a runner-run trial, ApiError when the server refuses the
+    observation.
+    """
+    missing = [k for k in _ENV if not os.environ.get(k)]
+    if missing:
+        raise RuntimeError(
+            f"hpt.report() runs inside a trial started by hpt's runner; "
+            f"{', '.join(missing)} not set (use Trial.report() for a client-run trial)")
+    if not metrics:
+        raise TypeError("report() needs at least one metric, e.g. report(step=1, loss=0.3)")
+    body: Dict[str, object] = {"metrics": metrics_body(metrics)}
+    if step is not None:
+        body["step"] = int(step)
+    transport = Transport(os.environ["HPT_URL"], os.environ.get("HPT_TOKEN"))
+    path = (f"/api/v1/experiments/{quote(os.environ['HPT_EXPERIMENT'])}"
+            f"/trials/{quote(os.environ['HPT_TRIAL'])}/observations")
+    transport.request("POST", path, body)

@@ -1,0 +1,129 @@
+"""One trial of an experiment: its typed parameters, and the calls a client
+makes while it evaluates them (report, should_stop, complete)."""
+
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
+
+from hpt._http import metrics_body, quote
+from hpt._params import Value, typed
+
+if TYPE_CHECKING:
+    from hpt.experiment import Experiment
+
+#: Phases after which a trial changes no more.
+FINISHED_PHASES = frozenset(
+    {"Succeeded", "Failed", "EarlyStopped", "MetricsUnavailable", "Killed"})
+
+
+class Trial:
+    """A trial as the server last described it.
+
+    ``parameters`` holds the assignment typed by the experiment's spec
+    (float, int or str). ``phase``, ``metrics`` and ``raw`` reflect the last
+    reply from the server; ``refresh()`` fetches it again. Methods that
+    change the trial (``complete``, ``stop``) refresh it from their reply.
+    """
+
+    def __init__(self, experiment: "Experiment", raw: Dict[str, Any]) -> None:
+        self._experiment = experiment
+        #: The reason the last should_stop() call gave, if any.
+        self.stop_reason: Optional[str] = None
+        self._set(raw)
+
+    def _set(self, raw: Dict[str, Any]) -> None:
+        self.raw: Dict[str, Any] = raw
+        self.name: str = raw["name"]
+        self.parameters: Dict[str, Value] = typed(
+            raw.get("parameterAssignments") or [], self._experiment._converters)
+
+    @property
+    def experiment(self) -> "Experiment":
+        return self._experiment
+
+    @property
+    def phase(self) -> str:
+        """Pending, Running, Succeeded, Failed, EarlyStopped,
+        MetricsUnavailable or Killed."""
+        return self.raw.get("phase", "")
+
+    @property
+    def metrics(self) -> Dict[str, Dict[str, float]]:
+        """{metric name: {"min", "max", "latest"}} over the trial's observations."""
+        return {m["name"]: {k: m[k] for k in ("min", "max", "latest") if k in m}
+                for m in self.raw.get("metrics") or []}
+
+    @property
+    def objective_value(self) -> Optional[float]:
+        """The trial's objective value as the server ranks it: the objective
+        metric's latest value, or its min or max under the spec's
+        metricStrategies. None until the metric has been reported."""
+        metric, strategy = self._experiment._objective_strategy()
+        return self.metrics.get(metric, {}).get(strategy)
+
+    @property
+    def finished(self) -> bool:
+        return self.phase in FINISHED_PHASES
+
+    def _path(self, suffix: str = "") -> str:
+        return f"{self._experiment._path()}/trials/{quote(self.name)}{suffix}"
+
+    def _request(self, method: str, suffix: str = "", body: Any = None,
+                 text: bool = False) -> Any:
+        return self._experiment._client._transport.request(
+            method, self._path(suffix), body, text=text)
+
+    def refresh(self) -> "Trial":
+        """Fetches the trial again; returns self."""
+        self._set(self._request("GET"))
+        return self
+
+    def report(self, step: Optional[int] = None, **metrics: float) -> None:
+        """Records one observation: ``trial.report(3, loss=0.31, acc=0.9)``.
+
+        ``step`` is a non-negative integer (the epoch, the iteration);
+        metrics are finite numbers. Raises ApiError if the server refuses it
+        (e.g. the trial has finished)."""
+        if not metrics:
+            raise TypeError("report() needs at least one metric, e.g. report(step, loss=0.3)")
+        body: Dict[str, Any] = {"metrics": metrics_body(metrics)}
+        if step is not None:
+            body["step"] = int(step)
+        self._request("POST", "/observations", body)
+
+    def observations(self) -> List[Dict[str, Any]]:
+        """Every observation so far: [{"step", "timestamp", "metrics"}]."""
+        reply = self._request("GET", "/observations")
+        return reply.get("observations", [])
+
+    def should_stop(self) -> bool:
+        """Whether the experiment's early-stopping policy says this trial
+        should stop now (its reason is kept in ``stop_reason``)."""
+        reply = self._request("GET", ":shouldStop")
+        self.stop_reason = reply.get("reason")
+        return bool(reply.get("shouldStop"))
+
+    def complete(self, infeasible: Optional[str] = None, **metrics: float) -> "Trial":
+        """Finishes the trial: ``trial.complete(loss=0.3)`` stores the final
+        values as its last observation and the trial becomes Succeeded;
+        ``trial.complete(infeasible="diverged")`` marks it Failed (reason
+        Infeasible, message "diverged"). Returns self, refreshed."""
+        if infeasible is not None:
+            if metrics:
+                raise TypeError("an infeasible trial reports no metrics")
+            body: Dict[str, Any] = {"infeasible": True, "reason": str(infeasible)}
+        else:
+            body = {"metrics": metrics_body(metrics)}
+        self._set(self._request("POST", ":complete", body))
+        return self
+
+    def stop(self) -> "Trial":
+        """Kills the trial (phase Killed). Returns self, refreshed."""
+        self._set(self._request("POST", ":stop", {}))
+        return self
+
+    def logs(self) -> str:
+        """The runner's captured stdout and stderr (runner-run trials)."""
+        return self._request("GET", "/logs", text=True)
+
+    def __repr__(self) -> str:
+        return (f"Trial(name={self.name!r}, phase={self.phase!r}, "
+                f"parameters={self.parameters!r}, objective={self.objective_value!r})")
