@@ -10,6 +10,7 @@ packages=(
   libsqlite3-dev libcli11-dev libboost-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-requests python3-optuna sqlite3
+  python3-sklearn python3-pandas jupyter-nbconvert python3-ipykernel
   ca-certificates procps util-linux
 )
 
@@ -20,8 +21,15 @@ for p in "${packages[@]}"; do
   fi
 done
 
+# The dashboard (ui/) is built with node and npm, and its browser tests
+# drive Chromium. A node already on the PATH is kept (NodeSource's bundles
+# npm, and Debian's npm package would conflict with it).
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+
 if [ "${#missing[@]}" -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages are installed"
+  echo "install-deps: all ${#packages[@]} packages, node, npm and chromium are installed"
   exit 0
 fi
 

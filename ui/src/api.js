@@ -1,0 +1,99 @@
+// The REST API v1 client. Every call carries the token kept in
+// sessionStorage; a 401 asks for the token (once, however many calls are
+// waiting) and retries. Errors are thrown as ApiError with the server's
+// message ("parameters[0].feasibleSpace: ...").
+
+const TOKEN_KEY = 'hpt.token';
+const BASE = '/api/v1/experiments';
+
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+let askToken = async () => null;
+let pendingAsk = null;
+
+// `fn(wrong)` shows the token prompt and resolves to the token, or null when
+// the person cancels; `wrong` is true when a stored token was refused.
+export function setTokenPrompt(fn) {
+  askToken = fn;
+}
+
+function storedToken() {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY) || '';
+  } catch {
+    return '';
+  }
+}
+
+async function newToken(refused) {
+  if (!pendingAsk) {
+    pendingAsk = askToken(Boolean(refused)).then((t) => {
+      if (t) sessionStorage.setItem(TOKEN_KEY, t);
+      return t;
+    }).finally(() => {
+      // Let calls that were refused with this token ask again later.
+      setTimeout(() => { pendingAsk = null; }, 0);
+    });
+  }
+  return pendingAsk;
+}
+
+export async function request(method, path, { body, contentType, text } = {}) {
+  for (let attempt = 0; ; ++attempt) {
+    const token = storedToken();
+    const headers = {};
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['Content-Type'] = contentType || 'application/json';
+    const res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      cache: 'no-store',
+    });
+    if (res.status === 401 && attempt < 5) {
+      // Another call may have got a new token meanwhile: try that first.
+      if (storedToken() !== token) continue;
+      const t = await newToken(token !== '');
+      if (t) continue;
+    }
+    if (!res.ok) {
+      let message = `${res.status} ${res.statusText}`;
+      try {
+        const j = await res.json();
+        if (j && j.error && j.error.message) message = j.error.message;
+      } catch { /* not JSON: keep the status line */ }
+      throw new ApiError(res.status, message);
+    }
+    return text ? res.text() : res.json();
+  }
+}
+
+const e = encodeURIComponent;
+const trialPath = (x, t) => `${BASE}/${e(x)}/trials/${e(t)}`;
+
+export const api = {
+  experiments: () => request('GET', BASE).then((r) => r.experiments),
+  experiment: (x) => request('GET', `${BASE}/${e(x)}`),
+  trials: (x) => request('GET', `${BASE}/${e(x)}/trials`).then((r) => r.trials),
+  trial: (x, t) => request('GET', trialPath(x, t)),
+  observations: (x, t) => request('GET', `${trialPath(x, t)}/observations`).then((r) => r.observations),
+  logs: (x, t) => request('GET', `${trialPath(x, t)}/logs`, { text: true }),
+  create: (yaml) => request('POST', BASE, { body: yaml, contentType: 'application/yaml' }),
+  stopExperiment: (x) => request('POST', `${BASE}/${e(x)}:stop`),
+  deleteExperiment: (x) => request('DELETE', `${BASE}/${e(x)}`),
+  stopTrial: (x, t) => request('POST', `${trialPath(x, t)}:stop`),
+};
+
+// Splits a validation message into its problems: the server joins them
+// with "; ", each "path: what is wrong".
+export function problems(message) {
+  return message.split(/; (?=[A-Za-z_][\w.[\]-]*: )/).map((p) => {
+    const m = /^([A-Za-z_][\w.[\]-]*): ([\s\S]*)$/.exec(p);
+    return m ? { path: m[1], message: m[2] } : { path: '', message: p };
+  });
+}

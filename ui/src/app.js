@@ -1,0 +1,90 @@
+// The dashboard's entry point: routes on the URL hash to a page, gives each
+// page a context whose polls stop when the page is left, and wires the
+// token prompt into the API client.
+import { setTokenPrompt } from './api.js';
+import { disposeAll } from './chart_host.js';
+import { esc } from './format.js';
+import { notice, tokenDialog } from './ui.js';
+import * as create from './pages/create.js';
+import * as experiment from './pages/experiment.js';
+import * as list from './pages/list.js';
+import * as trial from './pages/trial.js';
+
+setTokenPrompt(tokenDialog);
+
+const routes = [
+  [/^\/?$/, list],
+  [/^\/experiments\/?$/, list],
+  [/^\/new$/, create],
+  [/^\/experiments\/([^/]+)$/, experiment],
+  [/^\/experiments\/([^/]+)\/trials\/([^/]+)$/, trial],
+];
+
+// What a page gets: `every` runs a function now and again after `ms` (or
+// after the number of ms it returns) until the page is left; `alive` turns
+// false then, so late answers can be dropped.
+class PageContext {
+  constructor() {
+    this.alive = true;
+    this.timer = new Set();
+  }
+
+  every(ms, fn) {
+    let first = true;
+    const tick = async () => {
+      if (!this.alive) return;
+      let next = ms;
+      // A hidden tab keeps its page but stops asking the server.
+      if (first || !document.hidden) {
+        first = false;
+        try {
+          const r = await fn();
+          if (typeof r === 'number') next = r;
+        } catch (e) {
+          if (this.alive) notice(e.message);
+        }
+      }
+      if (this.alive && next > 0) {
+        const id = setTimeout(() => { this.timer.delete(id); tick(); }, next);
+        this.timer.add(id);
+      }
+    };
+    return tick();
+  }
+
+  close() {
+    this.alive = false;
+    for (const id of this.timer) clearTimeout(id);
+    this.timer.clear();
+  }
+}
+
+let current = null;
+
+async function route() {
+  if (current) current.close();
+  disposeAll();
+  const ctx = new PageContext();
+  current = ctx;
+  const path = location.hash.replace(/^#/, '').split('?')[0];
+  const root = document.getElementById('app');
+  for (const key of Object.keys(root.dataset)) delete root.dataset[key];
+  root.innerHTML = '<p class="muted">Loading…</p>';
+  for (const [re, page] of routes) {
+    const m = re.exec(path);
+    if (!m) continue;
+    const args = m.slice(1).map(decodeURIComponent);
+    document.body.dataset.page = page.id;
+    try {
+      await page.render(root, ctx, ...args);
+    } catch (e) {
+      if (ctx.alive) root.innerHTML = `<div class="error-box">${esc(e.message)}</div>`;
+    }
+    return;
+  }
+  document.body.dataset.page = 'missing';
+  root.innerHTML = `<p>No page here. <a href="#/">Back to the experiments</a>.</p>`;
+}
+
+window.addEventListener('hashchange', route);
+route();

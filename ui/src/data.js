@@ -1,0 +1,191 @@
+// Pure functions over the REST API v1 shapes (no DOM): objective values,
+// parameter axes, sorting and filtering trials, choosing which learning
+// curves to fetch. Tested in node (tests/ui/unit/).
+
+export const TERMINAL_TRIAL = new Set(['Succeeded', 'Failed', 'EarlyStopped', 'MetricsUnavailable', 'Killed']);
+export const FINISHED_EXPERIMENT = new Set(['Succeeded', 'Failed', 'Stopped']);
+
+// The objective value the server ranks a trial by (api/types.cc
+// ObjectiveValue): the metric's latest value unless metricStrategies says
+// min or max. Undefined when the trial has not reported it.
+export function objectiveOf(trial, spec) {
+  const name = spec.objective.objectiveMetricName;
+  const m = (trial.metrics || []).find((x) => x.name === name);
+  if (!m) return undefined;
+  const s = (spec.objective.metricStrategies || []).find((x) => x.name === name);
+  if (s && s.value === 'min') return m.min;
+  if (s && s.value === 'max') return m.max;
+  return m.latest;
+}
+
+export function isBetter(a, b, type) {
+  return type === 'maximize' ? a > b : a < b;
+}
+
+// Trials in creation order, which is the order their names number them in
+// (`<experiment>-<n>`); the server lists them that way already, but a
+// numeric sort keeps "-10" after "-9" whatever it sends.
+export function trialNumber(name) {
+  const m = /-(\d+)$/.exec(name);
+  return m ? Number(m[1]) : NaN;
+}
+
+export function inCreationOrder(trials) {
+  return [...trials].sort((a, b) => {
+    const na = trialNumber(a.name);
+    const nb = trialNumber(b.name);
+    if (Number.isNaN(na) || Number.isNaN(nb)) return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+    return na - nb;
+  });
+}
+
+// The phases whose objective the server ranks (api/experiment_status.cc
+// BestTrialIndex): a running trial's value is not final, a failed or
+// killed one's is not trusted.
+export const RANKED_TRIAL = new Set(['Succeeded', 'EarlyStopped']);
+
+export function ranked(trials) {
+  return trials.filter((t) => RANKED_TRIAL.has(t.phase));
+}
+
+// Optimization history: one point per trial that has an objective value
+// (x = trial number), and the best ranked value up to each ranked trial.
+export function history(trials, spec) {
+  const type = spec.objective.type;
+  const points = [];
+  const best = [];
+  let bestValue;
+  for (const t of inCreationOrder(trials)) {
+    const v = objectiveOf(t, spec);
+    if (v === undefined || v === null) continue;
+    const x = Number.isNaN(trialNumber(t.name)) ? points.length + 1 : trialNumber(t.name);
+    points.push({ x, y: v, name: t.name, phase: t.phase });
+    if (!RANKED_TRIAL.has(t.phase)) continue;
+    if (bestValue === undefined || isBetter(v, bestValue, type)) bestValue = v;
+    best.push([x, bestValue]);
+  }
+  return { points, best };
+}
+
+export function assignment(trial, name) {
+  const p = (trial.parameterAssignments || []).find((a) => a.name === name);
+  return p ? p.value : undefined;
+}
+
+// How a parameter is drawn on an axis: log for logUniform, categories for
+// categorical (in the spec's order) and discrete (sorted numerically, as
+// their values are numbers but few), plain values otherwise.
+export function paramAxis(param) {
+  const fs = param.feasibleSpace || {};
+  if (param.parameterType === 'categorical') return { kind: 'category', categories: [...(fs.list || [])] };
+  if (param.parameterType === 'discrete') {
+    const list = [...(fs.list || [])].sort((a, b) => Number(a) - Number(b));
+    return { kind: 'category', categories: list };
+  }
+  if (fs.distribution === 'logUniform' || fs.distribution === 'logNormal') return { kind: 'log' };
+  return { kind: 'value' };
+}
+
+// A parameter's value for plotting on its axis: the string itself on a
+// category axis, a number otherwise.
+export function axisValue(axis, raw) {
+  if (raw === undefined) return undefined;
+  if (axis.kind === 'category') return String(raw);
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+// Sorting the trial table. `key` is 'name', 'phase', 'objective', 'start',
+// 'duration', 'p:<param>' or 'm:<metric>'; values that are missing sort
+// last in either direction.
+export function sortKey(trial, key, spec) {
+  if (key === 'name') return trialNumber(trial.name);
+  if (key === 'phase') return trial.phase;
+  if (key === 'objective') return objectiveOf(trial, spec);
+  if (key === 'start') return trial.startTime ? Date.parse(trial.startTime) : undefined;
+  if (key === 'duration') return duration(trial);
+  if (key.startsWith('p:')) {
+    const raw = assignment(trial, key.slice(2));
+    const n = Number(raw);
+    return raw !== undefined && raw !== '' && Number.isFinite(n) ? n : raw;
+  }
+  if (key.startsWith('m:')) {
+    const m = (trial.metrics || []).find((x) => x.name === key.slice(2));
+    return m ? m.latest : undefined;
+  }
+  return undefined;
+}
+
+export function sortTrials(trials, key, dir, spec) {
+  const sign = dir === 'desc' ? -1 : 1;
+  const keyed = trials.map((t) => [sortKey(t, key, spec), t]);
+  keyed.sort(([a], [b]) => {
+    const am = a === undefined || a === null || Number.isNaN(a);
+    const bm = b === undefined || b === null || Number.isNaN(b);
+    if (am || bm) return am === bm ? 0 : am ? 1 : -1;
+    if (typeof a === 'number' && typeof b === 'number') return sign * (a - b);
+    return sign * String(a).localeCompare(String(b));
+  });
+  return keyed.map(([, t]) => t);
+}
+
+// Seconds from start to completion (or to `now` while running).
+export function duration(trial, now = Date.now()) {
+  if (!trial.startTime) return undefined;
+  const end = trial.completionTime ? Date.parse(trial.completionTime) : now;
+  return (end - Date.parse(trial.startTime)) / 1000;
+}
+
+// Filter text matches a trial's name or any `param=value`; several words
+// must all match. `phase` '' keeps every phase.
+export function filterTrials(trials, text, phase) {
+  const words = text.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  return trials.filter((t) => {
+    if (phase && t.phase !== phase) return false;
+    if (!words.length) return true;
+    const hay = [t.name, ...(t.parameterAssignments || []).map((a) => `${a.name}=${a.value}`)]
+      .join(' ')
+      .toLowerCase();
+    return words.every((w) => hay.includes(w));
+  });
+}
+
+// Which trials' learning curves to fetch when there are more than `limit`:
+// every running trial (they move), then the best by objective, then the most
+// recent. Returns trial names in creation order.
+export function pickCurveTrials(trials, spec, limit) {
+  if (trials.length <= limit) return inCreationOrder(trials).map((t) => t.name);
+  const chosen = new Set();
+  const add = (t) => chosen.size < limit && chosen.add(t.name);
+  trials.filter((t) => t.phase === 'Running').forEach(add);
+  const scored = trials.filter((t) => objectiveOf(t, spec) !== undefined);
+  sortTrials(scored, 'objective', spec.objective.type === 'maximize' ? 'desc' : 'asc', spec).forEach(add);
+  [...inCreationOrder(trials)].reverse().forEach(add);
+  return inCreationOrder(trials.filter((t) => chosen.has(t.name))).map((t) => t.name);
+}
+
+// The metric names an experiment's trials report, objective first.
+export function metricNames(spec, trials) {
+  const names = [spec.objective.objectiveMetricName, ...(spec.objective.additionalMetricNames || [])];
+  for (const t of trials) for (const m of t.metrics || []) if (!names.includes(m.name)) names.push(m.name);
+  return names;
+}
+
+// Runs `fn` over `items` with at most `limit` calls in flight; resolves to
+// the results in order (a rejected call's slot holds its error).
+export async function pool(items, limit, fn) {
+  const results = new Array(items.length);
+  let next = 0;
+  async function worker() {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        results[i] = await fn(items[i], i);
+      } catch (e) {
+        results[i] = e instanceof Error ? e : new Error(String(e));
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,55 @@
+// Text for people: escaping, numbers, times, phase badges (no DOM access).
+
+const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function esc(value) {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
+}
+
+// Numbers with up to 4 significant digits after the point, or scientific
+// notation when they are very small or large; '—' for missing.
+export function num(v) {
+  if (v === undefined || v === null || v === '') return '—';
+  const n = Number(v);
+  if (!Number.isFinite(n)) return esc(v);
+  if (n === 0) return '0';
+  const a = Math.abs(n);
+  if (a < 1e-3 || a >= 1e6) return n.toExponential(3);
+  return String(Number(n.toPrecision(5)));
+}
+
+export function time(iso) {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  const pad = (x) => String(x).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
+    `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+export function seconds(s) {
+  if (s === undefined || s === null || Number.isNaN(s)) return '—';
+  if (s < 60) return `${s.toFixed(1)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} m ${Math.round(s % 60)} s`;
+  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} m`;
+}
+
+export const PHASE_COLORS = {
+  Created: '#8c8c8c',
+  Pending: '#8c8c8c',
+  Running: '#1f6feb',
+  Succeeded: '#1a7f37',
+  Failed: '#cf222e',
+  EarlyStopped: '#bf8700',
+  MetricsUnavailable: '#8250df',
+  Killed: '#6e7781',
+  Stopped: '#6e7781',
+};
+
+export function badge(phase) {
+  return `<span class="badge phase-${esc(phase)}">${esc(phase)}</span>`;
+}
+
+// A route link: the dashboard routes on the URL's hash.
+export function href(...parts) {
+  return '#/' + parts.map((p) => encodeURIComponent(p)).join('/');
+}

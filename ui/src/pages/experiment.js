@@ -1,0 +1,203 @@
+// The experiment page: summary, best trial, plots and the trial table,
+// polled every 2 s while the experiment runs (10 s once it has finished).
+import { ApiError, api } from '../api.js';
+import { draw } from '../chart_host.js';
+import { curvesOption, historyOption, parallelOption, sliceOption } from '../charts.js';
+import { CurveStore } from '../curves.js';
+import { FINISHED_EXPERIMENT, metricNames } from '../data.js';
+import { esc } from '../format.js';
+import { TrialTable } from '../trial_table.js';
+import { confirmDialog, notice } from '../ui.js';
+import { bestHtml, headHtml, paramsHtml, summaryHtml } from './experiment_summary.js';
+
+export const id = 'experiment';
+
+const SKELETON = `
+  <div id="exp-head"></div>
+  <div class="cards three">
+    <section class="card"><h2>Summary</h2><div id="exp-summary"></div></section>
+    <section class="card"><h2>Search space</h2><div id="exp-spec"></div></section>
+    <section class="card"><h2>Best trial</h2><div id="exp-best"></div></section>
+  </div>
+  <div class="cards">
+    <section class="card"><h2>Optimization history</h2><div class="chart" id="chart-history"></div></section>
+    <section class="card"><h2>Parallel coordinates</h2><div class="chart" id="chart-parallel"></div></section>
+  </div>
+  <section class="card">
+    <h2>Learning curves</h2>
+    <div class="table-controls">
+      <label>Metric <select id="curve-metric"></select></label>
+      <label><input type="checkbox" id="curve-log"> log scale</label>
+      <span class="muted small" id="curve-status"></span>
+      <button class="small secondary" id="curve-all" hidden>Load all curves</button>
+    </div>
+    <div class="chart" id="chart-curves"></div>
+  </section>
+  <section class="card"><h2>Objective by parameter <span class="muted small">(finished trials; the best in red)</span></h2><div class="chart" id="chart-slices"></div></section>
+  <section class="card"><h2>Trials</h2><div id="trial-table"></div></section>`;
+
+export async function render(root, ctx, name) {
+  root.innerHTML = SKELETON;
+  const $ = (sel) => root.querySelector(sel);
+  let exp = null;
+  let trials = [];
+  let lastSignature = '';
+  let metric = '';
+
+  const table = new TrialTable($('#trial-table'), async (trial) => {
+    const ok = await confirmDialog({
+      title: 'Stop trial', body: `Stop <b>${esc(trial)}</b>? Its process is killed and it ends as Killed.`, confirm: 'Stop trial', danger: true,
+    });
+    if (!ok) return;
+    try {
+      await api.stopTrial(name, trial);
+      notice(`Stopped ${trial}`, 'info');
+      await poll();
+    } catch (e) {
+      notice(e.message);
+    }
+  });
+
+  const drawCurves = () => {
+    if (!exp || !ctx.alive) return;
+    const t0 = performance.now();
+    const byName = new Map(trials.map((t) => [t.name, t]));
+    const plot = curvesOption(store.curves(), byName, metric, { logY: $('#curve-log').checked });
+    draw($('#chart-curves'), plot);
+    $('#chart-curves').dataset.curves = String(store.curves().size);
+    $('#chart-curves').dataset.curvesMs = (performance.now() - t0).toFixed(1);
+    const limited = store.chosen.length < store.total;
+    $('#curve-status').textContent = `${store.curves().size} of ${store.total} trials` +
+      (limited ? ' (running, best and latest)' : '') + (store.loading ? ' · loading…' : '');
+    $('#curve-all').hidden = !limited;
+    $('#chart-curves').dataset.loading = store.loading ? '1' : '0';
+  };
+  const store = new CurveStore(name, drawCurves);
+  const close = ctx.close.bind(ctx);
+  ctx.close = () => {
+    store.close();
+    close();
+  };
+
+  $('#curve-metric').onchange = (e) => {
+    metric = e.target.value;
+    drawCurves();
+  };
+  $('#curve-log').onchange = drawCurves;
+  $('#curve-all').onclick = () => {
+    store.limit = Infinity;
+    store.refresh(trials, exp.spec);
+    drawCurves();
+  };
+
+  // `arrived`: when the data came in (performance.now()); the time from
+  // then to the next frame is recorded in data-render-ms.
+  function paint(arrived) {
+    const spec = exp.spec;
+    $('#exp-head').innerHTML = headHtml(exp);
+    $('#exp-summary').innerHTML = summaryHtml(exp);
+    $('#exp-best').innerHTML = bestHtml(exp);
+    if (!$('#exp-spec').firstChild) $('#exp-spec').innerHTML = paramsHtml(spec);
+    const names = metricNames(spec, trials);
+    if (!metric) metric = names[0];
+    const select = $('#curve-metric');
+    if (select.options.length !== names.length) {
+      select.innerHTML = names.map((m) => `<option>${esc(m)}</option>`).join('');
+      select.value = metric;
+    }
+    const steps = {};
+    let mark = arrived;
+    const step = (label, fn) => {
+      fn();
+      const now = performance.now();
+      steps[label] = Math.round(now - mark);
+      mark = now;
+    };
+    step('summary', () => {});  // since the data arrived: the text parts
+    step('history', () => draw($('#chart-history'), historyOption(trials, spec)));
+    step('parallel', () => draw($('#chart-parallel'), parallelOption(trials, spec)));
+    step('slices', () => draw($('#chart-slices'), sliceOption(trials, spec)));
+    step('curves', drawCurves);
+    // The table last: the charts above measure their boxes, and doing that
+    // before the rows go in keeps it to one cheap layout.
+    step('table', () => table.update(exp, trials));
+    root.dataset.steps = JSON.stringify(steps);
+    wireActions();
+    // Time to the next frame after the data arrived: script, layout and the
+    // charts' first paint.
+    requestAnimationFrame(() => setTimeout(() => {
+      root.dataset.renderMs = (performance.now() - arrived).toFixed(1);
+      root.dataset.trials = String(trials.length);
+    }, 0));
+  }
+
+  function wireActions() {
+    const stop = $('#stop-experiment');
+    if (stop) {
+      stop.onclick = async () => {
+        const ok = await confirmDialog({
+          title: 'Stop experiment', body: `Stop <b>${esc(name)}</b>? Its running trials are killed and no new ones start.`, confirm: 'Stop experiment', danger: true,
+        });
+        if (!ok) return;
+        try {
+          await api.stopExperiment(name);
+          notice(`Stopped ${name}`, 'info');
+          await poll();
+        } catch (e) {
+          notice(e.message);
+        }
+      };
+    }
+    $('#delete-experiment').onclick = async () => {
+      const ok = await confirmDialog({
+        title: 'Delete experiment',
+        body: `Delete <b>${esc(name)}</b> with all its trials, observations and logs? This cannot be undone.`,
+        confirm: 'Delete', danger: true,
+      });
+      if (!ok) return;
+      try {
+        await api.deleteExperiment(name);
+        notice(`Deleted ${name}`, 'info');
+        location.hash = '#/';
+      } catch (e) {
+        notice(e.message);
+      }
+    };
+  }
+
+  async function poll() {
+    let x;
+    let ts;
+    try {
+      [x, ts] = await Promise.all([api.experiment(name), api.trials(name)]);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) {
+        root.innerHTML = `<div class="error-box">No experiment named <b>${esc(name)}</b>. <a href="#/">Back to the list</a>.</div>`;
+        return 0;
+      }
+      throw e;
+    }
+    if (!ctx.alive) return 0;
+    if (window.hptRenderGate) {
+      // The browser test holds the first paint here, to time it apart from
+      // the requests (tests/ui/run.mjs).
+      root.dataset.dataArrived = '1';
+      await window.hptRenderGate;
+      window.hptRenderGate = null;
+    }
+    const arrived = performance.now();
+    const finished = FINISHED_EXPERIMENT.has(x.status.phase);
+    const signature = JSON.stringify([x.status, ts]);
+    if (signature !== lastSignature) {
+      lastSignature = signature;
+      exp = x;
+      trials = ts;
+      paint(arrived);
+      store.refresh(trials, exp.spec);
+    }
+    root.dataset.loaded = '1';
+    return finished ? 10000 : 2000;
+  }
+
+  await ctx.every(2000, poll);
+}

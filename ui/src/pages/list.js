@@ -1,0 +1,77 @@
+// The experiments list: one row per experiment, filtered by phase, polled.
+import { api } from '../api.js';
+import { badge, esc, href, num, time } from '../format.js';
+
+export const id = 'list';
+
+const PHASES = ['Created', 'Running', 'Succeeded', 'Failed', 'Stopped'];
+const FILTER_KEY = 'hpt.listPhase';
+
+function done(counts) {
+  return (counts.succeeded || 0) + (counts.failed || 0) + (counts.earlyStopped || 0) +
+    (counts.metricsUnavailable || 0) + (counts.killed || 0);
+}
+
+function row(x) {
+  const s = x.status;
+  const c = s.trials || {};
+  const max = x.spec.maxTrialCount;
+  const finished = done(c);
+  const pct = max ? Math.min(100, (100 * finished) / max) : 0;
+  const best = s.currentOptimalTrial;
+  const objective = x.spec.objective;
+  return `<tr data-name="${esc(x.name)}" data-phase="${esc(s.phase)}">
+    <td><a href="${href('experiments', x.name)}">${esc(x.name)}</a></td>
+    <td>${badge(s.phase)}${s.reason ? ` <span class="muted small">${esc(s.reason)}</span>` : ''}</td>
+    <td>${esc(x.spec.algorithm.algorithmName)}</td>
+    <td class="num"><span class="trials-done">${finished} / ${max}</span>
+      <div class="bar"><span style="width:${pct.toFixed(1)}%"></span></div></td>
+    <td class="num">${c.running || 0}</td>
+    <td class="num">${best ? `${num(best.objectiveValue)} <span class="muted small">${esc(objective.type === 'maximize' ? '↑' : '↓')} ${esc(objective.objectiveMetricName)}</span>` : '—'}</td>
+    <td>${time(s.startTime || s.creationTime)}</td>
+  </tr>`;
+}
+
+export async function render(root, ctx) {
+  let phase = sessionStorage.getItem(FILTER_KEY) || '';
+  root.innerHTML = `
+    <div class="page-head">
+      <h1>Experiments</h1>
+      <label>Phase <select id="phase-filter">
+        <option value="">all</option>${PHASES.map((p) => `<option>${p}</option>`).join('')}
+      </select></label>
+      <span class="spacer"></span>
+      <a class="button" href="#/new">New experiment</a>
+    </div>
+    <table class="grid" id="experiments">
+      <thead><tr><th>Name</th><th>Phase</th><th>Algorithm</th><th class="num">Trials done / max</th>
+        <th class="num">Running</th><th class="num">Best objective</th><th>Started</th></tr></thead>
+      <tbody></tbody>
+    </table>
+    <p class="muted small" id="list-count"></p>`;
+  const select = root.querySelector('#phase-filter');
+  select.value = phase;
+  let experiments = [];
+  const paint = () => {
+    const shown = experiments
+      .filter((x) => !phase || x.status.phase === phase)
+      .sort((a, b) => String(b.status.creationTime).localeCompare(String(a.status.creationTime)));
+    root.querySelector('tbody').innerHTML = shown.length ? shown.map(row).join('')
+      : `<tr><td colspan="7" class="empty">${experiments.length ? 'No experiment in this phase.'
+        : 'No experiments yet. <a href="#/new">Create one</a> or submit one with <code>hpt run</code>.'}</td></tr>`;
+    root.querySelector('#list-count').textContent =
+      `${shown.length} of ${experiments.length} experiments · updated ${new Date().toLocaleTimeString()}`;
+    root.dataset.loaded = '1';
+  };
+  select.onchange = () => {
+    phase = select.value;
+    sessionStorage.setItem(FILTER_KEY, phase);
+    paint();
+  };
+  await ctx.every(2000, async () => {
+    const list = await api.experiments();
+    if (!ctx.alive) return;
+    experiments = list;
+    paint();
+  });
+}
