@@ -23,6 +23,9 @@ StatusOr<ExperimentSpec> SpecFromYaml(std::string_view yaml);
 // numbers and booleans). InvalidArgument with the line on a syntax error.
 StatusOr<nlohmann::json> YamlToJson(std::string_view yaml);
 
+// JSON as block-style YAML (for people reading `hpt get -o yaml`).
+std::string JsonToYaml(const nlohmann::json& json);
+
 // The canonical JSON form; SpecFromJson(SpecToJson(s)) == s.
 nlohmann::json SpecToJson(const ExperimentSpec& spec);
 

@@ -13,9 +13,14 @@ using nlohmann::json;
 
 // Plain (unquoted) scalars are typed the way YAML 1.2's core schema does;
 // quoted ones stay strings, so Katib's "1e-5" stays text.
+json PlainScalarToJson(const std::string& text);
+
 json ScalarToJson(const YAML::Node& node) {
-  const std::string& text = node.Scalar();
-  if (node.Tag() != "?") return text;
+  if (node.Tag() != "?") return node.Scalar();
+  return PlainScalarToJson(node.Scalar());
+}
+
+json PlainScalarToJson(const std::string& text) {
   if (text == "true" || text == "True" || text == "TRUE") return true;
   if (text == "false" || text == "False" || text == "FALSE") return false;
   if (text.empty() || text == "~" || text == "null" || text == "Null") {
@@ -73,7 +78,52 @@ StatusOr<json> NodeToJson(const YAML::Node& node, int depth, int64_t* budget) {
   return json(nullptr);
 }
 
+void Emit(YAML::Emitter& out, const json& j) {
+  switch (j.type()) {
+    case json::value_t::object:
+      out << YAML::BeginMap;
+      for (const auto& [k, v] : j.items()) {
+        out << YAML::Key << k << YAML::Value;
+        Emit(out, v);
+      }
+      out << YAML::EndMap;
+      break;
+    case json::value_t::array:
+      out << YAML::BeginSeq;
+      for (const auto& v : j) Emit(out, v);
+      out << YAML::EndSeq;
+      break;
+    case json::value_t::string: {
+      // Text that would read back as a number or boolean keeps its quotes.
+      const std::string& text = j.get_ref<const std::string&>();
+      if (PlainScalarToJson(text).is_string() && !text.empty()) {
+        out << text;
+      } else {
+        out << YAML::DoubleQuoted << text;
+      }
+      break;
+    }
+    case json::value_t::null:
+      out << YAML::Null;
+      break;
+    case json::value_t::boolean:
+      out << j.get<bool>();
+      break;
+    case json::value_t::number_float:
+      out << FormatDouble(j.get<double>());
+      break;
+    default:
+      out << j.dump();
+  }
+}
+
 }  // namespace
+
+std::string JsonToYaml(const json& j) {
+  YAML::Emitter out;
+  Emit(out, j);
+  return std::string(out.c_str()) + "\n";
+}
 
 StatusOr<json> YamlToJson(std::string_view yaml) {
   try {

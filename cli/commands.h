@@ -11,6 +11,7 @@ namespace hpt::cli {
 struct Connection {
   std::string server;      // --server, $HPT_SERVER, or http://127.0.0.1:8750
   std::string token_file;  // --token-file; $HPT_TOKEN is used when empty
+  std::string output;      // --output: "" (the command's default), table, json, yaml
 };
 
 struct ServeOptions {
@@ -38,6 +39,11 @@ int List(const Connection& c);
 int Get(const Connection& c, const std::string& name);
 int Trials(const Connection& c, const std::string& name);
 int Stop(const Connection& c, const std::string& name);
+int Best(const Connection& c, const std::string& name);
+// Prints the trial's log; with `follow`, keeps printing until it finishes.
+int Logs(const Connection& c, const std::string& name, const std::string& trial, bool follow);
+// The experiment's trials as CSV: parameters, then metrics' latest values.
+int Export(const Connection& c, const std::string& name);
 int Delete(const Connection& c, const std::string& name);
 
 // Prints "hpt: <message>" to stderr and returns 1.

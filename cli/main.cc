@@ -41,20 +41,31 @@ int main(int argc, char** argv) {
   auto* validate_cmd = app.add_subcommand("validate", "Check an experiment file");
   validate_cmd->add_option("file", file, "Experiment YAML or JSON")->required();
 
-  std::string name;
-  auto client = [&](const std::string& cmd, const std::string& help, bool needs_name) {
+  std::string name, trial;
+  bool follow = false;
+  auto client = [&](const std::string& cmd, const std::string& help, bool needs_name,
+                    bool has_output) {
     auto* sub = app.add_subcommand(cmd, help);
     sub->add_option("--server", conn.server, "Server URL (default $HPT_SERVER or "
                                               "http://127.0.0.1:8750)");
     sub->add_option("--token-file", conn.token_file, "Bearer token file (or $HPT_TOKEN)");
     if (needs_name) sub->add_option("name", name, "Experiment name")->required();
+    if (has_output) {
+      sub->add_option("-o,--output", conn.output, "Output format: table, json or yaml")
+          ->check(CLI::IsMember({"table", "json", "yaml"}));
+    }
     return sub;
   };
-  auto* list_cmd = client("list", "List experiments", false);
-  auto* get_cmd = client("get", "Show an experiment as JSON", true);
-  auto* trials_cmd = client("trials", "Show an experiment's trials, best first", true);
-  auto* stop_cmd = client("stop", "Stop an experiment and its running trials", true);
-  auto* delete_cmd = client("delete", "Delete an experiment, its trials and logs", true);
+  auto* list_cmd = client("list", "List experiments", false, true);
+  auto* get_cmd = client("get", "Show an experiment (JSON unless -o yaml)", true, true);
+  auto* trials_cmd = client("trials", "Show an experiment's trials, best first", true, true);
+  auto* best_cmd = client("best", "Show an experiment's best trial", true, true);
+  auto* logs_cmd = client("logs", "Print a trial's captured output", true, false);
+  logs_cmd->add_option("trial", trial, "Trial name")->required();
+  logs_cmd->add_flag("-f,--follow", follow, "Keep printing until the trial finishes");
+  auto* export_cmd = client("export", "Print an experiment's trials as CSV", true, false);
+  auto* stop_cmd = client("stop", "Stop an experiment and its running trials", true, false);
+  auto* delete_cmd = client("delete", "Delete an experiment, its trials and logs", true, false);
 
   try {
     app.parse(argc, argv);
@@ -72,6 +83,9 @@ int main(int argc, char** argv) {
   if (*list_cmd) return List(conn);
   if (*get_cmd) return Get(conn, name);
   if (*trials_cmd) return Trials(conn, name);
+  if (*best_cmd) return Best(conn, name);
+  if (*logs_cmd) return Logs(conn, name, trial, follow);
+  if (*export_cmd) return Export(conn, name);
   if (*stop_cmd) return Stop(conn, name);
   if (*delete_cmd) return Delete(conn, name);
   return Fail("no subcommand given (see hpt --help)");

@@ -23,6 +23,18 @@ StatusOr<std::unique_ptr<server::ApiClient>> Connect(const Connection& c) {
   return server::NewApiClient(c.server, token);
 }
 
+bool PrintAs(const json& doc, const std::string& format, std::ostream& out) {
+  if (format == "json") {
+    out << doc.dump(2) << "\n";
+    return true;
+  }
+  if (format == "yaml") {
+    out << api::JsonToYaml(doc);
+    return true;
+  }
+  return false;
+}
+
 std::string FormatAssignments(const json& assignments) {
   std::string out;
   for (const auto& a : assignments) {

@@ -23,6 +23,11 @@ StatusOr<std::string> ResolveToken(const std::string& token_file);
 void PrintTrials(const nlohmann::json& experiment, const nlohmann::json& trials,
                  std::ostream& out);
 void PrintBest(const nlohmann::json& experiment, std::ostream& out);
+// Prints `doc` as JSON or YAML when `format` asks for one and returns true;
+// false for "table" (the caller prints its table). Unknown formats are
+// refused earlier, by the flag's check.
+bool PrintAs(const nlohmann::json& doc, const std::string& format, std::ostream& out);
+
 // "x=1.5, opt=adam".
 std::string FormatAssignments(const nlohmann::json& assignments);
 

@@ -35,6 +35,7 @@ int List(const Connection& c) {
   if (!client.ok()) return Fail(client.status().message());
   auto r = (*client)->Json("GET", "/api/v1/experiments");
   if (!r.ok()) return Fail(r.status().message());
+  if (PrintAs(*r, c.output, std::cout)) return 0;
   Table table({"NAME", "PHASE", "ALGORITHM", "TRIALS", "RUNNING", "BEST"});
   for (const auto& e : (*r)["experiments"]) {
     const json& st = e["status"];
@@ -60,7 +61,7 @@ int Get(const Connection& c, const std::string& name) {
   if (!client.ok()) return Fail(client.status().message());
   auto r = (*client)->Json("GET", "/api/v1/experiments/" + name);
   if (!r.ok()) return Fail(r.status().message());
-  std::cout << r->dump(2) << "\n";
+  PrintAs(*r, c.output.empty() || c.output == "table" ? "json" : c.output, std::cout);
   return 0;
 }
 
@@ -71,6 +72,7 @@ int Trials(const Connection& c, const std::string& name) {
   if (!exp.ok()) return Fail(exp.status().message());
   auto trials = (*client)->Json("GET", "/api/v1/experiments/" + name + "/trials");
   if (!trials.ok()) return Fail(trials.status().message());
+  if (PrintAs(*trials, c.output, std::cout)) return 0;
   PrintTrials(*exp, (*trials)["trials"], std::cout);
   return 0;
 }

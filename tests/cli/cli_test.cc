@@ -1,4 +1,7 @@
 // The real `hpt` binary as a user runs it.
+#include <sstream>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "tests/testing/hpt_process.h"
@@ -142,6 +145,88 @@ TEST_F(CliTest, BadFlagsAreOneReadableLine) {
   EXPECT_NE(err.find("--port"), std::string::npos) << err;
   EXPECT_NE(RunHpt({"serve", "--gpus", "zero"}, &out, &err), 0);
   EXPECT_NE(err.find("--gpus: 'zero'"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace hpt::testing
+
+namespace hpt::testing {
+namespace {
+
+class CliReadTest : public CliTest {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(RunHpt({"run", "--server", server_.url(), "--quiet",
+                      dir_.File("exp/experiment.yaml")},
+                     &out_, &err_, 60),
+              0)
+        << out_ << err_;
+  }
+  HptProcess server_{dir_.File("read.db")};
+  std::string out_, err_;
+};
+
+TEST_F(CliReadTest, OutputFormats) {
+  ASSERT_EQ(RunHpt({"list", "--server", server_.url(), "-o", "json"}, &out_, &err_), 0);
+  EXPECT_EQ(nlohmann::json::parse(out_)["experiments"][0]["name"], "cli-demo");
+  ASSERT_EQ(RunHpt({"get", "--server", server_.url(), "cli-demo", "-o", "yaml"}, &out_, &err_), 0);
+  EXPECT_NE(out_.find("phase: Succeeded"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("maxTrialCount: 4"), std::string::npos) << out_;
+  ASSERT_EQ(RunHpt({"trials", "--server", server_.url(), "cli-demo", "-o", "json"}, &out_, &err_),
+            0);
+  EXPECT_EQ(nlohmann::json::parse(out_)["trials"].size(), 4u);
+  EXPECT_NE(RunHpt({"list", "--server", server_.url(), "-o", "xml"}, &out_, &err_), 0);
+  EXPECT_NE(err_.find("--output"), std::string::npos) << err_;
+}
+
+TEST_F(CliReadTest, BestLogsAndExport) {
+  ASSERT_EQ(RunHpt({"best", "--server", server_.url(), "cli-demo"}, &out_, &err_), 0) << err_;
+  EXPECT_NE(out_.find("TRIAL"), std::string::npos);
+  EXPECT_NE(out_.find("PARAMETER"), std::string::npos);
+  ASSERT_EQ(RunHpt({"best", "--server", server_.url(), "cli-demo", "-o", "json"}, &out_, &err_), 0);
+  auto best = nlohmann::json::parse(out_);
+  std::string trial = best["name"];
+
+  ASSERT_EQ(RunHpt({"logs", "--server", server_.url(), "cli-demo", trial}, &out_, &err_), 0);
+  EXPECT_NE(out_.find("step=1 loss=5"), std::string::npos) << out_;
+  EXPECT_EQ(RunHpt({"logs", "--server", server_.url(), "cli-demo", "nope"}, &out_, &err_), 1);
+  EXPECT_NE(err_.find("nope"), std::string::npos);
+
+  ASSERT_EQ(RunHpt({"export", "--server", server_.url(), "cli-demo"}, &out_, &err_), 0);
+  std::istringstream csv(out_);
+  std::string header, line;
+  std::getline(csv, header);
+  EXPECT_EQ(header, "trial,phase,x,opt,loss,reason,startTime,completionTime");
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    ++rows;
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 7) << line;
+  }
+  EXPECT_EQ(rows, 4);
+}
+
+TEST_F(CliTest, LogsFollowUntilTheTrialEnds) {
+  HptProcess server(dir_.File("follow.db"));
+  WriteFile(dir_.File("exp/trial.sh"),
+            "for i in 1 2 3; do echo line $i; sleep 0.3; done\necho loss=$1\n");
+  std::string out, err;
+  std::thread runner([&] {
+    std::string o, e;
+    RunHpt({"run", "--server", server.url(), "--quiet", dir_.File("exp/experiment.yaml")}, &o,
+           &e, 60);
+  });
+  // Follow the first trial from while it runs.
+  auto client = server.Client();
+  for (int i = 0; i < 200; ++i) {
+    auto t = client->Json("GET", "/api/v1/experiments/cli-demo/trials/cli-demo-1");
+    if (t.ok() && (*t)["phase"] == "Running") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  int code = RunHpt({"logs", "--server", server.url(), "-f", "cli-demo", "cli-demo-1"}, &out,
+                    &err, 30);
+  runner.join();
+  EXPECT_EQ(code, 0) << err;
+  EXPECT_NE(out.find("line 1\nline 2\nline 3\nloss="), std::string::npos) << out;
 }
 
 }  // namespace

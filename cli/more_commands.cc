@@ -1,0 +1,123 @@
+// `hpt best`, `hpt logs` and `hpt export`.
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include "api/spec_codec.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/table.h"
+
+namespace hpt::cli {
+
+using nlohmann::json;
+
+int Best(const Connection& c, const std::string& name) {
+  auto client = Connect(c);
+  if (!client.ok()) return Fail(client.status().message());
+  auto exp = (*client)->Json("GET", "/api/v1/experiments/" + name);
+  if (!exp.ok()) return Fail(exp.status().message());
+  const json& best = (*exp)["status"]["currentOptimalTrial"];
+  if (PrintAs(best, c.output, std::cout)) return 0;
+  if (best.is_null()) return Fail("experiment '" + name + "' has no trial with its objective yet");
+  std::string metric = (*exp)["spec"]["objective"].value("objectiveMetricName", "");
+  Table table({"TRIAL", metric});
+  table.AddRow({best.value("name", ""), api::FormatDouble(best.value("objectiveValue", 0.0))});
+  table.Print(std::cout);
+  Table params({"PARAMETER", "VALUE"});
+  for (const auto& a : best["parameterAssignments"]) {
+    params.AddRow({a.value("name", ""), a.value("value", "")});
+  }
+  params.Print(std::cout);
+  return 0;
+}
+
+int Logs(const Connection& c, const std::string& name, const std::string& trial,
+         bool follow) {
+  auto client = Connect(c);
+  if (!client.ok()) return Fail(client.status().message());
+  const std::string path = "/api/v1/experiments/" + name + "/trials/" + trial;
+  size_t printed = 0;
+  while (true) {
+    // Read the phase first: output written before it finished is then in
+    // the log we fetch next.
+    auto t = (*client)->Json("GET", path);
+    if (!t.ok()) return Fail(t.status().message());
+    auto log = (*client)->Call("GET", path + "/logs");
+    if (!log.ok()) return Fail(log.status().message());
+    Status s = server::StatusFromHttp(*log);
+    if (!s.ok()) return Fail(s.message());
+    if (log->body.size() > printed) {
+      std::cout << log->body.substr(printed) << std::flush;
+      printed = log->body.size();
+    }
+    std::string phase = t->value("phase", "");
+    if (!follow || (phase != "Running" && phase != "Pending")) return 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+}
+
+namespace {
+
+// RFC 4180: quote fields holding a comma, quote or line break.
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+std::string TextOf(const json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) return api::FormatDouble(v.get<double>());
+  return v.dump();
+}
+
+}  // namespace
+
+int Export(const Connection& c, const std::string& name) {
+  auto client = Connect(c);
+  if (!client.ok()) return Fail(client.status().message());
+  auto exp = (*client)->Json("GET", "/api/v1/experiments/" + name);
+  if (!exp.ok()) return Fail(exp.status().message());
+  auto trials = (*client)->Json("GET", "/api/v1/experiments/" + name + "/trials");
+  if (!trials.ok()) return Fail(trials.status().message());
+  const json& objective = (*exp)["spec"]["objective"];
+  std::vector<std::string> params, metrics = {objective.value("objectiveMetricName", "")};
+  for (const auto& p : (*exp)["spec"]["parameters"]) params.push_back(p.value("name", ""));
+  for (const auto& m : objective.value("additionalMetricNames", json::array())) {
+    metrics.push_back(m.get<std::string>());
+  }
+  std::vector<std::string> header = {"trial", "phase"};
+  header.insert(header.end(), params.begin(), params.end());
+  header.insert(header.end(), metrics.begin(), metrics.end());
+  for (const char* h : {"reason", "startTime", "completionTime"}) header.push_back(h);
+  auto print_row = [](const std::vector<std::string>& row) {
+    for (size_t i = 0; i < row.size(); ++i) std::cout << (i ? "," : "") << CsvField(row[i]);
+    std::cout << "\n";
+  };
+  print_row(header);
+  for (const auto& t : (*trials)["trials"]) {
+    std::vector<std::string> row = {TextOf(t["name"]), TextOf(t["phase"])};
+    for (const auto& p : params) {
+      std::string value;
+      for (const auto& a : t["parameterAssignments"]) {
+        if (a.value("name", "") == p) value = a.value("value", "");
+      }
+      row.push_back(value);
+    }
+    for (const auto& m : metrics) {
+      std::string value;
+      for (const auto& s : t["metrics"]) {
+        if (s.value("name", "") == m) value = TextOf(s["latest"]);
+      }
+      row.push_back(value);
+    }
+    for (const char* key : {"reason", "startTime", "completionTime"}) row.push_back(TextOf(t[key]));
+    print_row(row);
+  }
+  return 0;
+}
+
+}  // namespace hpt::cli
