@@ -12,6 +12,28 @@ namespace {
 
 using nlohmann::json;
 
+// A list of {name, value} mappings under `p`.`key`, as Katib writes
+// algorithm settings and metric strategies.
+std::vector<AlgorithmSetting> DecodeSettings(JsonReader& r, const json& j,
+                                             const std::string& p, const std::string& key) {
+  std::vector<AlgorithmSetting> out;
+  const json* list = r.Array(j, p, key, false);
+  if (!list) return out;
+  for (size_t i = 0; i < list->size(); ++i) {
+    std::string sp = JsonReader::Path(p + "." + key, i);
+    const json& s = (*list)[i];
+    if (!s.is_object()) {
+      r.Problem(sp, "must be a mapping with name and value");
+      continue;
+    }
+    r.RejectUnknown(s, sp, {"name", "value"});
+    auto name = r.String(s, sp, "name", true);
+    auto value = r.String(s, sp, "value", true);
+    if (name && value) out.push_back({*name, *value});
+  }
+  return out;
+}
+
 void DecodeObjective(JsonReader& r, const json& j, Objective& o) {
   const std::string p = "objective";
   r.RejectUnknown(j, p, {"type", "objectiveMetricName", "goal",
@@ -31,19 +53,8 @@ void DecodeObjective(JsonReader& r, const json& j, Objective& o) {
       if (n) o.additional_metric_names.push_back(*n);
     }
   }
-  if (const json* strategies = r.Array(j, p, "metricStrategies", false)) {
-    for (size_t i = 0; i < strategies->size(); ++i) {
-      std::string sp = JsonReader::Path(p + ".metricStrategies", i);
-      const json& s = (*strategies)[i];
-      if (!s.is_object()) {
-        r.Problem(sp, "must be a mapping with name and value");
-        continue;
-      }
-      r.RejectUnknown(s, sp, {"name", "value"});
-      auto name = r.String(s, sp, "name", true);
-      auto value = r.String(s, sp, "value", true);
-      if (name && value) o.metric_strategies[*name] = *value;
-    }
+  for (const auto& [name, value] : DecodeSettings(r, j, p, "metricStrategies")) {
+    o.metric_strategies[name] = value;
   }
 }
 
@@ -53,20 +64,7 @@ void DecodeAlgorithm(JsonReader& r, const json& j, const std::string& p,
                      AlgorithmSpec& a) {
   r.RejectUnknown(j, p, {"algorithmName", "algorithmSettings"});
   if (auto n = r.String(j, p, "algorithmName", true)) a.name = *n;
-  if (const json* settings = r.Array(j, p, "algorithmSettings", false)) {
-    for (size_t i = 0; i < settings->size(); ++i) {
-      std::string sp = JsonReader::Path(p + ".algorithmSettings", i);
-      const json& s = (*settings)[i];
-      if (!s.is_object()) {
-        r.Problem(sp, "must be a mapping with name and value");
-        continue;
-      }
-      r.RejectUnknown(s, sp, {"name", "value"});
-      auto name = r.String(s, sp, "name", true);
-      auto value = r.String(s, sp, "value", true);
-      if (name && value) a.settings.push_back({*name, *value});
-    }
-  }
+  a.settings = DecodeSettings(r, j, p, "algorithmSettings");
 }
 
 void DecodeParameter(JsonReader& r, const json& j, const std::string& p,
