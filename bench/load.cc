@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "bench/raw_client.h"
+
 namespace hpt::bench {
 
 using Clock = std::chrono::steady_clock;
@@ -31,7 +33,7 @@ LoadResult RunLoad(const std::string& url, const LoadOptions& options,
   std::vector<std::thread> threads;
   for (int i = 0; i < n; ++i) {
     threads.emplace_back([&, i] {
-      auto client = server::NewApiClient(url, "");
+      auto client = options.raw_client ? NewRawClient(url) : server::NewApiClient(url, "");
       int64_t iteration = 0;
       for (; iteration < options.warmup_requests; ++iteration) {
         (void)request(i, iteration, *client);

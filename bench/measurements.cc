@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/raw_client.h"
 #include "bench/server_process.h"
 
 namespace hpt::bench {
@@ -70,13 +71,14 @@ double Loss(const json& trial) {
 
 }  // namespace
 
-StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients) {
+StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients, bool raw_client) {
   TempDir dir;
   HPT_ASSIGN_OR_RETURN(auto bare, ServerProcess::Start({config.bare_binary},
                                                        dir.path() + "/bare.log"));
   LoadOptions options;
   options.clients = clients;
   options.seconds = config.seconds;
+  options.raw_client = raw_client;
   return RunLoad(bare->url(), options,
                  [](int, int64_t, server::ApiClient& client) {
                    return CheckAnswer(client.Call(
@@ -85,10 +87,10 @@ StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients) {
                  });
 }
 
-StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config) {
+StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config, bool raw_client) {
   TempDir dir;
   HPT_ASSIGN_OR_RETURN(auto hpt, StartHpt(config.hpt_binary, dir));
-  auto client = server::NewApiClient(hpt->url(), "");
+  auto client = raw_client ? NewRawClient(hpt->url()) : server::NewApiClient(hpt->url(), "");
   HPT_RETURN_IF_ERROR(
       client->Json("POST", kExperiments, ClientRunSpec("asktell", config.asktell_trials))
           .status());
@@ -97,7 +99,7 @@ StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config) {
   done_at.reserve(config.asktell_trials);
   const auto start = Clock::now();
   while (static_cast<int>(done_at.size()) < config.asktell_trials &&
-         Since(start) < config.seconds) {
+         Since(start) < config.asktell_max_seconds) {
     auto suggested = client->Call("POST", base + ":suggest", R"({"count": 1})");
     if (std::string e = CheckAnswer(suggested); !e.empty()) return Internal("suggest: " + e);
     json trials = json::parse(suggested->body)["trials"];
@@ -122,9 +124,13 @@ StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config) {
   return result;
 }
 
-StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int clients) {
+StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int clients,
+                                              bool sync_full) {
   TempDir dir;
-  HPT_ASSIGN_OR_RETURN(auto hpt, StartHpt(config.hpt_binary, dir));
+  HPT_ASSIGN_OR_RETURN(auto hpt,
+                       StartHpt(config.hpt_binary, dir,
+                                sync_full ? std::vector<std::string>{"--sync-full"}
+                                          : std::vector<std::string>{}));
   auto setup = server::NewApiClient(hpt->url(), "");
   HPT_ASSIGN_OR_RETURN(std::vector<std::string> trials,
                        SuggestTrials(*setup, "writes", 100, clients));
@@ -187,7 +193,8 @@ StatusOr<RunnerResult> MeasureRunner(const BenchConfig& config) {
   HPT_RETURN_IF_ERROR(client->Json("POST", kExperiments, spec).status());
   RunnerResult result;
   while (Since(start) < config.runner_timeout_seconds) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // Each poll reads every trial; 10 a second keeps the poller's share small.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
     auto answer = client->Json("GET", kExperiments + "/runner");
     if (!answer.ok()) continue;
     const json& status = (*answer)["status"];

@@ -15,16 +15,21 @@ struct BenchConfig {
   std::string bare_binary;
   double seconds = 4.0;       // window of each load measurement
   int asktell_trials = 2000;  // maxTrialCount of the ask/tell experiment
+  double asktell_max_seconds = 30;  // ... stopped early if it takes longer
   int runner_trials = 1000;
   int batch_size = 1000;      // observations per batched POST
   int runner_timeout_seconds = 180;
 };
 
-// 1. The bare endpoint answering small POSTs.
-StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients);
+// 1. The bare endpoint answering small POSTs. `raw_client`: measured with
+// NewRawClient (a diagnostic of the client's share) instead of cpprestsdk's.
+StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients,
+                                 bool raw_client = false);
 
 // 2. Client-run ask/tell from one keep-alive client: suggest {"count":1},
-// then :complete, until asktell_trials are done or `seconds` pass.
+// then :complete, until asktell_trials are done (or asktell_max_seconds
+// pass). A fixed count rather than a window: the cost of a trial grows with
+// the experiment's history, and 2,000 trials shows how much.
 struct AskTellResult {
   int trials = 0;
   double seconds = 0;
@@ -32,10 +37,14 @@ struct AskTellResult {
   double last_rate = 0;   // ... and over the last 10%: the cost of history
   double Rate() const { return seconds > 0 ? trials / seconds : 0; }
 };
-StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config);
+StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config,
+                                       bool raw_client = false);
 
 // 3. Single-observation writes, each client to its own Running trial.
-StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int clients);
+// `sync_full`: the server runs with --sync-full (an fsync per commit, the
+// durability of the peer's SQLite defaults).
+StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int clients,
+                                              bool sync_full = false);
 
 // 4. Batched observations from one client; ok counts POSTs of batch_size.
 StatusOr<LoadResult> MeasureBatchedObservations(const BenchConfig& config);

@@ -98,10 +98,12 @@ void ServerProcess::Stop() {
 }
 
 StatusOr<std::unique_ptr<ServerProcess>> StartHpt(const std::string& hpt_binary,
-                                                  const TempDir& dir) {
-  return ServerProcess::Start({hpt_binary, "serve", "--port", "0", "--db",
-                               dir.path() + "/hpt.db", "--gpus", "none"},
-                              dir.path() + "/serve.log");
+                                                  const TempDir& dir,
+                                                  const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {hpt_binary, "serve", "--port", "0", "--db",
+                                   dir.path() + "/hpt.db", "--gpus", "none"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return ServerProcess::Start(argv, dir.path() + "/serve.log");
 }
 
 }  // namespace hpt::bench

@@ -48,8 +48,10 @@ class ServerProcess {
   std::string url_;
 };
 
-// `hpt serve --port 0 --db <dir>/hpt.db --gpus none`, its log in <dir>.
+// `hpt serve --port 0 --db <dir>/hpt.db --gpus none [extra...]`, its log
+// in <dir>.
 StatusOr<std::unique_ptr<ServerProcess>> StartHpt(const std::string& hpt_binary,
-                                                  const TempDir& dir);
+                                                  const TempDir& dir,
+                                                  const std::vector<std::string>& extra = {});
 
 }  // namespace hpt::bench
