@@ -127,14 +127,15 @@ StatusOr<std::vector<Trial>> Controller::SuggestTrials(const std::string& name,
     update.start_time_ms = exp.start_time_ms;
     HPT_RETURN_IF_ERROR(store_->UpdateExperiment(name, update));
   }
-  HPT_ASSIGN_OR_RETURN(std::vector<Trial> history, store_->ListTrials(name));
-  int budget = exp.spec.max_trial_count - static_cast<int>(history.size());
+  HPT_ASSIGN_OR_RETURN(std::vector<Trial>* history, ClientHistoryLocked(name));
+  int budget = exp.spec.max_trial_count - static_cast<int>(history->size());
   if (budget <= 0 || exhausted_.count(name)) return std::vector<Trial>{};
-  auto created = CreateTrialsLocked(exp, history, std::min(count, budget),
+  auto created = CreateTrialsLocked(exp, *history, std::min(count, budget),
                                     TrialPhase::kRunning);
   if (!created.ok()) return created.status();
+  history->insert(history->end(), created->begin(), created->end());
   if (created->empty() && exhausted_.count(name)) {
-    FinishIfDoneLocked(exp, history);
+    FinishIfDoneLocked(exp, *history);
   }
   return created;
 }
@@ -194,9 +195,26 @@ Status Controller::CompleteTrial(const std::string& experiment,
     }
   }
   HPT_RETURN_IF_ERROR(store_->UpdateTrial(experiment, trial, update));
-  HPT_ASSIGN_OR_RETURN(std::vector<Trial> trials, store_->ListTrials(experiment));
-  FinishIfDoneLocked(exp, trials);
+  // Keep the cached history as the store now has it.
+  t.phase = *update.phase;
+  if (update.reason) t.reason = *update.reason;
+  if (update.message) t.message = *update.message;
+  t.completion_time_ms = *update.completion_time_ms;
+  HPT_ASSIGN_OR_RETURN(std::vector<Trial>* history, ClientHistoryLocked(experiment));
+  for (Trial& cached : *history) {
+    if (cached.name == trial) cached = t;
+  }
+  FinishIfDoneLocked(exp, *history);
   return Status::Ok();
+}
+
+StatusOr<std::vector<Trial>*> Controller::ClientHistoryLocked(const std::string& name) {
+  auto it = client_history_.find(name);
+  if (it == client_history_.end()) {
+    HPT_ASSIGN_OR_RETURN(std::vector<Trial> trials, store_->ListTrials(name));
+    it = client_history_.emplace(name, std::move(trials)).first;
+  }
+  return &it->second;
 }
 
 Status Controller::StopTrial(const std::string& experiment, const std::string& trial) {
@@ -274,6 +292,8 @@ void Controller::KillActiveLocked(const std::string& experiment,
       executor_->Kill(experiment, t.name);
     }
   }
+  // Phases changed; `trials` may be that very cache, so drop it last.
+  client_history_.erase(experiment);
 }
 
 StatusOr<std::vector<Trial>> Controller::CreateTrialsLocked(

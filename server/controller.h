@@ -114,6 +114,11 @@ class Controller : public runner::ExecutorListener {
   void KillActiveLocked(const std::string& experiment,
                         const std::vector<api::Trial>& trials, const std::string& reason);
   Status RecoverLocked();
+  // A client-run experiment's trials, read from the store once and then
+  // kept in step by SuggestTrials and CompleteTrial, so neither re-reads
+  // the whole history (ask/tell's hot path). Metrics of Running trials may
+  // lag; a trial is re-read from the store when it completes.
+  StatusOr<std::vector<api::Trial>*> ClientHistoryLocked(const std::string& name);
   // The policy's verdict on `trial` given every trial's objective curve.
   StatusOr<earlystop::StopDecision> EvaluateStopping(const api::Experiment& exp,
                                                      const std::string& trial);
@@ -134,6 +139,7 @@ class Controller : public runner::ExecutorListener {
   std::set<std::string> exhausted_;  // experiments whose algorithm ran out
   std::map<std::string, std::vector<int>> trial_gpus_;  // "exp/trial" -> ids
   std::set<std::string> stop_advised_;  // "exp/trial" told :shouldStop true
+  std::map<std::string, std::vector<api::Trial>> client_history_;
 
   std::mutex cache_mu_;
   std::map<std::string, std::shared_ptr<const api::Experiment>> experiments_;
