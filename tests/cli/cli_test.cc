@@ -231,3 +231,39 @@ TEST_F(CliTest, LogsFollowUntilTheTrialEnds) {
 
 }  // namespace
 }  // namespace hpt::testing
+
+namespace hpt::testing {
+namespace {
+
+TEST(CliHelpTest, EverySubcommandHasHelp) {
+  std::string out, err;
+  ASSERT_EQ(RunHpt({"--help"}, &out, &err), 0);
+  const std::vector<std::string> commands = {"serve", "run",    "validate", "list",
+                                             "get",   "trials", "best",     "logs",
+                                             "export", "stop",  "delete"};
+  for (const auto& cmd : commands) {
+    EXPECT_NE(out.find("  " + cmd + " "), std::string::npos) << cmd << " missing in:\n" << out;
+    std::string sub_out, sub_err;
+    EXPECT_EQ(RunHpt({cmd, "--help"}, &sub_out, &sub_err), 0) << cmd;
+    EXPECT_NE(sub_out.find("Usage:"), std::string::npos) << cmd;
+    // Every option says what it is for: CLI11 puts the description from
+    // column 30, or on the next line when the option's name is long.
+    std::vector<std::string> lines;
+    std::istringstream in(sub_out);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const std::string& line = lines[i];
+      if (line.rfind("  -", 0) != 0) continue;
+      bool same_line = line.size() > 30 && line.find_first_not_of(' ', 29) != std::string::npos &&
+                       line[28] == ' ';
+      bool next_line = i + 1 < lines.size() && lines[i + 1].rfind(std::string(29, ' '), 0) == 0 &&
+                       lines[i + 1].find_first_not_of(' ') != std::string::npos;
+      EXPECT_TRUE(same_line || next_line) << cmd << ": option without a description: " << line;
+    }
+  }
+  EXPECT_NE(RunHpt({"frobnicate"}, &out, &err), 0);
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
+}  // namespace
+}  // namespace hpt::testing
