@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <numeric>
-
 #include <nlopt.hpp>
+#include <numeric>
 
 namespace hpt::suggestion {
 namespace {
@@ -20,8 +19,8 @@ double LogPhi(double u) { return -0.5 * u * u - kLogSqrt2Pi; }
 
 struct Refinement {
   const Acquisition* acquisition;
-  Eigen::VectorXd x;         // the full point; free coordinates overwritten
-  std::vector<int> free;     // indices of the coordinates being moved
+  Eigen::VectorXd x;      // the full point; free coordinates overwritten
+  std::vector<int> free;  // indices of the coordinates being moved
 };
 
 double RefineObjective(const std::vector<double>& v, std::vector<double>& g,
@@ -110,10 +109,10 @@ std::vector<ScoredPoint> MaximizeAcquisition(const Acquisition& acquisition,
   std::vector<Eigen::Index> order(static_cast<size_t>(candidates.cols()));
   std::iota(order.begin(), order.end(), 0);
   size_t keep = std::min(order.size(), static_cast<size_t>(options.keep));
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep),
-                    order.end(), [&](Eigen::Index a, Eigen::Index b) {
-                      return values[a] > values[b];
-                    });
+  std::partial_sort(
+      order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep),
+      order.end(),
+      [&](Eigen::Index a, Eigen::Index b) { return values[a] > values[b]; });
   for (size_t i = 0; i < keep; ++i) {
     scored.push_back({candidates.col(order[i]), values[order[i]]});
   }

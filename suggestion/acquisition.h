@@ -9,9 +9,8 @@
 //           h(u) = phi(u) + u Phi(u).
 //   kUcb    the lower confidence bound, negated: kappa sd - mean.
 
-#include <vector>
-
 #include <Eigen/Core>
+#include <vector>
 
 #include "suggestion/gaussian_process.h"
 #include "suggestion/unit_cube.h"
@@ -50,9 +49,9 @@ struct ScoredPoint {
 };
 
 struct MaximizeOptions {
-  int starts = 3;           // best candidates refined by L-BFGS
-  int max_evaluations = 40; // per refinement
-  int keep = 32;            // points returned
+  int starts = 3;            // best candidates refined by L-BFGS
+  int max_evaluations = 40;  // per refinement
+  int keep = 32;             // points returned
 };
 
 // Scores the candidates (columns, already projected), refines the best

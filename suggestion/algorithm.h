@@ -37,7 +37,8 @@ class Algorithm {
                                        std::string_view state, int count) = 0;
 };
 
-// Registers every built-in algorithm ("grid", "random").
+// Registers every built-in algorithm ("bayesianoptimization", "grid",
+// "hyperband", "random", "sobol").
 void RegisterBuiltins(Registry<Algorithm>& registry);
 
 }  // namespace hpt::suggestion

@@ -20,7 +20,6 @@
 #include "suggestion/sobol_search.h"
 #include "suggestion/sobol_sequence.h"
 #include "suggestion/unit_cube.h"
-#include "suggestion/tune_dev.h"
 
 namespace hpt::suggestion {
 namespace {
@@ -64,11 +63,13 @@ StatusOr<Settings> ReadSettings(const api::ExperimentSpec& spec) {
   }
   s.initial_points =
       initial ? *initial
-              : std::max<int64_t>(5, 2 * static_cast<int64_t>(spec.parameters.size()));
+              : std::max<int64_t>(
+                    5, 2 * static_cast<int64_t>(spec.parameters.size()));
   HPT_ASSIGN_OR_RETURN(std::optional<std::string> acq,
                        ChoiceSetting(a, BO::kAcqFunc, {"ei", "ucb", "lcb"}));
   if (acq && *acq != "ei") s.acquisition = AcquisitionKind::kUcb;
-  HPT_ASSIGN_OR_RETURN(std::optional<double> kappa, DoubleSetting(a, BO::kKappa));
+  HPT_ASSIGN_OR_RETURN(std::optional<double> kappa,
+                       DoubleSetting(a, BO::kKappa));
   if (kappa && *kappa < 0) {
     return InvalidArgument(SettingPath(a, BO::kKappa) +
                            ": kappa must not be negative, got " +
@@ -107,20 +108,23 @@ struct Budget {
 Budget BudgetFor(int n) {
   Budget b;
   double cost = 0.5 * n * n + 40.0 * n + 200;
-  b.candidates = static_cast<int>(std::clamp(2.5e7 / cost, 64.0, Tune("BO_CAND", 1024.0)));
+  b.candidates = static_cast<int>(std::clamp(2.5e7 / cost, 64.0, 1024.0));
   b.maximize.starts = n <= 200 ? 3 : 1;
   b.maximize.max_evaluations = n <= 200 ? 40 : 12;
-  b.fit.random_starts = n <= 100 ? 2 : 1;
-  b.fit.max_evaluations = n <= 100 ? 120 : 60;
+  // Beyond the refit-every-call regime a fit also starts from the last
+  // one, so fewer and shorter extra starts do.
+  b.fit.random_starts = n <= kRefitEveryCallUpTo ? 2 : 1;
+  b.fit.max_evaluations = n <= kRefitEveryCallUpTo ? 120 : 50;
   return b;
 }
 
 // Candidate points (projected): every unused point of a small finite
 // space; otherwise Sobol points and perturbations of the best points.
-Eigen::MatrixXd Candidates(const UnitCube& cube, const api::ExperimentSpec& spec,
-                           const KeySet& used, const Eigen::MatrixXd& x,
-                           const std::vector<int>& best,
-                           int count, uint64_t seed) {
+Eigen::MatrixXd Candidates(const UnitCube& cube,
+                           const api::ExperimentSpec& spec, const KeySet& used,
+                           const Eigen::MatrixXd& x,
+                           const std::vector<int>& best, int count,
+                           uint64_t seed) {
   std::optional<int64_t> size = SpaceSize(spec.parameters);
   if (size && *size <= kMaxEnumerated) {
     std::vector<Eigen::VectorXd> points;
@@ -130,30 +134,34 @@ Eigen::MatrixXd Candidates(const UnitCube& cube, const api::ExperimentSpec& spec
       points.push_back(*cube.Encode(a));
     }
     Eigen::MatrixXd out(cube.dim(), static_cast<Eigen::Index>(points.size()));
-    for (size_t i = 0; i < points.size(); ++i) out.col(static_cast<Eigen::Index>(i)) = points[i];
+    for (size_t i = 0; i < points.size(); ++i)
+      out.col(static_cast<Eigen::Index>(i)) = points[i];
     return out;
   }
   const int dim = cube.dim();
-  int local = best.empty() ? 0 : static_cast<int>(count * Tune("BO_LOCAL", 0.4));
+  int local = best.empty() ? 0 : count * 2 / 5;
   int global = count - local;
   Eigen::MatrixXd out(dim, count);
   SobolSequence sobol(dim, seed);
   std::vector<double> points = sobol.Points(0, global);
   for (int i = 0; i < global; ++i) {
-    out.col(i) = cube.Project(Eigen::Map<Eigen::VectorXd>(&points[static_cast<size_t>(i) * dim], dim));
+    out.col(i) = cube.Project(Eigen::Map<Eigen::VectorXd>(
+        &points[static_cast<size_t>(i) * dim], dim));
   }
   std::mt19937_64 rng(Mix(seed));
   std::normal_distribution<double> normal;
   std::uniform_real_distribution<double> uniform;
-  const double scales[] = {Tune("BO_S1", 0.01), Tune("BO_S2", 0.05), Tune("BO_S3", 0.2)};
+  const double scales[] = {0.01, 0.05, 0.2};
   std::vector<std::pair<int, int>> blocks = cube.OneHotBlocks();
   double switch_probability = 1.0 / static_cast<double>(spec.parameters.size());
+  std::vector<int> numeric;
+  for (int d = 0; d < dim; ++d) {
+    if (!cube.categorical()[static_cast<size_t>(d)]) numeric.push_back(d);
+  }
   for (int i = 0; i < local; ++i) {
     Eigen::VectorXd p = x.col(best[static_cast<size_t>(i) % best.size()]);
     double scale = scales[i % 3];
-    for (int d = 0; d < dim; ++d) {
-      if (!cube.categorical()[static_cast<size_t>(d)]) p[d] += scale * normal(rng);
-    }
+    for (int d : numeric) p[d] += scale * normal(rng);
     for (const auto& [offset, width] : blocks) {
       if (uniform(rng) >= switch_probability) continue;
       p.segment(offset, width).setZero();
@@ -176,10 +184,10 @@ Status BO::Validate(const api::ExperimentSpec& spec) const {
                            " needs at least one parameter");
   }
   if (UnitCube(spec.parameters).dim() > SobolSequence::kMaxDimension) {
-    return InvalidArgument("parameters: " + std::string(kName) +
-                           " supports up to " +
-                           std::to_string(SobolSequence::kMaxDimension) +
-                           " coordinates (one per parameter, one per category)");
+    return InvalidArgument(
+        "parameters: " + std::string(kName) + " supports up to " +
+        std::to_string(SobolSequence::kMaxDimension) +
+        " coordinates (one per parameter, one per category)");
   }
   return Status::Ok();
 }
@@ -209,8 +217,8 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
   SobolSequence design_sequence(dim, state.seed);
   Eigen::VectorXd point(dim);
   uint64_t index = static_cast<uint64_t>(seen);
-  for (int skips = 0; static_cast<int>(batch.size()) < design &&
-                      skips < kMaxDesignSkips;) {
+  for (int skips = 0;
+       static_cast<int>(batch.size()) < design && skips < kMaxDesignSkips;) {
     design_sequence.Point(index++, point.data());
     if (!Take(cube, spec, point, &used, &batch)) ++skips;
   }
@@ -224,10 +232,12 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
       if (!std::isnan(data.value[i])) observed.push_back(i);
     }
     Eigen::VectorXd raw(static_cast<Eigen::Index>(observed.size()));
-    for (size_t i = 0; i < observed.size(); ++i) raw[static_cast<Eigen::Index>(i)] = data.value[observed[i]];
+    for (size_t i = 0; i < observed.size(); ++i)
+      raw[static_cast<Eigen::Index>(i)] = data.value[observed[i]];
     Eigen::VectorXd warped = WarpOutputs(raw).values;
     Eigen::VectorXd y = Eigen::VectorXd::Constant(n, warped.maxCoeff());
-    for (size_t i = 0; i < observed.size(); ++i) y[observed[i]] = warped[static_cast<Eigen::Index>(i)];
+    for (size_t i = 0; i < observed.size(); ++i)
+      y[observed[i]] = warped[static_cast<Eigen::Index>(i)];
 
     Budget budget = BudgetFor(n);
     bool have_theta = state.theta && state.theta->size() == dim + 2;
@@ -235,7 +245,8 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
                  n < state.fit_points ||
                  n >= state.fit_points + std::max(1, state.fit_points / 10);
     if (refit) {
-      std::mt19937_64 rng = MakeRng(static_cast<int64_t>(state.seed), Mix(seen));
+      std::mt19937_64 rng =
+          MakeRng(static_cast<int64_t>(state.seed), Mix(seen));
       std::optional<Eigen::VectorXd> warm;
       if (have_theta) warm = state.theta;
       state.theta = FitHyperparameters(data.x, y, warm, budget.fit, rng);
@@ -253,17 +264,23 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
     double best = HUGE_VAL;
     for (int i : observed) best = std::min(best, fitted[i]);
     std::vector<int> top = observed;
-    std::sort(top.begin(), top.end(), [&](int a, int b) { return y[a] < y[b]; });
-    top.resize(std::min<size_t>(top.size(), static_cast<size_t>(Tune("BO_TOP", 5))));
+    std::sort(top.begin(), top.end(),
+              [&](int a, int b) { return y[a] < y[b]; });
+    top.resize(std::min<size_t>(top.size(), 5));
 
-    // Pending points: the model believes its own mean there.
+    // Pending points: the model is told its own mean there (kriging
+    // believer), but no better than the average observation (a constant
+    // liar's floor). Believing the mean alone leaves a noiseless model's
+    // improvement next to a promising pending point, and the next worker
+    // would get its neighbour; the floor takes that improvement away.
+    const double lie_floor = warped.mean();
     auto believe = [&](const Eigen::MatrixXd& points) {
-      if (points.cols() == 0) return;
-      Eigen::VectorXd mean, variance;
-      gp.Predict(points, &mean, &variance);
       for (Eigen::Index i = 0; i < points.cols(); ++i) {
-        gp.Add(points.col(i), mean[i]);
-        best = std::min(best, mean[i]);
+        Eigen::VectorXd mean, variance;
+        gp.Predict(points.col(i), &mean, &variance);
+        double lie = std::max(mean[0], lie_floor);
+        gp.Add(points.col(i), lie);
+        best = std::min(best, lie);
       }
     };
     believe(data.pending);
@@ -289,9 +306,9 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
   Suggestion suggestion;
   int missing = count - static_cast<int>(batch.size());
   if (missing > 0 || SpaceSize(spec.parameters)) {
-    HPT_ASSIGN_OR_RETURN(Suggestion fill,
-                         RandomFill(spec, history, batch, Mix(state.seed ^ seen),
-                                    std::max(missing, 0)));
+    HPT_ASSIGN_OR_RETURN(Suggestion fill, RandomFill(spec, history, batch,
+                                                     Mix(state.seed ^ seen),
+                                                     std::max(missing, 0)));
     for (api::Assignment& a : fill.assignments) batch.push_back(std::move(a));
     suggestion.exhausted = fill.exhausted;
   }

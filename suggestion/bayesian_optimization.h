@@ -14,9 +14,10 @@
 //   Failed (also Infeasible), not fitted as values, but placed in the GP at
 //   MetricsUnavailable       the worst observed value so that their region
 //                            is not proposed again
-//   Running, Pending         pending: the GP believes its own mean there
-//                            (kriging believer), so parallel workers get
-//                            different points
+//   Running, Pending         pending: the GP is told its own mean there,
+//                            but no better than the average observation
+//                            (kriging believer with a constant liar's
+//                            floor), so parallel workers get points apart
 //   Killed                   ignored, except that its point is not repeated
 // Suggestions within a batch are pending for the ones after them. No
 // suggestion repeats an assignment in history or in the batch; when a

@@ -112,8 +112,8 @@ std::optional<BoState> ParseState(std::string_view text) {
     ++p;
   }
   if (theta.size() < 3) return std::nullopt;
-  state.theta = Eigen::Map<Eigen::VectorXd>(theta.data(),
-                                            static_cast<Eigen::Index>(theta.size()));
+  state.theta = Eigen::Map<Eigen::VectorXd>(
+      theta.data(), static_cast<Eigen::Index>(theta.size()));
   return state;
 }
 

@@ -2,13 +2,12 @@
 // What bayesianoptimization takes from the trial history and keeps in its
 // opaque state. See bayesian_optimization.h for how each phase counts.
 
+#include <Eigen/Core>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "api/types.h"
 #include "suggestion/unit_cube.h"
@@ -33,8 +32,8 @@ BoData CollectData(const UnitCube& cube, const api::ExperimentSpec& spec,
 
 struct BoState {
   uint64_t seed = 0;
-  int fit_points = 0;                   // points at the last full fit
-  std::optional<Eigen::VectorXd> theta; // its hyperparameters
+  int fit_points = 0;                    // points at the last full fit
+  std::optional<Eigen::VectorXd> theta;  // its hyperparameters
 };
 
 // "seed=<u64>;fit=<n>;theta=<hex float>,..." (theta and fit only after a

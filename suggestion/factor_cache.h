@@ -10,12 +10,11 @@
 // holds. Thread-safe. Entries are handed out exclusively (Take removes
 // them) and come back with Put.
 
+#include <Eigen/Core>
 #include <cstddef>
 #include <list>
 #include <memory>
 #include <mutex>
-
-#include <Eigen/Core>
 
 #include "suggestion/gaussian_process.h"
 

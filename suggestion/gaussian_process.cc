@@ -1,9 +1,8 @@
 #include "suggestion/gaussian_process.h"
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
-
-#include <Eigen/Dense>
 
 #include "api/status.h"
 
@@ -63,8 +62,8 @@ GaussianProcess::GaussianProcess(const GpHyperparameters& h,
   HPT_CHECK(x.rows() == h.dim() && x.cols() == y.size());
   const int n = static_cast<int>(x.cols());
   Eigen::VectorXd theta = h.ToTheta();
-  bool usable = reuse && SameBits(reuse->theta, theta) &&
-                reuse->size <= n && reuse->points.rows() == x.rows();
+  bool usable = reuse && SameBits(reuse->theta, theta) && reuse->size <= n &&
+                reuse->points.rows() == x.rows();
   for (int j = 0; usable && j < reuse->size; ++j) {
     usable = SameBits(reuse->points.col(j), x.col(j));
   }
@@ -95,15 +94,16 @@ void GaussianProcess::Reserve(int capacity) {
   KernelFactor& f = *factor_;
   if (f.points.cols() >= capacity) return;
   // Grow geometrically: a cached factor gains a row or so per call.
-  capacity = std::max<int>(capacity, static_cast<int>(f.points.cols()) * 6 / 5 + 16);
+  capacity =
+      std::max<int>(capacity, static_cast<int>(f.points.cols()) * 6 / 5 + 16);
   int n = f.size;
   Eigen::MatrixXd points(h_.dim(), capacity);
   Eigen::MatrixXd chol(capacity, capacity);
   Eigen::MatrixXd scaled(h_.dim(), capacity);
   points.leftCols(n) = f.points.leftCols(n);
   chol.topLeftCorner(n, n) = f.chol.topLeftCorner(n, n);
-  scaled.leftCols(n) = f.points.leftCols(n).array().colwise() *
-                       inv_lengthscales_.array();
+  scaled.leftCols(n) =
+      f.points.leftCols(n).array().colwise() * inv_lengthscales_.array();
   f.points = std::move(points);
   f.chol = std::move(chol);
   scaled_ = std::move(scaled);
@@ -123,7 +123,8 @@ bool GaussianProcess::AppendRow(int i) {
   for (int j = 0; j < i; ++j) {
     r[j] /= l(j, j);
     int below = i - j - 1;
-    if (below > 0) r.segment(j + 1, below) -= r[j] * l.col(j).segment(j + 1, below);
+    if (below > 0)
+      r.segment(j + 1, below) -= r[j] * l.col(j).segment(j + 1, below);
   }
   double diagonal = h_.signal_variance + h_.noise_variance + f.jitter;
   double pivot = diagonal;
@@ -138,7 +139,8 @@ void GaussianProcess::Refactor() {
   KernelFactor& f = *factor_;
   const int n = f.size;
   while (true) {
-    f.jitter = f.jitter == 0 ? kFirstJitter * h_.signal_variance : f.jitter * 10;
+    f.jitter =
+        f.jitter == 0 ? kFirstJitter * h_.signal_variance : f.jitter * 10;
     HPT_CHECK(f.jitter <= kMaxJitter * h_.signal_variance);
     bool ok = true;
     for (int i = 0; i < n && ok; ++i) ok = AppendRow(i);
@@ -171,23 +173,34 @@ void GaussianProcess::Predict(const Eigen::MatrixXd& x, Eigen::VectorXd* mean,
                               Eigen::VectorXd* variance) const {
   const int n = size();
   const int m = static_cast<int>(x.cols());
-  const int dim = h_.dim();
-  Eigen::MatrixXd k(n, m);
-  Eigen::VectorXd scaled(dim);
-  for (int c = 0; c < m; ++c) {
-    scaled = x.col(c).cwiseProduct(inv_lengthscales_);
-    for (int j = 0; j < n; ++j) {
-      k(j, c) = (scaled_.col(j) - scaled).squaredNorm();
+  const double s = h_.signal_variance;
+  mean->resize(m);
+  variance->resize(m);
+  // Blocks of columns keep the kernel block small enough for the heap to
+  // reuse (a block of n x m would be a fresh mmap, and page faults, per
+  // call).
+  const int block = std::max(1, std::min(m, (1 << 13) / std::max(n, 1)));
+  Eigen::MatrixXd k(n, block);
+  Eigen::VectorXd scaled(h_.dim());
+  auto l = factor_->chol.topLeftCorner(n, n).triangularView<Eigen::Lower>();
+  for (int first = 0; first < m; first += block) {
+    const int width = std::min(block, m - first);
+    auto kb = k.leftCols(width);
+    for (int c = 0; c < width; ++c) {
+      scaled = x.col(first + c).cwiseProduct(inv_lengthscales_);
+      auto column = kb.col(c).array();
+      for (int j = 0; j < n; ++j) {
+        column[j] = kSqrt5 * std::sqrt((scaled_.col(j) - scaled).squaredNorm());
+      }
+      column = s * (1 + column + column.square() / 3) * (-column).exp();
     }
+    mean->segment(first, width).noalias() = kb.transpose() * alpha_;
+    l.solveInPlace(kb);
+    variance->segment(first, width) = (s - kb.colwise().squaredNorm().array())
+                                          .max(kMinVariance * s)
+                                          .matrix()
+                                          .transpose();
   }
-  Eigen::ArrayXXd r = (5 * k.array()).sqrt();
-  k = h_.signal_variance * (1 + r + r.square() / 3) * (-r).exp();
-  *mean = k.transpose() * alpha_;
-  factor_->chol.topLeftCorner(n, n).triangularView<Eigen::Lower>().solveInPlace(k);
-  *variance = (h_.signal_variance - k.colwise().squaredNorm().array())
-                  .max(kMinVariance * h_.signal_variance)
-                  .matrix()
-                  .transpose();
 }
 
 void GaussianProcess::PredictWithGradient(const Eigen::VectorXd& x,

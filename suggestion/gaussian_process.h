@@ -14,9 +14,8 @@
 //
 // Not thread-safe; one model per call.
 
-#include <memory>
-
 #include <Eigen/Core>
+#include <memory>
 
 namespace hpt::suggestion {
 
@@ -39,7 +38,7 @@ double Matern52(const double* a, const double* b, int dim, double signal);
 // and the lower-triangular Cholesky factor (capacity x capacity, top-left
 // size x size used) of their kernel matrix plus (noise + jitter) I.
 struct KernelFactor {
-  Eigen::VectorXd theta;   // the hyperparameters it was built with
+  Eigen::VectorXd theta;  // the hyperparameters it was built with
   double jitter = 0;
   Eigen::MatrixXd points;  // unscaled, in [0, 1]
   Eigen::MatrixXd chol;
@@ -91,7 +90,7 @@ class GaussianProcess {
   std::unique_ptr<KernelFactor> factor_;
   Eigen::MatrixXd scaled_;  // points divided by the length scales
   Eigen::VectorXd y_;
-  Eigen::VectorXd alpha_;   // (K + noise I)^-1 y
+  Eigen::VectorXd alpha_;  // (K + noise I)^-1 y
 };
 
 }  // namespace hpt::suggestion

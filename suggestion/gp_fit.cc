@@ -1,26 +1,25 @@
 #include "suggestion/gp_fit.h"
 
+#include <Eigen/Cholesky>
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <nlopt.hpp>
 #include <numeric>
 #include <vector>
 
-#include <Eigen/Cholesky>
-#include <Eigen/Dense>
-#include <nlopt.hpp>
-
 #include "suggestion/gaussian_process.h"
-#include "suggestion/tune_dev.h"
 
 namespace hpt::suggestion {
 namespace {
 
 constexpr double kLog2Pi = 1.8378770664093454836;
-static const double kLengthscaleSd = Tune("BO_LS_SD", 1.7320508075688772);  // sqrt(3)
+constexpr double kLengthscaleMean = 0;  // log 1: a unit of the cube
+constexpr double kLengthscaleSd = 1;
 constexpr double kSignalSd = 1.5;
-static const double kNoiseMean = Tune("BO_NOISE_MEAN", -6);
-static const double kNoiseSd = Tune("BO_NOISE_SD", 3);
+constexpr double kNoiseMean = -6;
+constexpr double kNoiseSd = 3;
 
 double Gaussian(double x, double mean, double sd, double* grad) {
   double z = (x - mean) / sd;
@@ -28,14 +27,78 @@ double Gaussian(double x, double mean, double sd, double* grad) {
   return -0.5 * z * z;
 }
 
-// Lengthscale prior centre for `dim` coordinates.
-double LengthscaleMean(int dim) {
-  return Tune("BO_LS_MU", std::sqrt(2.0)) + Tune("BO_LS_DIMW", 0.5) * std::log(static_cast<double>(dim));
+// Matrices reused across the evaluations of one fit: n x n temporaries
+// allocated afresh each time cost more in page faults than in arithmetic.
+struct LmlWorkspace {
+  Eigen::MatrixXd scaled, r, e, kf, k, w, m, ms;
+  Eigen::VectorXd alpha, row_sums;
+  Eigen::LLT<Eigen::MatrixXd> llt;
+};
+
+double LogMarginalLikelihood(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
+                             const Eigen::VectorXd& theta,
+                             Eigen::VectorXd* grad, LmlWorkspace* ws) {
+  const int n = static_cast<int>(x.cols());
+  const int dim = static_cast<int>(x.rows());
+  GpHyperparameters h = GpHyperparameters::FromTheta(theta);
+  const double s = h.signal_variance;
+  ws->scaled = x.array().colwise() / h.lengthscales.array();
+  const Eigen::MatrixXd& scaled = ws->scaled;
+  Eigen::MatrixXd& r = ws->r;
+  r.resize(n, n);
+  for (int j = 0; j < n; ++j) {
+    r(j, j) = 0;
+    for (int i = j + 1; i < n; ++i) {
+      r(i, j) = r(j, i) =
+          std::sqrt(5 * (scaled.col(i) - scaled.col(j)).squaredNorm());
+    }
+  }
+  ws->e = (-r.array()).exp();
+  auto e = ws->e.array();
+  ws->kf = (s * (1 + r.array() + r.array().square() / 3) * e).matrix();
+  ws->k = ws->kf;
+  double jitter = 0;
+  Eigen::LLT<Eigen::MatrixXd>& llt = ws->llt;
+  while (true) {
+    ws->k.diagonal().array() = s + h.noise_variance + jitter;
+    llt.compute(ws->k);
+    if (llt.info() == Eigen::Success) break;
+    jitter = jitter == 0 ? 1e-8 * s : jitter * 10;
+    if (jitter > 1e2 * s) return -HUGE_VAL;
+  }
+  ws->alpha = llt.solve(y);
+  const Eigen::VectorXd& alpha = ws->alpha;
+  double value = -0.5 * y.dot(alpha) -
+                 llt.matrixLLT().diagonal().array().log().sum() -
+                 0.5 * n * kLog2Pi;
+  if (!grad) return value;
+  // W = alpha alpha' - K^-1.
+  Eigen::MatrixXd& w = ws->w;
+  w.setIdentity(n, n);
+  llt.solveInPlace(w);
+  w = -w;
+  w.noalias() += alpha * alpha.transpose();
+  grad->resize(dim + 2);
+  // d k / d log l_d = (5/3) s exp(-r) (1 + r) (a_d - b_d)^2 / l_d^2.
+  ws->m = (w.array() * ((5.0 / 3.0) * s) * e * (1 + r.array())).matrix();
+  ws->row_sums = ws->m.rowwise().sum();
+  ws->ms.resize(n, dim);
+  ws->ms.noalias() = ws->m * scaled.transpose();
+  for (int d = 0; d < dim; ++d) {
+    double sum = 2 * scaled.row(d).array().square().matrix().dot(ws->row_sums) -
+                 2 * scaled.row(d).dot(ws->ms.col(d));
+    (*grad)[d] = 0.5 * sum;
+  }
+  ws->kf.diagonal().setConstant(s);
+  (*grad)[dim] = 0.5 * (w.array() * ws->kf.array()).sum();
+  (*grad)[dim + 1] = 0.5 * w.trace() * h.noise_variance;
+  return value;
 }
 
 struct Problem {
   const Eigen::MatrixXd* x = nullptr;
   const Eigen::VectorXd* y = nullptr;
+  LmlWorkspace workspace;
   double best_value = -HUGE_VAL;
   Eigen::VectorXd best_theta;
 };
@@ -47,9 +110,10 @@ double Objective(const std::vector<double>& t, std::vector<double>& g,
       t.data(), static_cast<Eigen::Index>(t.size()));
   Eigen::VectorXd grad_lml, grad_prior;
   bool want = !g.empty();
-  double value = LogMarginalLikelihood(*p->x, *p->y, theta,
-                                       want ? &grad_lml : nullptr) +
-                 LogPrior(theta, want ? &grad_prior : nullptr);
+  double value =
+      LogMarginalLikelihood(*p->x, *p->y, theta, want ? &grad_lml : nullptr,
+                            &p->workspace) +
+      LogPrior(theta, want ? &grad_prior : nullptr);
   if (!std::isfinite(value)) {
     // Keeps L-BFGS away without poisoning its line search with NaN.
     if (want) std::fill(g.begin(), g.end(), 0.0);
@@ -88,7 +152,7 @@ std::vector<int> FitSubset(const Eigen::VectorXd& y, int max_points,
 
 Eigen::VectorXd PriorCentre(int dim) {
   Eigen::VectorXd theta(dim + 2);
-  theta.head(dim).setConstant(LengthscaleMean(dim));
+  theta.head(dim).setConstant(kLengthscaleMean);
   theta[dim] = 0;
   theta[dim + 1] = kNoiseMean;
   return theta;
@@ -115,9 +179,8 @@ double LogPrior(const Eigen::VectorXd& theta, Eigen::VectorXd* grad) {
   if (grad) grad->resize(theta.size());
   double g = 0;
   double value = 0;
-  double mean = LengthscaleMean(dim);
   for (int d = 0; d < dim; ++d) {
-    value += Gaussian(theta[d], mean, kLengthscaleSd, &g);
+    value += Gaussian(theta[d], kLengthscaleMean, kLengthscaleSd, &g);
     if (grad) (*grad)[d] = g;
   }
   value += Gaussian(theta[dim], 0, kSignalSd, &g);
@@ -130,58 +193,14 @@ double LogPrior(const Eigen::VectorXd& theta, Eigen::VectorXd* grad) {
 double LogMarginalLikelihood(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
                              const Eigen::VectorXd& theta,
                              Eigen::VectorXd* grad) {
-  const int n = static_cast<int>(x.cols());
-  const int dim = static_cast<int>(x.rows());
-  GpHyperparameters h = GpHyperparameters::FromTheta(theta);
-  const double s = h.signal_variance;
-  Eigen::MatrixXd scaled = x.array().colwise() / h.lengthscales.array();
-  Eigen::MatrixXd r(n, n);
-  for (int j = 0; j < n; ++j) {
-    r(j, j) = 0;
-    for (int i = j + 1; i < n; ++i) {
-      r(i, j) = r(j, i) = std::sqrt(5 * (scaled.col(i) - scaled.col(j)).squaredNorm());
-    }
-  }
-  Eigen::ArrayXXd e = (-r.array()).exp();
-  Eigen::MatrixXd kf = (s * (1 + r.array() + r.array().square() / 3) * e).matrix();
-  Eigen::MatrixXd k = kf;
-  double jitter = 0;
-  Eigen::LLT<Eigen::MatrixXd> llt;
-  while (true) {
-    k.diagonal().array() = s + h.noise_variance + jitter;
-    llt.compute(k);
-    if (llt.info() == Eigen::Success) break;
-    jitter = jitter == 0 ? 1e-8 * s : jitter * 10;
-    if (jitter > 1e2 * s) return -HUGE_VAL;
-  }
-  Eigen::VectorXd alpha = llt.solve(y);
-  double value = -0.5 * y.dot(alpha) -
-                 llt.matrixLLT().diagonal().array().log().sum() -
-                 0.5 * n * kLog2Pi;
-  if (!grad) return value;
-  Eigen::MatrixXd w = -llt.solve(Eigen::MatrixXd::Identity(n, n));
-  w.noalias() += alpha * alpha.transpose();
-  grad->resize(dim + 2);
-  // d k / d log l_d = (5/3) s exp(-r) (1 + r) (a_d - b_d)^2 / l_d^2.
-  Eigen::MatrixXd m = (w.array() * ((5.0 / 3.0) * s) * e * (1 + r.array())).matrix();
-  Eigen::VectorXd row_sums = m.rowwise().sum();
-  Eigen::MatrixXd ms = m * scaled.transpose();  // n x dim
-  for (int d = 0; d < dim; ++d) {
-    double sum = 2 * scaled.row(d).array().square().matrix().dot(row_sums) -
-                 2 * scaled.row(d).dot(ms.col(d));
-    (*grad)[d] = 0.5 * sum;
-  }
-  kf.diagonal().setConstant(s);
-  (*grad)[dim] = 0.5 * (w.array() * kf.array()).sum();
-  (*grad)[dim + 1] = 0.5 * w.trace() * h.noise_variance;
-  return value;
+  LmlWorkspace ws;
+  return LogMarginalLikelihood(x, y, theta, grad, &ws);
 }
 
-Eigen::VectorXd FitHyperparameters(const Eigen::MatrixXd& x,
-                                   const Eigen::VectorXd& y,
-                                   const std::optional<Eigen::VectorXd>& warm_start,
-                                   const FitOptions& options,
-                                   std::mt19937_64& rng) {
+Eigen::VectorXd FitHyperparameters(
+    const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
+    const std::optional<Eigen::VectorXd>& warm_start, const FitOptions& options,
+    std::mt19937_64& rng) {
   const int dim = static_cast<int>(x.rows());
   std::vector<int> rows = FitSubset(y, options.max_points, rng);
   Eigen::MatrixXd fx(dim, static_cast<Eigen::Index>(rows.size()));
@@ -192,7 +211,8 @@ Eigen::VectorXd FitHyperparameters(const Eigen::MatrixXd& x,
   }
   Eigen::VectorXd lower = LowerBounds(dim), upper = UpperBounds(dim);
   std::vector<Eigen::VectorXd> starts;
-  if (warm_start && warm_start->size() == dim + 2) starts.push_back(*warm_start);
+  if (warm_start && warm_start->size() == dim + 2)
+    starts.push_back(*warm_start);
   starts.push_back(PriorCentre(dim));
   std::normal_distribution<double> normal;
   for (int i = 0; i < options.random_starts; ++i) {

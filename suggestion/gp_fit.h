@@ -5,19 +5,19 @@
 // starts.
 //
 // Priors, for inputs in the unit cube and standardised outputs:
-//   log length scale  ~ N(sqrt(2) + log(dim)/2, 3), as Hvarfner et al.
-//                       (2024) scale them with the dimension, so that many
-//                       coordinates do not force a rough function
+//   log length scale  ~ N(0, 1): a length scale near the cube's side, a
+//                       factor e either way at one standard deviation
 //   log signal var.   ~ N(0, 1.5^2)
 //   log noise var.    ~ N(-6, 3^2), weak: noiseless and noisy objectives
 //                       both fit
 // and bounds: length scales [0.01, 100], signal variance [0.01, 100],
-// noise variance [1e-6, 1].
-
-#include <optional>
-#include <random>
+// noise variance [1e-6, 1]. (The dimension-scaled prior of Hvarfner et al.
+// 2024, centred near l = 10, and BoTorch's older Gamma(3, 6), centred near
+// 0.3, both did worse in bench/'s quality benchmark: see bench/README.md.)
 
 #include <Eigen/Core>
+#include <optional>
+#include <random>
 
 namespace hpt::suggestion {
 
@@ -37,8 +37,8 @@ Eigen::VectorXd LowerBounds(int dim);
 Eigen::VectorXd UpperBounds(int dim);
 
 struct FitOptions {
-  int random_starts = 2;       // draws from the prior, besides the centre
-  int max_evaluations = 120;   // per start
+  int random_starts = 2;      // draws from the prior, besides the centre
+  int max_evaluations = 120;  // per start
   // Larger data sets are fitted on a subset this size: the best quarter
   // (lowest y) and a random sample of the rest.
   int max_points = 250;
@@ -46,10 +46,9 @@ struct FitOptions {
 
 // The best theta found from the prior's centre, `warm_start` (e.g. the last
 // fit) when given, and options.random_starts draws from the prior.
-Eigen::VectorXd FitHyperparameters(const Eigen::MatrixXd& x,
-                                   const Eigen::VectorXd& y,
-                                   const std::optional<Eigen::VectorXd>& warm_start,
-                                   const FitOptions& options,
-                                   std::mt19937_64& rng);
+Eigen::VectorXd FitHyperparameters(
+    const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
+    const std::optional<Eigen::VectorXd>& warm_start, const FitOptions& options,
+    std::mt19937_64& rng);
 
 }  // namespace hpt::suggestion

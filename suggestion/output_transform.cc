@@ -1,5 +1,4 @@
 #include "suggestion/output_transform.h"
-#include "suggestion/tune_dev.h"
 
 #include <algorithm>
 #include <cmath>
@@ -50,7 +49,7 @@ double NormalQuantile(double p) {
                              -1.328068155288572e+01};
   static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
                              -2.400758277161838e+00, -2.549732539343734e+00,
-                             4.374664141464968e+00, 2.938163982698783e+00};
+                             4.374664141464968e+00,  2.938163982698783e+00};
   static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
                              2.445134137142996e+00, 3.754408661907416e+00};
   double x;
@@ -60,8 +59,8 @@ double NormalQuantile(double p) {
         ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
   } else if (p <= 1 - 0.02425) {
     double q = p - 0.5, r = q * q;
-    x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
-        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+    x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) *
+        q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
   } else {
     double q = std::sqrt(-2 * std::log1p(-p));
     x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
@@ -89,7 +88,8 @@ Eigen::VectorXd HalfRankWarp(const Eigen::VectorXd& y) {
     if (y[i] <= median) spread += (y[i] - median) * (y[i] - median), ++good;
   }
   spread = std::sqrt(spread / std::max(good, 1));
-  if (!(spread > 0)) return out;  // the better half is flat: nothing to scale by
+  if (!(spread > 0))
+    return out;  // the better half is flat: nothing to scale by
   // Ties share the mean of their ranks, so equal values stay equal.
   for (size_t i = 0; i < order.size();) {
     size_t j = i;
@@ -119,9 +119,8 @@ double YeoJohnson(double y, double lambda) {
 
 OutputTransform WarpOutputs(const Eigen::VectorXd& y) {
   OutputTransform out;
-  int warp = static_cast<int>(Tune("BO_WARP", 3));
-  out.values = (warp & 1) ? HalfRankWarp(y) : y;
-  if (!Standardize(&out.values) || y.size() < 3 || !(warp & 2)) return out;
+  out.values = HalfRankWarp(y);
+  if (!Standardize(&out.values) || y.size() < 3) return out;
   // Golden-section search; the profile likelihood is unimodal in practice.
   const double ratio = (std::sqrt(5.0) - 1) / 2;
   double a = kMinLambda, b = kMaxLambda;

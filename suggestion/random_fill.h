@@ -14,8 +14,8 @@
 namespace hpt::suggestion {
 
 // AssignmentKey of every trial in history.
-std::unordered_set<std::string> UsedKeys(const api::ExperimentSpec& spec,
-                                         const std::vector<api::Trial>& history);
+std::unordered_set<std::string> UsedKeys(
+    const api::ExperimentSpec& spec, const std::vector<api::Trial>& history);
 
 // Up to `count` random assignments used neither in history nor in `batch`,
 // drawn as RandomSearch draws them (seeded by `seed`); exhausted when the

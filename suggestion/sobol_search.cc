@@ -94,10 +94,9 @@ StatusOr<Suggestion> SobolSearch::Suggest(
   }
   if (running_out || SpaceSize(spec.parameters)) {
     int missing = count - static_cast<int>(suggestion.assignments.size());
-    HPT_ASSIGN_OR_RETURN(
-        Suggestion fill,
-        RandomFill(spec, history, suggestion.assignments, s.seed ^ s.next,
-                   std::max(missing, 0)));
+    HPT_ASSIGN_OR_RETURN(Suggestion fill,
+                         RandomFill(spec, history, suggestion.assignments,
+                                    s.seed ^ s.next, std::max(missing, 0)));
     for (api::Assignment& a : fill.assignments) {
       suggestion.assignments.push_back(std::move(a));
     }

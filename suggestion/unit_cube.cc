@@ -27,7 +27,8 @@ double Clamp01(double x) { return std::isnan(x) ? 0.5 : std::clamp(x, 0., 1.); }
 
 // Cell k of n for a coordinate in [0, 1].
 int64_t Cell(double x, int64_t n) {
-  auto k = static_cast<int64_t>(std::floor(Clamp01(x) * static_cast<double>(n)));
+  auto k =
+      static_cast<int64_t>(std::floor(Clamp01(x) * static_cast<double>(n)));
   return std::clamp<int64_t>(k, 0, n - 1);
 }
 
@@ -187,8 +188,8 @@ api::Assignment UnitCube::Decode(const Eigen::VectorXd& x) const {
   api::Assignment assignment;
   assignment.reserve(columns_.size());
   for (const Column& c : columns_) {
-    assignment.push_back({parameters_[c.parameter].name,
-                          DecodeValue(c, x.data() + c.offset)});
+    assignment.push_back(
+        {parameters_[c.parameter].name, DecodeValue(c, x.data() + c.offset)});
   }
   return assignment;
 }

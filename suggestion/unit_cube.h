@@ -13,11 +13,10 @@
 // Uniform points of the cube thus decode to uniform draws of each
 // parameter (log-uniform where asked).
 
+#include <Eigen/Core>
 #include <optional>
 #include <utility>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "api/types.h"
 
@@ -32,7 +31,8 @@ class UnitCube {
   // The point for an assignment; nullopt when a parameter is missing or its
   // value is not one the space can hold (text that is not a number, a
   // category not in the list). Numbers outside the bounds are clamped.
-  std::optional<Eigen::VectorXd> Encode(const api::Assignment& assignment) const;
+  std::optional<Eigen::VectorXd> Encode(
+      const api::Assignment& assignment) const;
   // The assignment a point stands for (coordinates clamped to [0, 1]).
   api::Assignment Decode(const Eigen::VectorXd& x) const;
   // The canonical point of x's assignment: Encode(Decode(x)), computed

@@ -21,7 +21,9 @@ TEST(AcquisitionTest, LogHMatchesTheClosedFormWhereThatIsAccurate) {
   for (double u : {-4.9, -3.0, -1.0, -0.3, 0.0, 0.5, 2.0, 10.0}) {
     double h = Pdf(u) + u * Cdf(u);
     double dlog = 0;
-    EXPECT_NEAR(LogH(u, &dlog), std::log(h), 1e-9 * std::fabs(std::log(h)) + 1e-12) << u;
+    EXPECT_NEAR(LogH(u, &dlog), std::log(h),
+                1e-9 * std::fabs(std::log(h)) + 1e-12)
+        << u;
     EXPECT_NEAR(dlog, Cdf(u) / h, 1e-8 * Cdf(u) / h) << u;
   }
 }
@@ -31,8 +33,10 @@ TEST(AcquisitionTest, LogHStaysFiniteAndSmoothFarBelowTheIncumbent) {
   EXPECT_NEAR(LogH(-5 + 1e-9), LogH(-5 - 1e-9), 1e-7);
   // Asymptotically h(u) ~ phi(u) / u^2.
   for (double u : {-20.0, -100.0, -1e4}) {
-    double asymptote = -0.5 * u * u - 0.5 * std::log(2 * M_PI) - 2 * std::log(-u);
-    EXPECT_NEAR(LogH(u), asymptote, 3.0 / (u * u) + 1e-9 * std::fabs(asymptote)) << u;
+    double asymptote =
+        -0.5 * u * u - 0.5 * std::log(2 * M_PI) - 2 * std::log(-u);
+    EXPECT_NEAR(LogH(u), asymptote, 3.0 / (u * u) + 1e-9 * std::fabs(asymptote))
+        << u;
   }
   // Increasing everywhere, with the derivative matching.
   double previous = LogH(-60);
@@ -79,10 +83,12 @@ class AcquisitionModelTest : public ::testing::Test {
 };
 
 TEST_F(AcquisitionModelTest, GradientsMatchFiniteDifferences) {
-  for (AcquisitionKind kind : {AcquisitionKind::kLogEi, AcquisitionKind::kUcb}) {
+  for (AcquisitionKind kind :
+       {AcquisitionKind::kLogEi, AcquisitionKind::kUcb}) {
     Acquisition acquisition(gp_, kind, Values().minCoeff(), 2.0);
-    for (Eigen::Vector2d at : {Eigen::Vector2d(0.1, 0.9), Eigen::Vector2d(0.65, 0.25),
-                               Eigen::Vector2d(0.4, 0.5)}) {
+    for (Eigen::Vector2d at :
+         {Eigen::Vector2d(0.1, 0.9), Eigen::Vector2d(0.65, 0.25),
+          Eigen::Vector2d(0.4, 0.5)}) {
       Eigen::VectorXd grad;
       double value = acquisition.ValueWithGradient(at, &grad);
       EXPECT_NEAR(value, acquisition.Values(at)[0], 1e-10);
@@ -90,7 +96,8 @@ TEST_F(AcquisitionModelTest, GradientsMatchFiniteDifferences) {
         Eigen::VectorXd plus = at, minus = at;
         plus[d] += 1e-6;
         minus[d] -= 1e-6;
-        double fd = (acquisition.Values(plus)[0] - acquisition.Values(minus)[0]) / 2e-6;
+        double fd =
+            (acquisition.Values(plus)[0] - acquisition.Values(minus)[0]) / 2e-6;
         EXPECT_NEAR(grad[d], fd, 1e-4 * std::max(1.0, std::fabs(fd)));
       }
     }
@@ -119,9 +126,11 @@ TEST_F(AcquisitionModelTest, MaximizerFindsTheBestPointOfTheModel) {
   ASSERT_FALSE(best.empty());
   EXPECT_NEAR(best[0].x[0], 0.7, 0.1);
   EXPECT_NEAR(best[0].x[1], 0.2, 0.1);
-  for (AcquisitionKind kind : {AcquisitionKind::kLogEi, AcquisitionKind::kUcb}) {
+  for (AcquisitionKind kind :
+       {AcquisitionKind::kLogEi, AcquisitionKind::kUcb}) {
     Acquisition acquisition(gp_, kind, Values().minCoeff(), 2);
-    best = MaximizeAcquisition(acquisition, cube, candidates, MaximizeOptions());
+    best =
+        MaximizeAcquisition(acquisition, cube, candidates, MaximizeOptions());
     ASSERT_FALSE(best.empty());
     for (size_t i = 1; i < best.size(); ++i) {
       EXPECT_LE(best[i].value, best[i - 1].value);
@@ -147,7 +156,8 @@ TEST_F(AcquisitionModelTest, MaximizerReturnsProjectedPoints) {
   Eigen::MatrixXd candidates(3, 2);
   candidates.col(0) = cube.Project(Eigen::Vector3d(0.3, 0.2, 0.8));
   candidates.col(1) = cube.Project(Eigen::Vector3d(0.75, 0.9, 0.1));
-  for (const ScoredPoint& p : MaximizeAcquisition(acquisition, cube, candidates, MaximizeOptions())) {
+  for (const ScoredPoint& p :
+       MaximizeAcquisition(acquisition, cube, candidates, MaximizeOptions())) {
     EXPECT_EQ(cube.Project(p.x), p.x);
   }
 }

@@ -42,7 +42,8 @@ double Branin(const api::Assignment& a) {
   std::vector<double> v = Numbers(a);
   double x = v[0], y = v[1];
   double b = 5.1 / (4 * M_PI * M_PI), c = 5 / M_PI, t = 1 / (8 * M_PI);
-  return std::pow(y - b * x * x + c * x - 6, 2) + 10 * (1 - t) * std::cos(x) + 10;
+  return std::pow(y - b * x * x + c * x - 6, 2) + 10 * (1 - t) * std::cos(x) +
+         10;
 }
 constexpr double kBraninMin = 0.397887357729738;
 
@@ -53,7 +54,8 @@ std::vector<api::ParameterSpec> BraninSpace() {
 std::vector<std::string> Keys(const api::ExperimentSpec& spec,
                               const std::vector<api::Trial>& trials) {
   std::vector<std::string> keys;
-  for (const auto& t : trials) keys.push_back(AssignmentKey(spec.parameters, t.assignment));
+  for (const auto& t : trials)
+    keys.push_back(AssignmentKey(spec.parameters, t.assignment));
   return keys;
 }
 
@@ -77,8 +79,9 @@ TEST(BayesianOptimizationTest, InvalidSettingsNameTheSetting) {
   EXPECT_EQ(message({{"kappa", "lots"}}),
             "algorithm.algorithmSettings[0].value: kappa must be a number, got "
             "'lots'");
-  EXPECT_NE(message({{"xi", "0.01"}}).find("algorithm.algorithmSettings[0].name: "
-                                           "unknown setting 'xi'"),
+  EXPECT_NE(message({{"xi", "0.01"}})
+                .find("algorithm.algorithmSettings[0].name: "
+                      "unknown setting 'xi'"),
             std::string::npos);
   EXPECT_TRUE(bo.Validate(BoSpec(BraninSpace(), {{"random_state", "3"},
                                                  {"n_initial_points", "4"},
@@ -89,12 +92,14 @@ TEST(BayesianOptimizationTest, InvalidSettingsNameTheSetting) {
 }
 
 TEST(BayesianOptimizationTest, StartsWithTheSobolDesign) {
-  api::ExperimentSpec spec = BoSpec(BraninSpace(), {{"random_state", "9"},
-                                                   {"n_initial_points", "6"}});
+  api::ExperimentSpec spec =
+      BoSpec(BraninSpace(), {{"random_state", "9"}, {"n_initial_points", "6"}});
   Driver bo(spec, Bo(), Branin);
   bo.Run(6);
-  api::ExperimentSpec sobol_spec = MakeSpec("sobol", BraninSpace(), {{"random_state", "9"}});
-  Driver sobol(sobol_spec, [] { return std::make_unique<SobolSearch>(); }, Branin);
+  api::ExperimentSpec sobol_spec =
+      MakeSpec("sobol", BraninSpace(), {{"random_state", "9"}});
+  Driver sobol(
+      sobol_spec, [] { return std::make_unique<SobolSearch>(); }, Branin);
   sobol.Run(6);
   EXPECT_EQ(Keys(spec, bo.history()), Keys(spec, sobol.history()));
 }
@@ -117,8 +122,10 @@ TEST(BayesianOptimizationTest, MaximizesToo) {
 }
 
 TEST(BayesianOptimizationTest, UcbWorks) {
-  Driver bo(BoSpec(BraninSpace(), {{"random_state", "2"}, {"acq_func", "ucb"}, {"kappa", "1"}}),
-            Bo(), Branin);
+  Driver bo(
+      BoSpec(BraninSpace(),
+             {{"random_state", "2"}, {"acq_func", "ucb"}, {"kappa", "1"}}),
+      Bo(), Branin);
   bo.Run(30);
   EXPECT_LT(bo.Best() - kBraninMin, 0.5);
 }
@@ -126,7 +133,8 @@ TEST(BayesianOptimizationTest, UcbWorks) {
 TEST(BayesianOptimizationTest, SeededRunsRepeat) {
   auto run = [](const std::string& seed) {
     api::ExperimentSpec spec = BoSpec(
-        {DoubleParam("x", -5, 10), IntParam("k", 1, 64, std::nullopt, api::Distribution::kLogUniform),
+        {DoubleParam("x", -5, 10),
+         IntParam("k", 1, 64, std::nullopt, api::Distribution::kLogUniform),
          ListParam(ParameterType::kCategorical, "c", {"a", "b", "c"})},
         {{"random_state", seed}});
     Driver driver(spec, Bo(), [](const api::Assignment& a) {
@@ -172,7 +180,8 @@ TEST(BayesianOptimizationTest, TheFactorCacheChangesNothing) {
 }
 
 TEST(BayesianOptimizationTest, BatchesAndRunningTrialsGetDistinctPoints) {
-  api::ExperimentSpec spec = BoSpec({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)});
+  api::ExperimentSpec spec =
+      BoSpec({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)});
   auto bowl = [](const api::Assignment& a) {
     std::vector<double> v = Numbers(a);
     return (v[0] - 0.3) * (v[0] - 0.3) + (v[1] - 0.6) * (v[1] - 0.6);
@@ -180,7 +189,8 @@ TEST(BayesianOptimizationTest, BatchesAndRunningTrialsGetDistinctPoints) {
   Driver driver(spec, Bo(), bowl);
   driver.Run(12);
   BayesianOptimization bo;
-  StatusOr<Suggestion> batch = bo.Suggest(spec, driver.history(), driver.state(), 4);
+  StatusOr<Suggestion> batch =
+      bo.Suggest(spec, driver.history(), driver.state(), 4);
   ASSERT_TRUE(batch.ok());
   ASSERT_EQ(batch->assignments.size(), 4u);
   std::vector<api::Trial> history = driver.history();
@@ -192,13 +202,16 @@ TEST(BayesianOptimizationTest, BatchesAndRunningTrialsGetDistinctPoints) {
   }
   for (size_t i = 0; i < points.size(); ++i)
     for (size_t j = 0; j < i; ++j)
-      EXPECT_GT(std::hypot(points[i][0] - points[j][0], points[i][1] - points[j][1]), 1e-3);
+      EXPECT_GT(
+          std::hypot(points[i][0] - points[j][0], points[i][1] - points[j][1]),
+          0.02);
   // The same history with those four running: a fifth worker gets a new point.
   StatusOr<Suggestion> next = bo.Suggest(spec, history, batch->state, 1);
   ASSERT_TRUE(next.ok());
   ASSERT_EQ(next->assignments.size(), 1u);
   std::vector<double> p = Numbers(next->assignments[0]);
-  for (const auto& q : points) EXPECT_GT(std::hypot(p[0] - q[0], p[1] - q[1]), 1e-3);
+  for (const auto& q : points)
+    EXPECT_GT(std::hypot(p[0] - q[0], p[1] - q[1]), 0.02);
 }
 
 TEST(BayesianOptimizationTest, FailedRegionsAreNotProposedAgain) {
@@ -214,8 +227,9 @@ TEST(BayesianOptimizationTest, FailedRegionsAreNotProposedAgain) {
     state = s->state;
     double x = Numbers(s->assignments[0])[0];
     if (std::fabs(x - 0.3) < 0.05) {
-      history.push_back(Finished(s->assignments[0], std::nullopt,
-                                 i % 2 ? TrialPhase::kFailed : TrialPhase::kMetricsUnavailable));
+      history.push_back(Finished(
+          s->assignments[0], std::nullopt,
+          i % 2 ? TrialPhase::kFailed : TrialPhase::kMetricsUnavailable));
       ++failures;
     } else {
       history.push_back(Finished(s->assignments[0], (x - 0.3) * (x - 0.3)));
@@ -225,9 +239,10 @@ TEST(BayesianOptimizationTest, FailedRegionsAreNotProposedAgain) {
 }
 
 TEST(BayesianOptimizationTest, FiniteSpacesAreUsedUpWithoutRepeats) {
-  api::ExperimentSpec spec = BoSpec({IntParam("k", 0, 4),
-                                     ListParam(ParameterType::kDiscrete, "d", {"1", "2"})},
-                                    {{"random_state", "1"}, {"n_initial_points", "2"}});
+  api::ExperimentSpec spec =
+      BoSpec({IntParam("k", 0, 4),
+              ListParam(ParameterType::kDiscrete, "d", {"1", "2"})},
+             {{"random_state", "1"}, {"n_initial_points", "2"}});
   Driver driver(spec, Bo(), [](const api::Assignment& a) {
     std::vector<double> v = Numbers(a);
     return (v[0] - 3) * (v[0] - 3) + v[1];
@@ -247,7 +262,8 @@ TEST(BayesianOptimizationTest, FiniteSpacesAreUsedUpWithoutRepeats) {
 }
 
 TEST(BayesianOptimizationTest, ConstantOutputsStillExplore) {
-  api::ExperimentSpec spec = BoSpec({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)});
+  api::ExperimentSpec spec =
+      BoSpec({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)});
   Driver driver(spec, Bo(), [](const api::Assignment&) { return 3.0; });
   driver.Run(15);
   std::vector<std::string> keys = Keys(spec, driver.history());
@@ -255,15 +271,17 @@ TEST(BayesianOptimizationTest, ConstantOutputsStillExplore) {
 }
 
 TEST(BayesianOptimizationTest, OneAndTwentyDimensions) {
-  Driver one(BoSpec({DoubleParam("x", -2, 2)}), Bo(), [](const api::Assignment& a) {
-    double x = Numbers(a)[0];
-    return std::fabs(x - 0.5);
-  });
+  Driver one(BoSpec({DoubleParam("x", -2, 2)}), Bo(),
+             [](const api::Assignment& a) {
+               double x = Numbers(a)[0];
+               return std::fabs(x - 0.5);
+             });
   one.Run(15);
   EXPECT_LT(one.Best(), 0.01);
 
   std::vector<api::ParameterSpec> space;
-  for (int d = 0; d < 20; ++d) space.push_back(DoubleParam("x" + std::to_string(d), -1, 1));
+  for (int d = 0; d < 20; ++d)
+    space.push_back(DoubleParam("x" + std::to_string(d), -1, 1));
   auto sphere = [](const api::Assignment& a) {
     double s = 0;
     for (double v : Numbers(a)) s += (v - 0.2) * (v - 0.2);
@@ -277,11 +295,12 @@ TEST(BayesianOptimizationTest, OneAndTwentyDimensions) {
 }
 
 TEST(BayesianOptimizationTest, MixedSpacesGiveValidValues) {
-  api::ExperimentSpec spec = BoSpec(
-      {DoubleParam("lr", 1e-5, 1e-1, std::nullopt, api::Distribution::kLogUniform),
-       IntParam("layers", 1, 6), IntParam("batch", 16, 256, 16),
-       ListParam(ParameterType::kDiscrete, "width", {"64", "128", "32"}),
-       ListParam(ParameterType::kCategorical, "opt", {"sgd", "adam"})});
+  api::ExperimentSpec spec =
+      BoSpec({DoubleParam("lr", 1e-5, 1e-1, std::nullopt,
+                          api::Distribution::kLogUniform),
+              IntParam("layers", 1, 6), IntParam("batch", 16, 256, 16),
+              ListParam(ParameterType::kDiscrete, "width", {"64", "128", "32"}),
+              ListParam(ParameterType::kCategorical, "opt", {"sgd", "adam"})});
   Driver driver(spec, Bo(), [](const api::Assignment& a) {
     std::vector<double> v = Numbers(a);
     return std::pow(std::log10(v[0]) + 3, 2) + std::fabs(v[1] - 4) +
@@ -309,7 +328,9 @@ TEST(BayesianOptimizationTest, StateIsKeptAndBadStateIgnored) {
   StatusOr<Suggestion> s = bo.Suggest(spec, driver.history(), "not a state", 1);
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->assignments.size(), 1u);
-  EXPECT_EQ(bo.Suggest(spec, driver.history(), driver.state(), 0)->assignments.size(), 0u);
+  EXPECT_EQ(
+      bo.Suggest(spec, driver.history(), driver.state(), 0)->assignments.size(),
+      0u);
 }
 
 }  // namespace

@@ -37,27 +37,29 @@ TEST(BoStateTest, RoundTripsBitwise) {
 }
 
 TEST(BoStateTest, UnreadableStatesAreRejected) {
-  for (const char* bad : {"", "x", "seed=", "seed=1;fit=2", "seed=1;fit=2;theta=",
-                          "seed=1;fit=2;theta=1,2", "seed=1;fit=-1;theta=1,2,3",
-                          "seed=1;fit=2;theta=1,2,nan", "seed=1;fit=2;theta=1,2,3;"}) {
+  for (const char* bad :
+       {"", "x", "seed=", "seed=1;fit=2", "seed=1;fit=2;theta=",
+        "seed=1;fit=2;theta=1,2", "seed=1;fit=-1;theta=1,2,3",
+        "seed=1;fit=2;theta=1,2,nan", "seed=1;fit=2;theta=1,2,3;"}) {
     EXPECT_FALSE(ParseState(bad).has_value()) << bad;
   }
 }
 
 TEST(BoDataTest, SortsByCompletionAndSortsPhasesOut) {
-  api::ExperimentSpec spec = MakeSpec("bayesianoptimization", {DoubleParam("x", 0, 10)});
+  api::ExperimentSpec spec =
+      MakeSpec("bayesianoptimization", {DoubleParam("x", 0, 10)});
   spec.objective.type = api::ObjectiveType::kMaximize;
   UnitCube cube(spec.parameters);
   auto at = [](double x) { return api::Assignment{{"x", std::to_string(x)}}; };
   std::vector<api::Trial> history = {
-      Finished(at(1), 5.0),                                  // completes late
+      Finished(at(1), 5.0),  // completes late
       Finished(at(2), 3.0, TrialPhase::kEarlyStopped),
       Finished(at(3), std::nullopt, TrialPhase::kFailed),
       Finished(at(4), std::nullopt, TrialPhase::kRunning),
       Finished(at(5), 1.0, TrialPhase::kKilled),
       Finished(at(6), std::nullopt, TrialPhase::kMetricsUnavailable),
       Finished(at(7), std::nullopt, TrialPhase::kSucceeded),  // no value
-      Finished({{"y", "1"}}, 2.0),                            // not in the space
+      Finished({{"y", "1"}}, 2.0),  // not in the space
       Finished(at(8), std::nullopt, TrialPhase::kPending),
   };
   history[0].completion_time_ms = 1'000'000;

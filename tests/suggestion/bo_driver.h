@@ -24,7 +24,8 @@ inline std::vector<double> Numbers(const api::Assignment& a) {
   return out;
 }
 
-inline api::Trial Finished(const api::Assignment& a, std::optional<double> value,
+inline api::Trial Finished(const api::Assignment& a,
+                           std::optional<double> value,
                            api::TrialPhase phase = api::TrialPhase::kSucceeded,
                            const std::string& metric = "loss") {
   static int64_t clock = 0;

@@ -189,7 +189,8 @@ TEST(FactorCacheTest, HandsOutTheLongestMatchingPrefix) {
   cache.Put(GaussianProcess(h, x.leftCols(10), y.head(10)).ReleaseFactor(10));
   EXPECT_EQ(cache.size(), 0u) << "small factors are not kept";
   cache.Put(GaussianProcess(h, x.leftCols(80), y.head(80)).ReleaseFactor(80));
-  cache.Put(GaussianProcess(h, x.leftCols(100), y.head(100)).ReleaseFactor(100));
+  cache.Put(
+      GaussianProcess(h, x.leftCols(100), y.head(100)).ReleaseFactor(100));
   EXPECT_EQ(cache.size(), 2u);
   EXPECT_EQ(cache.Take(Hyper(2, 0.4, 1, 1e-4).ToTheta(), x), nullptr);
   std::unique_ptr<KernelFactor> f = cache.Take(h.ToTheta(), x);

@@ -19,7 +19,8 @@ Eigen::MatrixXd RandomPoints(int dim, int n, uint64_t seed) {
   return x;
 }
 
-Eigen::VectorXd Theta(double lengthscale, int dim, double signal, double noise) {
+Eigen::VectorXd Theta(double lengthscale, int dim, double signal,
+                      double noise) {
   GpHyperparameters h;
   h.lengthscales = Eigen::VectorXd::Constant(dim, lengthscale);
   h.signal_variance = signal;
@@ -41,7 +42,8 @@ TEST(GpFitTest, GradientMatchesFiniteDifferences) {
   const int dim = 3;
   Eigen::MatrixXd x = RandomPoints(dim, 25, 1);
   Eigen::VectorXd y(25);
-  for (int j = 0; j < 25; ++j) y[j] = std::sin(5 * x(0, j)) - x(1, j) + 0.1 * x(2, j);
+  for (int j = 0; j < 25; ++j)
+    y[j] = std::sin(5 * x(0, j)) - x(1, j) + 0.1 * x(2, j);
   Eigen::VectorXd theta = Theta(0.4, dim, 1.3, 1e-3);
   theta[1] = std::log(1.5);
   Eigen::VectorXd grad;
@@ -54,8 +56,10 @@ TEST(GpFitTest, GradientMatchesFiniteDifferences) {
     plus[i] += eps;
     minus[i] -= eps;
     double fd = (LogMarginalLikelihood(x, y, plus) -
-                 LogMarginalLikelihood(x, y, minus)) / (2 * eps);
-    EXPECT_NEAR(grad[i], fd, 1e-4 * std::max(1.0, std::fabs(fd))) << "theta[" << i << "]";
+                 LogMarginalLikelihood(x, y, minus)) /
+                (2 * eps);
+    EXPECT_NEAR(grad[i], fd, 1e-4 * std::max(1.0, std::fabs(fd)))
+        << "theta[" << i << "]";
     double prior_fd = (LogPrior(plus) - LogPrior(minus)) / (2 * eps);
     EXPECT_NEAR(prior_grad[i], prior_fd, 1e-6);
   }
@@ -77,9 +81,11 @@ TEST(GpFitTest, FitFindsShortAndLongLengthScales) {
   Eigen::MatrixXd x = RandomPoints(2, 40, 2);
   Eigen::VectorXd y(40);
   for (int j = 0; j < 40; ++j) y[j] = std::sin(12 * x(0, j));
-  y = (y.array() - y.mean()) / std::sqrt((y.array() - y.mean()).square().mean());
+  y = (y.array() - y.mean()) /
+      std::sqrt((y.array() - y.mean()).square().mean());
   std::mt19937_64 rng(3);
-  Eigen::VectorXd theta = FitHyperparameters(x, y, std::nullopt, FitOptions(), rng);
+  Eigen::VectorXd theta =
+      FitHyperparameters(x, y, std::nullopt, FitOptions(), rng);
   GpHyperparameters h = GpHyperparameters::FromTheta(theta);
   EXPECT_LT(h.lengthscales[0], 0.5);
   EXPECT_GT(h.lengthscales[1], 3 * h.lengthscales[0]);
@@ -87,8 +93,9 @@ TEST(GpFitTest, FitFindsShortAndLongLengthScales) {
   EXPECT_TRUE((theta.array() >= LowerBounds(2).array()).all());
   EXPECT_TRUE((theta.array() <= UpperBounds(2).array()).all());
   // Better than where it started.
-  EXPECT_GT(LogMarginalLikelihood(x, y, theta) + LogPrior(theta),
-            LogMarginalLikelihood(x, y, PriorCentre(2)) + LogPrior(PriorCentre(2)));
+  EXPECT_GT(
+      LogMarginalLikelihood(x, y, theta) + LogPrior(theta),
+      LogMarginalLikelihood(x, y, PriorCentre(2)) + LogPrior(PriorCentre(2)));
 }
 
 TEST(GpFitTest, FitIsSeededAndHandlesConstantOutputs) {

@@ -29,7 +29,9 @@ TEST(OutputTransformTest, PullsInAHeavyTail) {
   Eigen::VectorXd good = t.values.head(9);
   EXPECT_GT(good.maxCoeff() - good.minCoeff(), 1.0);
   EXPECT_LT(t.values[9], 4);
-  EXPECT_EQ(std::max_element(t.values.data(), t.values.data() + 10) - t.values.data(), 9);
+  EXPECT_EQ(
+      std::max_element(t.values.data(), t.values.data() + 10) - t.values.data(),
+      9);
 }
 
 TEST(OutputTransformTest, HalfRankWarpKeepsTheBetterHalf) {
@@ -46,7 +48,8 @@ TEST(OutputTransformTest, HalfRankWarpKeepsTheBetterHalf) {
 TEST(OutputTransformTest, NormalQuantileInvertsTheCdf) {
   for (double p : {1e-12, 1e-4, 0.02, 0.3, 0.5, 0.77, 0.99, 1 - 1e-9}) {
     double x = NormalQuantile(p);
-    EXPECT_NEAR(0.5 * std::erfc(-x / std::sqrt(2.0)), p, 1e-14 + 1e-12 * p) << p;
+    EXPECT_NEAR(0.5 * std::erfc(-x / std::sqrt(2.0)), p, 1e-14 + 1e-12 * p)
+        << p;
   }
 }
 
@@ -58,7 +61,8 @@ TEST(OutputTransformTest, ConstantValuesBecomeZeros) {
 
 TEST(OutputTransformTest, YeoJohnsonIsContinuousInLambda) {
   for (double y : {-3.0, -0.5, 0.0, 0.7, 12.0}) {
-    EXPECT_NEAR(YeoJohnson(y, 1e-9), YeoJohnson(y, 0), 1e-6 * (1 + std::fabs(y)));
+    EXPECT_NEAR(YeoJohnson(y, 1e-9), YeoJohnson(y, 0),
+                1e-6 * (1 + std::fabs(y)));
     EXPECT_NEAR(YeoJohnson(y, 2 + 1e-9), YeoJohnson(y, 2), 1e-6 * (1 + y * y));
     EXPECT_NEAR(YeoJohnson(y, 1), y, 1e-12);
   }

@@ -34,7 +34,8 @@ std::vector<std::string> Keys(const api::ExperimentSpec& spec,
 }
 
 TEST(SobolSearchTest, PointsSpreadEvenly) {
-  api::ExperimentSpec spec = SobolSpec({DoubleParam("x", 0, 8), DoubleParam("y", 0, 8)});
+  api::ExperimentSpec spec =
+      SobolSpec({DoubleParam("x", 0, 8), DoubleParam("y", 0, 8)});
   SobolSearch sobol;
   StatusOr<Suggestion> s = sobol.Suggest(spec, {}, "", 64);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
@@ -48,17 +49,20 @@ TEST(SobolSearchTest, PointsSpreadEvenly) {
 }
 
 TEST(SobolSearchTest, TheStateContinuesTheSequence) {
-  api::ExperimentSpec spec = SobolSpec({DoubleParam("x", -1, 1), IntParam("k", 0, 1000)});
+  api::ExperimentSpec spec =
+      SobolSpec({DoubleParam("x", -1, 1), IntParam("k", 0, 1000)});
   SobolSearch sobol;
   StatusOr<Suggestion> all = sobol.Suggest(spec, {}, "", 10);
   StatusOr<Suggestion> first = sobol.Suggest(spec, {}, "", 4);
   ASSERT_TRUE(all.ok() && first.ok());
   std::vector<api::Trial> history;
-  for (const auto& a : first->assignments) history.push_back(testing::Finished(a, 1.0));
+  for (const auto& a : first->assignments)
+    history.push_back(testing::Finished(a, 1.0));
   StatusOr<Suggestion> rest = sobol.Suggest(spec, history, first->state, 6);
   ASSERT_TRUE(rest.ok());
   std::vector<api::Assignment> joined = first->assignments;
-  joined.insert(joined.end(), rest->assignments.begin(), rest->assignments.end());
+  joined.insert(joined.end(), rest->assignments.begin(),
+                rest->assignments.end());
   EXPECT_EQ(Keys(spec, joined), Keys(spec, all->assignments));
 }
 
@@ -79,10 +83,12 @@ TEST(SobolSearchTest, SeedsRepeatAndDiffer) {
 }
 
 TEST(SobolSearchTest, FiniteSpacesRunOutWithoutRepeats) {
-  api::ExperimentSpec spec = SobolSpec(
-      {IntParam("k", 1, 3), ListParam(ParameterType::kCategorical, "c", {"a", "b"})});
-  testing::Driver driver(spec, [] { return std::make_unique<SobolSearch>(); },
-                         [](const api::Assignment&) { return 1.0; });
+  api::ExperimentSpec spec =
+      SobolSpec({IntParam("k", 1, 3),
+                 ListParam(ParameterType::kCategorical, "c", {"a", "b"})});
+  testing::Driver driver(
+      spec, [] { return std::make_unique<SobolSearch>(); },
+      [](const api::Assignment&) { return 1.0; });
   std::set<std::string> seen;
   bool exhausted = false;
   for (int call = 0; call < 4 && !exhausted; ++call) {
@@ -106,7 +112,8 @@ TEST(SobolSearchTest, RejectsBadSettingsAndState) {
   spec.algorithm.settings = {{"n_initial_points", "3"}};
   EXPECT_EQ(sobol.Validate(spec).code(), StatusCode::kInvalidArgument);
   spec.algorithm.settings.clear();
-  EXPECT_EQ(sobol.Suggest(spec, {}, "garbage", 1).status().code(), StatusCode::kInternal);
+  EXPECT_EQ(sobol.Suggest(spec, {}, "garbage", 1).status().code(),
+            StatusCode::kInternal);
   spec.parameters.clear();
   EXPECT_EQ(sobol.Validate(spec).code(), StatusCode::kInvalidArgument);
 }

@@ -46,12 +46,14 @@ TEST(SobolSequenceTest, ScrambledPointsStayStratified) {
       std::vector<double> p = sobol.Points(first, n);
       for (int d = 0; d < 5; ++d) {
         std::set<int> cells;
-        for (int i = 0; i < n; ++i) cells.insert(static_cast<int>(p[i * 5 + d] * n));
+        for (int i = 0; i < n; ++i)
+          cells.insert(static_cast<int>(p[i * 5 + d] * n));
         EXPECT_EQ(cells.size(), static_cast<size_t>(n)) << "dimension " << d;
       }
       std::set<std::pair<int, int>> boxes;
       for (int i = 0; i < n; ++i) {
-        boxes.insert({static_cast<int>(p[i * 5] * 8), static_cast<int>(p[i * 5 + 1] * 8)});
+        boxes.insert({static_cast<int>(p[i * 5] * 8),
+                      static_cast<int>(p[i * 5 + 1] * 8)});
       }
       EXPECT_EQ(boxes.size(), static_cast<size_t>(n));
     }

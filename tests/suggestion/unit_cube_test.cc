@@ -91,8 +91,8 @@ TEST(UnitCubeTest, ValuesAreWhatEachTypeAllows) {
 }
 
 TEST(UnitCubeTest, LogParametersAreUniformInLogSpace) {
-  UnitCube cube({DoubleParam("lr", 1e-4, 1, std::nullopt,
-                             Distribution::kLogUniform)});
+  UnitCube cube(
+      {DoubleParam("lr", 1e-4, 1, std::nullopt, Distribution::kLogUniform)});
   Eigen::VectorXd x(1);
   x[0] = 0.5;
   EXPECT_NEAR(std::stod(cube.Decode(x)[0].value), 1e-2, 1e-12);
@@ -107,7 +107,8 @@ TEST(UnitCubeTest, GridValuesGetEqualCells) {
     x[0] = (i + 0.5) / 400;
     ++counts[cube.Decode(x)[0].value];
   }
-  EXPECT_EQ(counts, (std::map<std::string, int>{{"0", 100}, {"1", 100}, {"2", 100}, {"3", 100}}));
+  EXPECT_EQ(counts, (std::map<std::string, int>{
+                        {"0", 100}, {"1", 100}, {"2", 100}, {"3", 100}}));
   EXPECT_DOUBLE_EQ((*cube.Encode({{"k", "2"}}))[0], 0.625);
 }
 
