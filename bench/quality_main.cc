@@ -32,8 +32,11 @@ using Curve = std::vector<double>;  // best-so-far regret after each trial
 struct Options {
   int seeds = 20;
   int trials = 50;
+  // "name", or "name/setting=value:..." for a variant (random_state is
+  // always the seed).
   std::vector<std::string> algorithms = {"random", "sobol",
-                                         "bayesianoptimization"};
+                                         "bayesianoptimization",
+                                         "bayesianoptimization/acq_func=ucb"};
   std::vector<std::string> functions;  // empty: all
   std::string out = HPT_BENCH_DIR "/out";
   bool tpe = true;
@@ -72,9 +75,9 @@ Options Parse(int argc, char** argv) {
     else if (a == "--no-tpe")
       o.tpe = false;
     else {
-      std::cerr
-          << "usage: hpt_bench_quality [--seeds N] [--trials N] "
-             "[--algorithms a,b] [--functions f,g] [--out DIR] [--no-tpe]\n";
+      std::cerr << "usage: hpt_bench_quality [--seeds N] [--trials N] "
+                   "[--algorithms a,b/setting=v:setting=v] [--functions f,g] "
+                   "[--out DIR] [--no-tpe]\n";
       std::exit(2);
     }
   }
@@ -121,18 +124,32 @@ struct RunResult {
   std::vector<double> suggest_ms;
 };
 
+// An algorithm column: "name" or "name/setting=value:setting=value".
+json AlgorithmSpec(const std::string& column, int seed) {
+  size_t slash = column.find('/');
+  json settings = {{{"name", "random_state"}, {"value", std::to_string(seed)}}};
+  if (slash != std::string::npos) {
+    std::stringstream ss(column.substr(slash + 1));
+    for (std::string pair; std::getline(ss, pair, ':');) {
+      size_t eq = pair.find('=');
+      settings.push_back(
+          {{"name", pair.substr(0, eq)}, {"value", pair.substr(eq + 1)}});
+    }
+  }
+  return {{"algorithmName", column.substr(0, slash)},
+          {"algorithmSettings", settings}};
+}
+
 // One experiment: ask, evaluate, tell, `trials` times.
 RunResult RunOne(server::ApiClient& client, const QualityFunction& f,
-                 const std::string& algorithm, int seed, int trials) {
+                 const std::string& algorithm, int column, int seed,
+                 int trials) {
   std::string name =
-      "q-" + f.name + "-" + algorithm + "-" + std::to_string(seed);
+      "q-" + f.name + "-" + std::to_string(column) + "-" + std::to_string(seed);
   json spec = {
       {"name", name},
       {"objective", {{"type", "minimize"}, {"objectiveMetricName", "loss"}}},
-      {"algorithm",
-       {{"algorithmName", algorithm},
-        {"algorithmSettings",
-         {{{"name", "random_state"}, {"value", std::to_string(seed)}}}}}},
+      {"algorithm", AlgorithmSpec(algorithm, seed)},
       {"parallelTrialCount", 1},
       {"maxTrialCount", trials},
       {"parameters", f.parameters}};
@@ -209,10 +226,12 @@ int main(int argc, char** argv) {
     }
     auto client = hpt::server::NewApiClient((*server)->url(), "", 120);
     for (const QualityFunction* f : functions) {
-      for (const std::string& algorithm : options.algorithms) {
+      for (size_t column = 0; column < options.algorithms.size(); ++column) {
+        const std::string& algorithm = options.algorithms[column];
         auto start = std::chrono::steady_clock::now();
         for (int seed = 1; seed <= options.seeds; ++seed) {
-          RunResult r = RunOne(*client, *f, algorithm, seed, options.trials);
+          RunResult r = RunOne(*client, *f, algorithm, static_cast<int>(column),
+                               seed, options.trials);
           curves[f->name][algorithm].push_back(std::move(r.curve));
           auto& l = latency[algorithm];
           l.insert(l.end(), r.suggest_ms.begin(), r.suggest_ms.end());

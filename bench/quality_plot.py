@@ -13,7 +13,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 STYLE = {"random": ("tab:gray", "random"), "sobol": ("tab:olive", "sobol"),
-         "bayesianoptimization": ("tab:blue", "bayesianoptimization (hpt)"),
+         "bayesianoptimization": ("tab:blue", "bayesianoptimization (hpt, log EI)"),
+         "bayesianoptimization/acq_func=ucb": ("tab:cyan",
+                                               "bayesianoptimization (hpt, acq_func=ucb)"),
          "tpe": ("tab:red", "TPE (Optuna 3.1)")}
 
 
@@ -21,7 +23,9 @@ def main():
     curves_path, out_path = sys.argv[1], sys.argv[2]
     with open(curves_path) as f:
         curves = json.load(f)
-    names = list(curves)
+    # The benchmark's order (JSON objects come back sorted by name).
+    order = ["branin", "hartmann6", "rosenbrock4", "ackley5", "levy5", "mixed"]
+    names = [n for n in order if n in curves] + [n for n in curves if n not in order]
     cols = 3
     rows = (len(names) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.6 * rows), squeeze=False)
@@ -44,7 +48,7 @@ def main():
     for j in range(len(names), rows * cols):
         axes[j // cols][j % cols].axis("off")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4)
+    fig.legend(handles, labels, loc="lower center", ncol=3)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     fig.savefig(out_path, dpi=100)
 

@@ -47,18 +47,23 @@ std::string QualityTable(const QualityCurves& curves,
                          const std::vector<std::string>& rows,
                          const std::vector<std::string>& columns, int seeds,
                          int trials) {
-  bool ratio =
-      std::find(columns.begin(), columns.end(), "tpe") != columns.end() &&
-      std::find(columns.begin(), columns.end(), "bayesianoptimization") !=
-          columns.end();
+  const bool tpe =
+      std::find(columns.begin(), columns.end(), "tpe") != columns.end();
+  // A ratio to TPE for each bayesianoptimization column (default first).
+  std::vector<std::string> ratios;
+  for (const auto& c : columns) {
+    if (tpe && c.rfind("bayesianoptimization", 0) == 0) ratios.push_back(c);
+  }
   std::string out = "Simple regret after " + std::to_string(trials) +
                     " trials, median [25th, 75th percentile] over " +
                     std::to_string(seeds) +
                     " seeds (lower is better).\n\n| function |";
   for (const auto& c : columns) out += " " + c + " |";
-  if (ratio) out += " BO / TPE | target |";
+  for (const auto& r : ratios) out += " " + r + " / tpe |";
+  if (!ratios.empty()) out += " target |";
   out += "\n|---|";
-  for (size_t i = 0; i < columns.size() + (ratio ? 2 : 0); ++i) out += "---|";
+  size_t width = columns.size() + ratios.size() + (ratios.empty() ? 0 : 1);
+  for (size_t i = 0; i < width; ++i) out += "---|";
   out += "\n";
   for (const std::string& function : rows) {
     if (!curves.count(function)) continue;
@@ -75,12 +80,12 @@ std::string QualityTable(const QualityCurves& curves,
              Format(Quantile(finals, 0.25)) + ", " +
              Format(Quantile(finals, 0.75)) + "] |";
     }
-    if (ratio) {
-      double bo =
-          Quantile(Finals(by_algorithm.at("bayesianoptimization")), 0.5);
-      double tpe = Quantile(Finals(by_algorithm.at("tpe")), 0.5);
-      out += " " + Format(bo / tpe) + " | " + Target(function) + " |";
+    double peer = tpe ? Quantile(Finals(by_algorithm.at("tpe")), 0.5) : NAN;
+    for (const auto& r : ratios) {
+      out +=
+          " " + Format(Quantile(Finals(by_algorithm.at(r)), 0.5) / peer) + " |";
     }
+    if (!ratios.empty()) out += std::string(" ") + Target(function) + " |";
     out += "\n";
   }
   return out;

@@ -20,8 +20,8 @@ using QualityCurves =
 double Quantile(std::vector<double> values, double p);
 
 // Rows: the functions, in the order given; columns: algorithms, "median [q25,
-// q75]" of the final regret; then, when "tpe" and "bayesianoptimization" are
-// both columns, the ratio of their medians and the issue's target for it.
+// q75]" of the final regret; then, when "tpe" is a column, the ratio of each
+// bayesianoptimization column's median to TPE's, and the issue's target.
 std::string QualityTable(const QualityCurves& curves,
                          const std::vector<std::string>& rows,
                          const std::vector<std::string>& columns, int seeds,

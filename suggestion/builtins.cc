@@ -27,10 +27,11 @@ void RegisterBuiltins(Registry<Algorithm>& registry) {
                 .Register(SobolSearch::kName,
                           [] { return std::make_unique<SobolSearch>(); })
                 .ok());
-  HPT_CHECK(registry
-                .Register(BayesianOptimization::kName,
-                          [] { return std::make_unique<BayesianOptimization>(); })
-                .ok());
+  HPT_CHECK(
+      registry
+          .Register(BayesianOptimization::kName,
+                    [] { return std::make_unique<BayesianOptimization>(); })
+          .ok());
 }
 
 }  // namespace hpt::suggestion

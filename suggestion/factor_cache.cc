@@ -20,8 +20,9 @@ bool IsPrefix(const KernelFactor& f, const Eigen::MatrixXd& x) {
 }  // namespace
 
 FactorCache& FactorCache::Global() {
-  // A few experiments' worth; an entry at n = 1000 holds about 8 MB.
-  static FactorCache* cache = new FactorCache(4);
+  // A few experiments' worth: an entry at n = 1,000 holds about 8 to 12 MB;
+  // one past n ~ 4,000 is not kept.
+  static FactorCache* cache = new FactorCache(4, size_t{256} << 20);
   return *cache;
 }
 
@@ -41,14 +42,21 @@ std::unique_ptr<KernelFactor> FactorCache::Take(const Eigen::VectorXd& theta,
   if (best == entries_.end()) return nullptr;
   std::unique_ptr<KernelFactor> factor = std::move(*best);
   entries_.erase(best);
+  bytes_ -= Bytes(*factor);
   return factor;
 }
 
 void FactorCache::Put(std::unique_ptr<KernelFactor> factor) {
-  if (!factor || factor->size < kMinPoints) return;
+  if (!factor || factor->size < kMinPoints || Bytes(*factor) > max_bytes_) {
+    return;
+  }
   std::lock_guard<std::mutex> lock(mu_);
+  bytes_ += Bytes(*factor);
   entries_.push_front(std::move(factor));
-  while (entries_.size() > capacity_) entries_.pop_back();
+  while (entries_.size() > capacity_ || bytes_ > max_bytes_) {
+    bytes_ -= Bytes(*entries_.back());
+    entries_.pop_back();
+  }
 }
 
 size_t FactorCache::size() const {
@@ -59,6 +67,11 @@ size_t FactorCache::size() const {
 void FactorCache::Clear() {
   std::lock_guard<std::mutex> lock(mu_);
   entries_.clear();
+  bytes_ = 0;
+}
+
+size_t FactorCache::Bytes(const KernelFactor& f) {
+  return sizeof(double) * static_cast<size_t>(f.chol.size() + f.points.size());
 }
 
 }  // namespace hpt::suggestion

@@ -25,7 +25,10 @@ class FactorCache {
   // Factors over fewer points are cheap to rebuild and not kept.
   static constexpr int kMinPoints = 64;
 
-  explicit FactorCache(size_t capacity) : capacity_(capacity) {}
+  // At most `capacity` factors and `max_bytes` of them in all (a factor
+  // over n points takes about 8 n^2 bytes, more while it has room to grow).
+  FactorCache(size_t capacity, size_t max_bytes)
+      : capacity_(capacity), max_bytes_(max_bytes) {}
 
   // The process-wide cache the bayesianoptimization algorithm uses.
   static FactorCache& Global();
@@ -34,16 +37,20 @@ class FactorCache {
   // are the longest prefix of x's columns; nullptr when there is none.
   std::unique_ptr<KernelFactor> Take(const Eigen::VectorXd& theta,
                                      const Eigen::MatrixXd& x);
-  // Keeps a factor (when it has kMinPoints or more), dropping the least
-  // recently stored beyond the capacity.
+  // Keeps a factor (when it has kMinPoints or more and fits in max_bytes),
+  // dropping the least recently stored beyond the limits.
   void Put(std::unique_ptr<KernelFactor> factor);
 
   size_t size() const;
   void Clear();
 
  private:
+  static size_t Bytes(const KernelFactor& f);
+
   size_t capacity_;
+  size_t max_bytes_;
   mutable std::mutex mu_;
+  size_t bytes_ = 0;
   std::list<std::unique_ptr<KernelFactor>> entries_;  // most recent first
 };
 

@@ -83,8 +83,8 @@ StatusOr<std::optional<double>> DoubleSetting(const api::AlgorithmSpec& spec,
     double value = 0;
     auto [end, ec] =
         std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || ec != std::errc() ||
-        end != text.data() + text.size() || !std::isfinite(value)) {
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
+        !std::isfinite(value)) {
       return InvalidArgument(SettingPath(i) + ".value: " + std::string(name) +
                              " must be a number, got '" + setting.value + "'");
     }

@@ -11,7 +11,9 @@ namespace {
 TEST(RegistryTest, BuiltinsAreRegisteredSorted) {
   Registry<Algorithm> registry;
   RegisterBuiltins(registry);
-  EXPECT_EQ(registry.Names(), (std::vector<std::string>{"bayesianoptimization", "grid", "hyperband", "random", "sobol"}));
+  EXPECT_EQ(registry.Names(),
+            (std::vector<std::string>{"bayesianoptimization", "grid",
+                                      "hyperband", "random", "sobol"}));
   EXPECT_TRUE(registry.Create("grid").ok());
   EXPECT_TRUE(registry.Create("random").ok());
   StatusOr<std::unique_ptr<Algorithm>> missing = registry.Create("tpe");

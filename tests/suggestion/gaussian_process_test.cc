@@ -182,7 +182,7 @@ TEST(GaussianProcessTest, WorksInOneAndTwentyDimensions) {
 }
 
 TEST(FactorCacheTest, HandsOutTheLongestMatchingPrefix) {
-  FactorCache cache(3);
+  FactorCache cache(3, size_t{1} << 30);
   Eigen::MatrixXd x = RandomPoints(2, 120, 12);
   Eigen::VectorXd y = Values(x);
   GpHyperparameters h = Hyper(2, 0.3, 1, 1e-4);
@@ -201,6 +201,22 @@ TEST(FactorCacheTest, HandsOutTheLongestMatchingPrefix) {
   Eigen::MatrixXd other = x;
   other(0, 5) += 1e-12;
   EXPECT_EQ(cache.Take(h.ToTheta(), other), nullptr);
+}
+
+TEST(FactorCacheTest, KeepsWithinItsByteBudget) {
+  Eigen::MatrixXd x = RandomPoints(2, 100, 13);
+  Eigen::VectorXd y = Values(x);
+  GpHyperparameters h = Hyper(2, 0.3, 1, 1e-4);
+  // A factor over 100 points takes about 100 x 108 doubles.
+  FactorCache cache(8, 150'000);
+  cache.Put(GaussianProcess(h, x, y).ReleaseFactor(100));
+  EXPECT_EQ(cache.size(), 1u);
+  cache.Put(GaussianProcess(h, x.leftCols(90), y.head(90)).ReleaseFactor(90));
+  EXPECT_EQ(cache.size(), 1u) << "the older one made room";
+  EXPECT_EQ(cache.Take(h.ToTheta(), x)->size, 90);
+  FactorCache tiny(8, 1000);
+  tiny.Put(GaussianProcess(h, x, y).ReleaseFactor(100));
+  EXPECT_EQ(tiny.size(), 0u);
 }
 
 }  // namespace
