@@ -38,25 +38,6 @@ double Branin(const std::vector<double>& v) {
          10;
 }
 
-double Hartmann6(const std::vector<double>& x) {
-  static const double a[4][6] = {{10, 3, 17, 3.5, 1.7, 8},
-                                 {0.05, 10, 17, 0.1, 8, 14},
-                                 {3, 3.5, 1.7, 10, 17, 8},
-                                 {17, 8, 0.05, 10, 0.1, 14}};
-  static const double p[4][6] = {{1312, 1696, 5569, 124, 8283, 5886},
-                                 {2329, 4135, 8307, 3736, 1004, 9991},
-                                 {2348, 1451, 3522, 2883, 3047, 6650},
-                                 {4047, 8828, 8732, 5743, 1091, 381}};
-  static const double alpha[4] = {1, 1.2, 3, 3.2};
-  double sum = 0;
-  for (int i = 0; i < 4; ++i) {
-    double e = 0;
-    for (int j = 0; j < 6; ++j)
-      e += a[i][j] * std::pow(x[j] - p[i][j] * 1e-4, 2);
-    sum += alpha[i] * std::exp(-e);
-  }
-  return -sum;
-}
 
 double Rosenbrock(const std::vector<double>& x) {
   double sum = 0;
@@ -143,6 +124,26 @@ std::vector<QualityFunction> Make() {
 }
 
 }  // namespace
+
+double Hartmann6(const std::vector<double>& x) {
+  static const double a[4][6] = {{10, 3, 17, 3.5, 1.7, 8},
+                                 {0.05, 10, 17, 0.1, 8, 14},
+                                 {3, 3.5, 1.7, 10, 17, 8},
+                                 {17, 8, 0.05, 10, 0.1, 14}};
+  static const double p[4][6] = {{1312, 1696, 5569, 124, 8283, 5886},
+                                 {2329, 4135, 8307, 3736, 1004, 9991},
+                                 {2348, 1451, 3522, 2883, 3047, 6650},
+                                 {4047, 8828, 8732, 5743, 1091, 381}};
+  static const double alpha[4] = {1, 1.2, 3, 3.2};
+  double sum = 0;
+  for (int i = 0; i < 4; ++i) {
+    double e = 0;
+    for (int j = 0; j < 6; ++j)
+      e += a[i][j] * std::pow(x[j] - p[i][j] * 1e-4, 2);
+    sum += alpha[i] * std::exp(-e);
+  }
+  return -sum;
+}
 
 const std::vector<QualityFunction>& QualityFunctions() {
   static const std::vector<QualityFunction> functions = Make();

@@ -26,6 +26,9 @@ struct QualityFunction {
 // optimum (value 0) is lr 10^-2.5, momentum 0.9, layers 4, units 128, adam.
 const std::vector<QualityFunction>& QualityFunctions();
 
+// Hartmann6 on [0, 1]^6 (minimum -3.32237).
+double Hartmann6(const std::vector<double>& x);
+
 // Fixed probe points per function (as assignments) for the cross-check
 // with the Python definitions.
 std::vector<std::map<std::string, std::string>> ProbePoints(
