@@ -227,14 +227,18 @@ void AddApiRoutes(const ApiContext& c, Router& r) {
   r.Add("GET", t, [c](const HttpRequest& q) { return ListTrials(c, q); });
   r.Add("POST", e + "/{name}/trials:suggest",
         [c](const HttpRequest& q) { return Suggest(c, q); });
-  r.Add("GET", t + "/{trial}", [c](const HttpRequest& q) { return GetTrial(c, q); });
-  r.Add("POST", t + "/{trial}:complete", [c](const HttpRequest& q) { return Complete(c, q); });
+  // kTrial: the calls a trial makes about itself, open to its own token.
+  r.Add("GET", t + "/{trial}", [c](const HttpRequest& q) { return GetTrial(c, q); },
+        Access::kTrial);
+  r.Add("POST", t + "/{trial}:complete", [c](const HttpRequest& q) { return Complete(c, q); },
+        Access::kTrial);
   r.Add("POST", t + "/{trial}:stop", [c](const HttpRequest& q) { return StopTrial(c, q); });
   r.Add("POST", t + "/{trial}/observations",
-        [c](const HttpRequest& q) { return PostObservations(c, q); });
+        [c](const HttpRequest& q) { return PostObservations(c, q); }, Access::kTrial);
   r.Add("GET", t + "/{trial}/observations",
         [c](const HttpRequest& q) { return ListObservations(c, q); });
-  r.Add("GET", t + "/{trial}:shouldStop", [c](const HttpRequest& q) { return ShouldStop(c, q); });
+  r.Add("GET", t + "/{trial}:shouldStop", [c](const HttpRequest& q) { return ShouldStop(c, q); },
+        Access::kTrial);
   r.Add("GET", t + "/{trial}/logs", [c](const HttpRequest& q) { return Logs(c, q); });
   r.Add("GET", "/api/v1/algorithms", [c](const HttpRequest& q) { return Algorithms(c, q); });
   r.Add("GET", "/api/v1/openapi.json", [](const HttpRequest&) {
@@ -242,9 +246,12 @@ void AddApiRoutes(const ApiContext& c, Router& r) {
     response.body = std::string(api::OpenApiDocument());
     return response;
   });
-  r.Add("GET", "/healthz", [c](const HttpRequest&) {
-    return JsonResponse(200, {{"status", "ok"}, {"version", c.version}});
-  });
+  r.Add(
+      "GET", "/healthz",
+      [c](const HttpRequest&) {
+        return JsonResponse(200, {{"status", "ok"}, {"version", c.version}});
+      },
+      Access::kPublic);
   r.Add("GET", "/metrics", [c](const HttpRequest& q) { return Metrics(c, q); });
 }
 

@@ -31,7 +31,7 @@ namespace hpt::server {
 
 struct ControllerOptions {
   std::string server_url;  // handed to trials as HPT_URL
-  std::string token;       // handed to trials as HPT_TOKEN when set
+  std::string token;       // admin token; trials get a TrialToken of it
   std::string log_dir;     // <log_dir>/<experiment>/<trial>.log
   std::vector<int> gpus;   // GPU ids trials may use
 };

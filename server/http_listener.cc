@@ -41,7 +41,12 @@ HttpRequest Convert(const http_request& req) {
   HttpRequest out;
   out.method = req.method();
   const web::uri& uri = req.request_uri();
-  out.path = web::uri::decode(uri.path());
+  out.raw_path = uri.path();  // decoded once, by NormalizeRequestPath
+  // cpprestsdk reads a target such as "//metrics" as host "metrics": keep
+  // the empty segment in sight so that it is refused like "/a//b".
+  if (uri.scheme().empty() && !uri.host().empty()) {
+    out.raw_path = "//" + uri.host() + uri.path();
+  }
   try {
     for (const auto& [k, v] : web::uri::split_query(uri.query())) {
       out.query[web::uri::decode(k)] = web::uri::decode(v);

@@ -14,12 +14,15 @@ namespace hpt::server {
 
 struct HttpRequest {
   std::string method;  // "GET", "POST", ...
-  std::string path;    // decoded, without the query
+  std::string path;  // normalised and decoded (server/request_path.h)
   std::map<std::string, std::string> query;
   std::map<std::string, std::string> headers;  // keys lower-case
   std::string body;
   // Path variables filled by the router ("name", "trial").
   std::map<std::string, std::string> vars;
+  // The path as on the request line (percent-encoded, no query); the server
+  // normalises it into `path`.
+  std::string raw_path;
 
   const std::string& Var(const std::string& key) const { return vars.at(key); }
   std::string Header(const std::string& lower_key) const;

@@ -8,6 +8,7 @@
 #include "api/experiment_status.h"
 #include "api/trial_template.h"
 #include "server/controller.h"
+#include "server/trial_token.h"
 
 namespace hpt::server {
 
@@ -166,7 +167,10 @@ bool Controller::StartTrialLocked(const Experiment& exp, const Trial& trial) {
   launch.env["HPT_URL"] = options_.server_url;
   launch.env["HPT_EXPERIMENT"] = exp.spec.name;
   launch.env["HPT_TRIAL"] = trial.name;
-  if (!options_.token.empty()) launch.env["HPT_TOKEN"] = options_.token;
+  // A credential for this trial alone: the admin token never leaves the server.
+  if (!options_.token.empty()) {
+    launch.env["HPT_TOKEN"] = TrialToken(options_.token, exp.spec.name, trial.name);
+  }
   launch.env["CUDA_VISIBLE_DEVICES"] = JoinCsv(gpus);
 
   StatusOr<int64_t> pid = status.ok() ? executor_->Start(launch) : StatusOr<int64_t>(status);

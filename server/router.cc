@@ -3,13 +3,15 @@
 namespace hpt::server {
 namespace {
 
+// Empty segments are kept (and then match no route); paths normally come
+// normalised, without any.
 std::vector<std::string> Split(const std::string& path) {
   std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos < path.size()) {
+  size_t pos = path.empty() || path[0] != '/' ? 0 : 1;
+  while (pos <= path.size()) {
     size_t next = path.find('/', pos);
     if (next == std::string::npos) next = path.size();
-    if (next > pos) out.push_back(path.substr(pos, next - pos));
+    out.push_back(path.substr(pos, next - pos));
     pos = next + 1;
   }
   return out;
@@ -35,8 +37,8 @@ bool MatchSegment(const std::string& pattern, const std::string& actual,
 }  // namespace
 
 void Router::Add(const std::string& method, const std::string& pattern,
-                 Handler handler) {
-  routes_.push_back({method, pattern, Split(pattern), std::move(handler)});
+                 Handler handler, Access access) {
+  routes_.push_back({method, pattern, Split(pattern), std::move(handler), access});
 }
 
 bool Router::Match(const Route& route, const std::vector<std::string>& segments,
@@ -48,18 +50,39 @@ bool Router::Match(const Route& route, const std::vector<std::string>& segments,
   return true;
 }
 
-HttpResponse Router::Dispatch(HttpRequest& request) const {
-  std::vector<std::string> segments = Split(request.path);
-  std::string allowed;
+const Router::Route* Router::Find(const std::string& method,
+                                  const std::vector<std::string>& segments,
+                                  std::map<std::string, std::string>* vars,
+                                  std::string* allowed) const {
   for (const auto& route : routes_) {
-    std::map<std::string, std::string> vars;
-    if (!Match(route, segments, &vars)) continue;
-    if (route.method != request.method) {
-      allowed += (allowed.empty() ? "" : ", ") + route.method;
+    std::map<std::string, std::string> matched;
+    if (!Match(route, segments, &matched)) continue;
+    if (route.method != method) {
+      *allowed += (allowed->empty() ? "" : ", ") + route.method;
       continue;
     }
+    *vars = std::move(matched);
+    return &route;
+  }
+  return nullptr;
+}
+
+Router::Resolution Router::Resolve(const std::string& method,
+                                   const std::string& path) const {
+  Resolution out;
+  const Route* route = Find(method, Split(path), &out.vars, &out.allowed);
+  out.found = route != nullptr || !out.allowed.empty();
+  out.method_allowed = route != nullptr;
+  if (route) out.access = route->access;
+  return out;
+}
+
+HttpResponse Router::Dispatch(HttpRequest& request) const {
+  std::string allowed;
+  std::map<std::string, std::string> vars;
+  if (const Route* route = Find(request.method, Split(request.path), &vars, &allowed)) {
     request.vars = std::move(vars);
-    return route.handler(request);
+    return route->handler(request);
   }
   if (!allowed.empty()) {
     return JsonResponse(405, {{"error",

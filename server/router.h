@@ -2,6 +2,10 @@
 // Router: matches "METHOD /path" against patterns such as
 // "/api/v1/experiments/{name}/trials/{trial}:complete". A `{var}` matches
 // one path segment without '/' or ':'; a trailing ":verb" is literal.
+//
+// Each route says who may call it (Access); a route added without one needs
+// the admin token: deny by default. Paths reach the router already
+// normalised (server/request_path.h).
 
 #include <functional>
 #include <string>
@@ -13,9 +17,28 @@ namespace hpt::server {
 
 using Handler = std::function<HttpResponse(const HttpRequest&)>;
 
+enum class Access {
+  kAdmin,   // the server's token (when one is configured)
+  kTrial,   // the admin token, or the per-trial token of {name}/{trial}
+  kPublic,  // anyone
+};
+
 class Router {
  public:
-  void Add(const std::string& method, const std::string& pattern, Handler handler);
+  void Add(const std::string& method, const std::string& pattern, Handler handler,
+           Access access = Access::kAdmin);
+
+  // What a request would reach: the route matching path and method, with its
+  // variables. `found` is false for no route; `method_allowed` false when the
+  // path matches only with other methods (listed in `allowed`).
+  struct Resolution {
+    bool found = false;
+    bool method_allowed = false;
+    Access access = Access::kAdmin;
+    std::map<std::string, std::string> vars;
+    std::string allowed;
+  };
+  Resolution Resolve(const std::string& method, const std::string& path) const;
 
   // Runs the matching handler. 404 when no pattern matches the path, 405
   // (naming the allowed methods) when the path matches with another method.
@@ -33,7 +56,10 @@ class Router {
     std::string pattern;
     std::vector<std::string> segments;
     Handler handler;
+    Access access;
   };
+  const Route* Find(const std::string& method, const std::vector<std::string>& segments,
+                    std::map<std::string, std::string>* vars, std::string* allowed) const;
   static bool Match(const Route& route, const std::vector<std::string>& segments,
                     std::map<std::string, std::string>* vars);
   std::vector<Route> routes_;

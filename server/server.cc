@@ -8,7 +8,9 @@
 #include "server/controller.h"
 #include "server/http_listener.h"
 #include "server/router.h"
+#include "server/request_path.h"
 #include "server/static_files.h"
+#include "server/trial_token.h"
 #include "earlystop/policy.h"
 #include "storage/store.h"
 #include "trial-runner/gpu_pool.h"
@@ -18,17 +20,8 @@ namespace {
 
 constexpr const char* kVersion = "0.1.0";
 
-// Compares without an early exit so the time taken does not leak the token.
-bool SameToken(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= a[i] ^ b[i];
-  return diff == 0;
-}
-
-bool NeedsToken(const std::string& path) {
-  return path.rfind("/api/", 0) == 0 || path == "/metrics";
-}
+const char kUnauthenticated[] =
+    "missing or wrong bearer token (send 'Authorization: Bearer <token>')";
 
 class ServerImpl : public Server {
  public:
@@ -80,23 +73,38 @@ class ServerImpl : public Server {
   }
 
  private:
+  // Every request, in this order: one normalised path; the route it would
+  // reach (or a dashboard file, the only thing served without a route);
+  // the access that route needs; then the handler.
   HttpResponse Handle(HttpRequest& request) {
     requests_total_.fetch_add(1, std::memory_order_relaxed);
     if (!ready_) return ErrorResponse(Unavailable("the server is starting"));
-    if (!options_.token.empty() && NeedsToken(request.path)) {
-      const std::string auth = request.Header("authorization");
-      const std::string prefix = "Bearer ";
-      if (auth.rfind(prefix, 0) != 0 || !SameToken(auth.substr(prefix.size()), options_.token)) {
-        return ErrorResponse(Status(StatusCode::kUnauthenticated,
-                                    "missing or wrong bearer token (send "
-                                    "'Authorization: Bearer <token>')"));
-      }
-    }
-    if (static_files_ && request.method == "GET" && !NeedsToken(request.path) &&
-        request.path != "/healthz") {
+    StatusOr<std::string> path = NormalizeRequestPath(request.raw_path);
+    if (!path.ok()) return ErrorResponse(path.status());
+    request.path = *path;
+    Router::Resolution route = router_.Resolve(request.method, request.path);
+    if (!route.found && static_files_ && (request.method == "GET" || request.method == "HEAD")) {
       if (auto file = static_files_->Serve(request.path)) return *file;
     }
+    if (!Authorized(request, route)) {
+      return ErrorResponse(Status(StatusCode::kUnauthenticated, kUnauthenticated));
+    }
     return router_.Dispatch(request);
+  }
+
+  bool Authorized(const HttpRequest& request, const Router::Resolution& route) const {
+    if (options_.token.empty()) return true;
+    if (route.method_allowed && route.access == Access::kPublic) return true;
+    const std::string auth = request.Header("authorization");
+    const std::string prefix = "Bearer ";
+    if (auth.rfind(prefix, 0) != 0) return false;
+    const std::string given = auth.substr(prefix.size());
+    if (SameToken(given, options_.token)) return true;
+    if (!route.method_allowed || route.access != Access::kTrial) return false;
+    auto name = route.vars.find("name");
+    auto trial = route.vars.find("trial");
+    if (name == route.vars.end() || trial == route.vars.end()) return false;
+    return SameToken(given, TrialToken(options_.token, name->second, trial->second));
   }
 
   ServerOptions options_;

@@ -1,5 +1,6 @@
 #include "tests/testing/hpt_process.h"
 
+#include <cstdlib>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -42,7 +43,12 @@ std::string ReadAll(int fd) {
 
 }  // namespace
 
-std::string HptBinary() { return HPT_BINARY; }
+// $HPT_TEST_BINARY runs the integration tests against another build (for
+// example the previous release, to see a regression test fail there).
+std::string HptBinary() {
+  const char* other = std::getenv("HPT_TEST_BINARY");
+  return other && *other ? other : HPT_BINARY;
+}
 
 HptProcess::HptProcess(const std::string& db_path, std::vector<std::string> extra_args) {
   int fds[2];

@@ -1,0 +1,34 @@
+#include "server/trial_token.h"
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+namespace hpt::server {
+
+std::string TrialToken(const std::string& admin_token, const std::string& experiment,
+                       const std::string& trial) {
+  // The length prefix keeps ("a/b", "c") and ("a", "b/c") apart.
+  const std::string message =
+      "hpt-trial-v1:" + std::to_string(experiment.size()) + ":" + experiment + ":" + trial;
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  HMAC(EVP_sha256(), admin_token.data(), static_cast<int>(admin_token.size()),
+       reinterpret_cast<const unsigned char*>(message.data()), message.size(), digest,
+       &length);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "hpt-trial-";
+  for (unsigned int i = 0; i < length; ++i) {
+    out.push_back(kHex[digest[i] >> 4]);
+    out.push_back(kHex[digest[i] & 15]);
+  }
+  return out;
+}
+
+bool SameToken(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+}  // namespace hpt::server
