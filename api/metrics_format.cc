@@ -1,38 +1,22 @@
 #include "api/metrics_format.h"
 
-#include <regex>
+#include <re2/re2.h>
 
 namespace hpt::api {
 
-std::string NormalizeMetricsRegex(const std::string& pattern) {
-  static const std::regex kRepetition(R"(^\{\d+(,\d*)?\})");
-  std::string out;
-  out.reserve(pattern.size() + 8);
-  bool in_class = false;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    char c = pattern[i];
-    if (c == '\\' && i + 1 < pattern.size()) {
-      out += c;
-      out += pattern[++i];
-      continue;
-    }
-    if (c == '[') in_class = true;
-    if (c == ']') in_class = false;
-    if (!in_class && c == '{' &&
-        !std::regex_search(pattern.substr(i, 24), kRepetition)) {
-      // A literal brace; its partner '}' is escaped below.
-      out += "\\{";
-      size_t close = pattern.find('}', i);
-      if (close != std::string::npos) {
-        std::string inner = NormalizeMetricsRegex(pattern.substr(i + 1, close - i - 1));
-        out += inner + "\\}";
-        i = close;
-      }
-      continue;
-    }
-    out += c;
+std::string MetricsRegexProblem(const std::string& pattern) {
+  if (pattern.size() > kMaxMetricsRegexBytes) {
+    return "longer than " + std::to_string(kMaxMetricsRegexBytes) + " bytes";
   }
-  return out;
+  re2::RE2::Options options;
+  options.set_log_errors(false);
+  re2::RE2 re(pattern, options);
+  if (!re.ok()) return "invalid regular expression: " + re.error();
+  if (re.NumberOfCapturingGroups() < 2) {
+    return "needs two groups (name, then value), not " +
+           std::to_string(re.NumberOfCapturingGroups());
+  }
+  return "";
 }
 
 }  // namespace hpt::api

@@ -1,13 +1,17 @@
 #pragma once
-// Katib writes metricsFormat regexes for Go's RE2, where a '{' that does not
-// start a repetition ({n}, {n,}, {n,m}) is a literal brace; ECMAScript
-// (std::regex) rejects it. This turns such braces into escaped ones so the
-// same regexes work here.
+// Katib's metricsFormat regexes are Go RE2 regexes; hpt reads them with RE2
+// too, so a '{' that does not start a repetition ({n}, {n,}, {n,m}) is a
+// literal brace, as in Katib, and matching takes linear time whatever the
+// pattern.
 
 #include <string>
 
 namespace hpt::api {
 
-std::string NormalizeMetricsRegex(const std::string& pattern);
+inline constexpr size_t kMaxMetricsRegexBytes = 4096;
+
+// "" when `pattern` is a usable metricsFormat regex (valid RE2, at least two
+// groups: the name, then the value); otherwise what is wrong with it.
+std::string MetricsRegexProblem(const std::string& pattern);
 
 }  // namespace hpt::api

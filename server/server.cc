@@ -12,6 +12,7 @@
 #include "server/static_files.h"
 #include "server/trial_token.h"
 #include "earlystop/policy.h"
+#include "storage/db_lock.h"
 #include "storage/store.h"
 #include "trial-runner/gpu_pool.h"
 
@@ -31,6 +32,9 @@ class ServerImpl : public Server {
     options_ = options;
     storage::SqliteOptions sqlite;
     sqlite.synchronous_full = options.sync_full;
+    // Before anything else: a second server on this database must not
+    // touch the first one's trials.
+    HPT_ASSIGN_OR_RETURN(db_lock_, storage::DatabaseLock::Acquire(options.db_path));
     HPT_ASSIGN_OR_RETURN(store_, storage::OpenSqliteStore(options.db_path, sqlite));
     suggestion::RegisterBuiltins(algorithms_);
     earlystop::RegisterBuiltins(policies_);
@@ -108,6 +112,7 @@ class ServerImpl : public Server {
   }
 
   ServerOptions options_;
+  std::unique_ptr<storage::DatabaseLock> db_lock_;  // first: released last
   std::unique_ptr<storage::Store> store_;
   Registry<suggestion::Algorithm> algorithms_;
   Registry<earlystop::Policy> policies_;

@@ -3,6 +3,9 @@
 
 #include "storage/sqlite_store.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <sqlite3.h>
 
 #include <filesystem>
@@ -11,6 +14,7 @@
 #include <utility>
 
 #include "api/spec_codec.h"
+#include "storage/private_files.h"
 #include "storage/sqlite_schema.h"
 
 namespace hpt::storage {
@@ -57,16 +61,15 @@ StatusOr<api::Experiment> ReadExperiment(const Statement& row) {
   return experiment;
 }
 
-Status CreateParentFolders(const std::string& path) {
-  if (path.empty() || path == ":memory:") return Status::Ok();
-  std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (parent.empty()) return Status::Ok();
-  std::error_code ec;
-  std::filesystem::create_directories(parent, ec);
-  if (ec) {
-    return FailedPrecondition("cannot create folder '" + parent.string() +
-                              "' for database '" + path + "': " + ec.message());
+// A new database file is 0600 (SQLite gives its -wal and -shm files the
+// database's mode): the database holds every experiment's commands.
+Status CreatePrivateFiles(const std::string& path) {
+  if (path.empty() || path == ":memory:" || path.rfind("file:", 0) == 0) {
+    return Status::Ok();
   }
+  HPT_RETURN_IF_ERROR(CreatePrivateParentFolders(path));
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);
   return Status::Ok();
 }
 
@@ -74,7 +77,7 @@ Status CreateParentFolders(const std::string& path) {
 
 StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
                                                  const SqliteOptions& options) {
-  HPT_RETURN_IF_ERROR(CreateParentFolders(path));
+  HPT_RETURN_IF_ERROR(CreatePrivateFiles(path));
   HPT_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path));
   db->SetBusyTimeout(options.busy_timeout_ms > 0 ? options.busy_timeout_ms : 0);
   HPT_ASSIGN_OR_RETURN(std::string mode,

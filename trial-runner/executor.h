@@ -6,8 +6,10 @@
 //   parsed for metrics as it streams (per spec.collector).
 // - Every started trial gets exactly one OnExit(); observations for a trial
 //   are all delivered before its OnExit().
-// - Listener callbacks come from the executor's own thread, never from
-//   inside Start() or Kill(); a callback may call Start() and Kill().
+// - Listener callbacks come from the executor's own delivery thread, never
+//   from inside Start() or Kill(); a callback may call Start() and Kill(). A
+//   slow callback delays only later callbacks, never the watching of
+//   trials' exits, timeouts and kills.
 // - When a trial's main process exits, whatever it left running in its
 //   process group is killed (it would hold the output pipe and GPUs).
 // - Thread-safe: Start/Kill may be called from any thread.

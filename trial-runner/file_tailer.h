@@ -20,11 +20,21 @@ class FileTailer {
   // then writes past the old end between two Poll()s loses its first lines.
   explicit FileTailer(std::string path);
 
-  // Reads what was added since the last call and calls `on_line` for each
-  // complete line. A missing file is not an error: it is not written yet.
+  // Reads what was added since the last call, at most kMaxPollBytes, and
+  // calls `on_line` for each complete line. A missing file is not an error:
+  // it is not written yet. Only regular files are read: the path is opened
+  // non-blocking and a FIFO, device (/dev/zero) or folder is ignored, with
+  // the reason in problem(), so no path can stall the caller.
   void Poll(const LineFn& on_line);
-  // Poll() plus the unterminated last line: the writer has finished.
+  // Poll() plus the unterminated last line: the writer has finished. Reads at
+  // most kMaxFinishBytes more.
   void Finish(const LineFn& on_line);
+
+  // Why the file is ignored ("" while it is not).
+  const std::string& problem() const { return problem_; }
+
+  static constexpr off_t kMaxPollBytes = 1 << 20;
+  static constexpr off_t kMaxFinishBytes = 16 << 20;
 
  private:
   std::string path_;
@@ -33,6 +43,9 @@ class FileTailer {
   ino_t ino_ = 0;
   off_t offset_ = 0;
   LineBuffer buffer_;
+  std::string problem_;
+
+  void Read(off_t limit, const LineFn& on_line);
 };
 
 }  // namespace hpt::runner

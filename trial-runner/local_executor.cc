@@ -1,6 +1,11 @@
-// NewLocalExecutor: trials as local process groups (TrialProcess), all
-// driven by one thread that poll()s a wake-up pipe and every trial's
-// descriptors, so that nothing waits on a fixed sleep.
+// NewLocalExecutor: trials as local process groups (TrialProcess). Two
+// threads: the poll thread poll()s a wake-up pipe and every trial's
+// descriptors, copies output to logs and acts on exits, timeouts and kills;
+// the delivery thread parses metric lines and calls the listener (which may
+// write to a store or run an early-stopping rule). So a slow listener or a
+// costly line never delays another trial's timeout or kill, and the queue
+// between them is bounded: past kMaxQueuedBytes the poll thread stops
+// reading output and trials wait on their full pipes.
 
 #include <fcntl.h>
 #include <poll.h>
@@ -8,6 +13,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,15 +32,18 @@ namespace {
 using Clock = TrialProcess::Clock;
 using Key = std::pair<std::string, std::string>;  // experiment, trial
 
+constexpr size_t kMaxQueuedBytes = 32u << 20;
+
 struct Entry {
   std::unique_ptr<TrialProcess> process;  // null while Start() launches it
   bool kill_requested = false;
+  bool finished = false;  // its exit is queued for delivery
 };
 
-// What the loop hands to the listener once it holds no lock.
+// What the poll thread hands to the delivery thread, in order per trial.
 struct Event {
   Key key;
-  std::optional<api::Observation> observation;
+  std::optional<MetricLine> line;
   std::optional<ExitInfo> exit;  // set: the trial's last event
 };
 
@@ -42,6 +52,7 @@ class LocalExecutor : public Executor {
   LocalExecutor(ExecutorListener* listener, const LocalExecutorOptions& options)
       : listener_(listener), options_(options) {
     HPT_CHECK(pipe2(wake_, O_CLOEXEC | O_NONBLOCK) == 0);
+    delivery_ = std::thread([this] { Deliver(); });
     thread_ = std::thread([this] { Loop(); });
   }
 
@@ -53,6 +64,12 @@ class LocalExecutor : public Executor {
     }
     Wake();
     thread_.join();
+    {
+      std::lock_guard<std::mutex> lock(queue_mu_);
+      queue_closed_ = true;
+    }
+    queue_cv_.notify_all();
+    delivery_.join();
     close(wake_[0]);
     close(wake_[1]);
   }
@@ -107,18 +124,75 @@ class LocalExecutor : public Executor {
   }
 
   void Loop();
+  void Deliver();
+  // Queues the poll thread's events; false when the queue is over its bound.
+  bool Enqueue(std::vector<Event>& events, size_t bytes);
 
   ExecutorListener* const listener_;
   const LocalExecutorOptions options_;
   int wake_[2] = {-1, -1};
   std::thread thread_;
+  std::thread delivery_;
 
   mutable std::mutex mu_;
   bool stopping_ = false;         // guarded by mu_
   std::map<Key, Entry> entries_;  // guarded by mu_; a launched entry is
-                                  // erased by the loop thread only, so the
-                                  // loop may use its process unlocked
+                                  // erased by the delivery thread only, once
+                                  // finished, so the poll thread may use its
+                                  // process unlocked until it finishes it
+
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<Event> queue_;    // guarded by queue_mu_
+  size_t queued_bytes_ = 0;    // guarded by queue_mu_
+  bool queue_full_ = false;    // guarded by queue_mu_: the poll thread waits
+  bool queue_closed_ = false;  // guarded by queue_mu_
 };
+
+bool LocalExecutor::Enqueue(std::vector<Event>& events, size_t bytes) {
+  std::lock_guard<std::mutex> lock(queue_mu_);
+  for (Event& e : events) queue_.push_back(std::move(e));
+  queued_bytes_ += bytes;
+  events.clear();
+  queue_cv_.notify_one();
+  queue_full_ = queued_bytes_ > kMaxQueuedBytes;
+  return !queue_full_;
+}
+
+void LocalExecutor::Deliver() {
+  std::deque<Event> batch;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(queue_mu_);
+      queue_cv_.wait(lock, [&] { return queue_closed_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // closed and drained
+      batch.swap(queue_);
+      bool was_full = queue_full_;
+      queued_bytes_ = 0;
+      queue_full_ = false;
+      if (was_full) Wake();  // the poll thread reads output again
+    }
+    for (Event& event : batch) {
+      if (event.line) {
+        if (auto observation = event.line->parser->ParseLine(event.line->text)) {
+          listener_->OnObservation(event.key.first, event.key.second, *observation);
+        }
+        continue;
+      }
+      // Erased first, so that the trial no longer counts in Running() and
+      // its name can be started again from OnExit().
+      std::unique_ptr<TrialProcess> finished;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto it = entries_.find(event.key);
+        finished = std::move(it->second.process);
+        entries_.erase(it);
+      }
+      listener_->OnExit(event.key.first, event.key.second, *event.exit);
+    }
+    batch.clear();
+  }
+}
 
 void LocalExecutor::Loop() {
   struct Running {
@@ -133,19 +207,27 @@ void LocalExecutor::Loop() {
     running.clear();
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (stopping_ && entries_.empty()) return;
+      bool all_finished = true;
       for (auto& [key, entry] : entries_) {
+        if (entry.finished) continue;
+        all_finished = false;
         if (!entry.process) continue;
         if (entry.kill_requested) entry.process->Kill(ExitKind::kKilled, now);
         running.push_back({key, entry.process.get()});
       }
+      if (stopping_ && all_finished) return;
+    }
+    bool read_output;
+    {
+      std::lock_guard<std::mutex> lock(queue_mu_);
+      read_output = !queue_full_;
     }
 
     fds.clear();
     fds.push_back({wake_[0], POLLIN, 0});
     std::optional<Clock::time_point> wake;
     for (const Running& r : running) {
-      r.process->AddPollFds(fds);
+      r.process->AddPollFds(fds, read_output);
       if (auto t = r.process->NextWake(now))
         wake = wake ? std::min(*wake, *t) : t;
     }
@@ -164,36 +246,25 @@ void LocalExecutor::Loop() {
     }
 
     now = Clock::now();
+    size_t bytes = 0;
+    std::vector<Key> finished;
     for (const Running& r : running) {
-      auto emit = [&](api::Observation observation) {
-        events.push_back({r.key, std::move(observation), std::nullopt});
+      auto emit = [&](MetricLine line) {
+        bytes += line.text.size() + sizeof(Event);
+        events.push_back({r.key, std::move(line), std::nullopt});
       };
       r.process->Step(fds, now, emit);
       if (r.process->done(now)) {
         ExitInfo info = r.process->Finish(emit);
         events.push_back({r.key, std::nullopt, std::move(info)});
+        finished.push_back(r.key);
       }
     }
-
-    // No lock held: a callback may call Start() or Kill().
-    for (Event& event : events) {
-      if (event.exit) {
-        // Erased first, so that the trial no longer counts in Running() and
-        // its name can be started again from OnExit().
-        std::unique_ptr<TrialProcess> finished;
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          auto it = entries_.find(event.key);
-          finished = std::move(it->second.process);
-          entries_.erase(it);
-        }
-        listener_->OnExit(event.key.first, event.key.second, *event.exit);
-      } else {
-        listener_->OnObservation(event.key.first, event.key.second,
-                                 *event.observation);
-      }
+    if (!finished.empty()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const Key& key : finished) entries_[key].finished = true;
     }
-    events.clear();
+    if (!events.empty()) Enqueue(events, bytes);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <re2/re2.h>
 #include <utility>
 
 #include "api/metrics_format.h"
@@ -16,9 +17,14 @@ namespace {
 constexpr char kKatibFormat[] =
     R"(([\w|-]+)\s*=\s*([+-]?\d*(\.\d+)?([Ee][+-]?\d+)?))";
 
-// libstdc++'s regex matcher recurses once per matched character, so a huge
-// line could exhaust the thread's stack.
-constexpr size_t kMaxRegexLine = 16 * 1024;
+// Matching is linear, but a line this long holds no metric worth a search.
+constexpr size_t kMaxRegexLine = 64 * 1024;
+
+std::shared_ptr<const re2::RE2> Compile(const std::string& pattern) {
+  re2::RE2::Options options;
+  options.set_log_errors(false);
+  return std::make_shared<const re2::RE2>(pattern, options);
+}
 
 // from_chars rather than strtod: the server's locale must not change what
 // "0.5" means.
@@ -58,7 +64,8 @@ StatusOr<MetricsParser> MetricsParser::Create(
   parser.step_key_ = collector.step_key.empty() ? "step" : collector.step_key;
   parser.wanted_.insert(metric_names.begin(), metric_names.end());
   if (collector.metrics_format.empty()) {
-    parser.formats_.emplace_back(kKatibFormat);
+    parser.formats_.push_back(Compile(kKatibFormat));
+    HPT_CHECK(parser.formats_.back()->ok());
     parser.json_lines_ = true;
     return parser;
   }
@@ -66,16 +73,9 @@ StatusOr<MetricsParser> MetricsParser::Create(
     const std::string& format = collector.metrics_format[i];
     std::string where = "metricsCollector.metricsFormat[" + std::to_string(i) +
                         "] '" + format + "'";
-    try {
-      std::regex re(api::NormalizeMetricsRegex(format));
-      if (re.mark_count() < 2) {
-        return InvalidArgument(where +
-                               ": needs two groups, the name and the value");
-      }
-      parser.formats_.push_back(std::move(re));
-    } catch (const std::regex_error& e) {
-      return InvalidArgument(where + ": not a valid regex: " + e.what());
-    }
+    std::string problem = api::MetricsRegexProblem(format);
+    if (!problem.empty()) return InvalidArgument(where + ": " + problem);
+    parser.formats_.push_back(Compile(format));
   }
   return parser;
 }
@@ -84,12 +84,17 @@ void MetricsParser::MatchRegexes(
     std::string_view line,
     const std::function<void(const std::string&, const std::string&)>& take)
     const {
-  if (line.size() > kMaxRegexLine) return;
-  for (const std::regex& re : formats_) {
-    for (std::cregex_iterator it(line.data(), line.data() + line.size(), re),
-         end;
-         it != end; ++it) {
-      take((*it)[1].str(), (*it)[2].str());
+  if (line.size() > kMaxRegexLine) line = line.substr(0, kMaxRegexLine);
+  const re2::StringPiece text(line.data(), line.size());
+  for (const auto& re : formats_) {
+    re2::StringPiece groups[3];
+    size_t pos = 0;
+    while (pos <= text.size() &&
+           re->Match(text, pos, text.size(), re2::RE2::UNANCHORED, groups, 3)) {
+      take(std::string(groups[1].data() ? groups[1] : re2::StringPiece()),
+           std::string(groups[2].data() ? groups[2] : re2::StringPiece()));
+      size_t end = static_cast<size_t>(groups[0].data() - text.data()) + groups[0].size();
+      pos = end > pos ? end : pos + 1;  // an empty match moves on by one
     }
   }
 }

@@ -99,21 +99,25 @@ int SpawnChild(const std::string& program, char** argv, char** envp,
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, output_fd, 1);
   posix_spawn_file_actions_adddup2(&actions, output_fd, 2);
+  // Only stdin, stdout and stderr reach the trial: not the server's
+  // listening socket (which would keep the port after a crash), the
+  // database lock, or another trial's pipes.
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
   if (!working_dir.empty()) {
     posix_spawn_file_actions_addchdir_np(&actions, working_dir.c_str());
   }
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  // Its own process group, so that a kill reaches everything it starts;
-  // default signal handling even where this process ignores a signal
-  // (SIGPIPE, typically).
-  posix_spawnattr_setpgroup(&attr, 0);
+  // Its own session (and so process group), so that a kill reaches
+  // everything it starts and no terminal signal of ours reaches it; default
+  // signal handling even where this process ignores a signal (SIGPIPE,
+  // typically).
   sigset_t all, none;
   sigfillset(&all);
   sigemptyset(&none);
   posix_spawnattr_setsigdefault(&attr, &all);
   posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID |
                                       POSIX_SPAWN_SETSIGDEF |
                                       POSIX_SPAWN_SETSIGMASK);
   int err = posix_spawn(pid, program.c_str(), &actions, &attr, argv, envp);

@@ -1,6 +1,7 @@
 #pragma once
-// Spawn starts a program as the leader of its own process group, with stdin
-// on /dev/null and stdout and stderr both on one given file descriptor.
+// Spawn starts a program as the leader of its own session and process
+// group, with stdin on /dev/null, stdout and stderr both on one given file
+// descriptor, and no other descriptor of this process open.
 
 #include <map>
 #include <string>
@@ -21,7 +22,8 @@ struct SpawnOptions {
 };
 
 struct SpawnResult {
-  int pid = 0;        // the child, also its process-group id; 0 if not started
+  int pid = 0;        // the child, also its session and process-group id;
+                      // 0 if not started
   std::string error;  // why it did not start, e.g. "chdir /x: No such file
                       // or directory"; "" when it did
 };

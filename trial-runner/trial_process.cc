@@ -84,7 +84,7 @@ StatusOr<std::unique_ptr<TrialProcess>> TrialProcess::Launch(
         MetricsParser parser,
         MetricsParser::Create(spec.collector, spec.metric_names));
     (kind == "StdOut" ? trial->stdout_parser_ : trial->file_parser_) =
-        std::move(parser);
+        std::make_shared<MetricsParser>(std::move(parser));
   }
   if (kind == "File") {
     // Made before the trial runs, so that what the file holds now is skipped.
@@ -145,9 +145,9 @@ void TrialProcess::Kill(ExitKind why, Clock::time_point now) {
   sigkill_at_ = now + milliseconds(kill_grace_ms_);
 }
 
-void TrialProcess::AddPollFds(std::vector<pollfd>& fds) {
+void TrialProcess::AddPollFds(std::vector<pollfd>& fds, bool read_output) {
   out_index_ = pid_index_ = -1;
-  if (out_fd_ >= 0) {
+  if (out_fd_ >= 0 && read_output) {
     out_index_ = static_cast<int>(fds.size());
     fds.push_back({out_fd_, POLLIN, 0});
   }
@@ -158,7 +158,7 @@ void TrialProcess::AddPollFds(std::vector<pollfd>& fds) {
 }
 
 void TrialProcess::Step(const std::vector<pollfd>& fds, Clock::time_point now,
-                        const ObservationFn& emit) {
+                        const MetricLineFn& emit) {
   if (pid_ <= 0) return;
   // Output before the exit: the last lines must not be lost.
   if (out_index_ >= 0 && fds[out_index_].revents != 0) ReadOutput(emit);
@@ -173,18 +173,28 @@ void TrialProcess::Step(const std::vector<pollfd>& fds, Clock::time_point now,
     sigkill_at_.reset();
   }
   if (file_ && now >= next_file_poll_) {
-    file_->Poll([&](std::string_view line) {
-      if (auto observation = file_parser_->ParseLine(line)) emit(*observation);
-    });
+    PollFile(emit, false);
     next_file_poll_ = now + kFilePollInterval;
   }
 }
 
-void TrialProcess::ReadOutput(const ObservationFn& emit) {
+void TrialProcess::PollFile(const MetricLineFn& emit, bool finish) {
+  auto on_line = [&](std::string_view line) {
+    emit(MetricLine{file_parser_, std::string(line)});
+  };
+  finish ? file_->Finish(on_line) : file_->Poll(on_line);
+  if (!file_->problem().empty() && !file_problem_logged_) {
+    file_problem_logged_ = true;
+    std::string line = "hpt: " + file_->problem() + "\n";
+    WriteAll(log_fd_, line.data(), line.size());
+    tail_.Add(line.substr(0, line.size() - 1));
+  }
+}
+
+void TrialProcess::ReadOutput(const MetricLineFn& emit) {
   auto on_line = [&](std::string_view line) {
     tail_.Add(line);
-    if (!stdout_parser_) return;
-    if (auto observation = stdout_parser_->ParseLine(line)) emit(*observation);
+    if (stdout_parser_) emit(MetricLine{stdout_parser_, std::string(line)});
   };
   char buffer[64 * 1024];
   // Bounded, so that one chatty trial cannot starve the others.
@@ -257,7 +267,7 @@ bool TrialProcess::done(Clock::time_point now) const {
   return pid_ <= 0 || (exited_ && (out_fd_ < 0 || now >= drain_until_));
 }
 
-ExitInfo TrialProcess::Finish(const ObservationFn& emit) {
+ExitInfo TrialProcess::Finish(const MetricLineFn& emit) {
   ExitInfo info;
   CloseFd(log_fd_);
   if (pid_ <= 0) {
@@ -269,11 +279,7 @@ ExitInfo TrialProcess::Finish(const ObservationFn& emit) {
     CloseFd(out_fd_);  // gave up on writers outside the group
     lines_.Flush([&](std::string_view line) { tail_.Add(line); });
   }
-  if (file_) {
-    file_->Finish([&](std::string_view line) {
-      if (auto observation = file_parser_->ParseLine(line)) emit(*observation);
-    });
-  }
+  if (file_) PollFile(emit, true);
   if (reapable_) {
     while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
     }

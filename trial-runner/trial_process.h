@@ -6,6 +6,11 @@
 //
 // The executor's thread polls the descriptors AddPollFds() names, then calls
 // Step(); when done(), Finish() gives the ExitInfo. Not thread-safe.
+//
+// Lines that may hold metrics are handed out with the trial's parser, not
+// parsed here: the executor parses them on its delivery thread, so that no
+// output (however long its lines, whatever the metricsFormat) holds up the
+// thread that watches every trial's exit, timeout and kill.
 
 #include <poll.h>
 
@@ -25,10 +30,16 @@
 
 namespace hpt::runner {
 
+// A line of a trial's output or metrics file, with the parser that reads it.
+struct MetricLine {
+  std::shared_ptr<MetricsParser> parser;
+  std::string text;
+};
+
 class TrialProcess {
  public:
   using Clock = std::chrono::steady_clock;
-  using ObservationFn = std::function<void(api::Observation)>;
+  using MetricLineFn = std::function<void(MetricLine)>;
 
   // Starts `spec`. InvalidArgument for an empty argv, an unknown collector
   // kind or a bad metrics format; Unavailable when this process is out of
@@ -49,12 +60,14 @@ class TrialProcess {
   // first call counts, and the ExitKind it gives is the one reported.
   void Kill(ExitKind why, Clock::time_point now);
 
-  // Appends the descriptors to wait on.
-  void AddPollFds(std::vector<pollfd>& fds);
+  // Appends the descriptors to wait on; the output pipe only when
+  // `read_output` (false: the reader is behind, so the trial waits on a full
+  // pipe rather than the server buffering without bound).
+  void AddPollFds(std::vector<pollfd>& fds, bool read_output = true);
   // After poll(): reads output, notices the exit, acts on the timeout.
-  // Observations go to `emit`, in order.
+  // Lines that may hold metrics go to `emit`, in order.
   void Step(const std::vector<pollfd>& fds, Clock::time_point now,
-            const ObservationFn& emit);
+            const MetricLineFn& emit);
   // When Step() next has something to do without any descriptor becoming
   // ready; nullopt: nothing.
   std::optional<Clock::time_point> NextWake(Clock::time_point now) const;
@@ -63,12 +76,13 @@ class TrialProcess {
   bool done(Clock::time_point now) const;
   // Reads what is left (the File collector's last lines go to `emit`),
   // reaps the process and closes everything.
-  ExitInfo Finish(const ObservationFn& emit);
+  ExitInfo Finish(const MetricLineFn& emit);
 
  private:
   explicit TrialProcess(const LocalExecutorOptions& options);
 
-  void ReadOutput(const ObservationFn& emit);
+  void ReadOutput(const MetricLineFn& emit);
+  void PollFile(const MetricLineFn& emit, bool finish);
   void CheckExit(Clock::time_point now);
 
   const int kill_grace_ms_;
@@ -79,9 +93,10 @@ class TrialProcess {
   int log_fd_ = -1;
   int out_index_ = -1;  // where AddPollFds() put them
   int pid_index_ = -1;
-  std::optional<MetricsParser> stdout_parser_;
+  std::shared_ptr<MetricsParser> stdout_parser_;
   std::unique_ptr<FileTailer> file_;
-  std::optional<MetricsParser> file_parser_;
+  std::shared_ptr<MetricsParser> file_parser_;
+  bool file_problem_logged_ = false;
   Clock::time_point next_file_poll_;
   LineBuffer lines_;
   TailLines tail_;

@@ -1,0 +1,49 @@
+#include "storage/db_lock.h"
+
+#include "storage/private_files.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace hpt::storage {
+
+StatusOr<std::unique_ptr<DatabaseLock>> DatabaseLock::Acquire(const std::string& db_path) {
+  if (db_path.empty() || db_path == ":memory:") {
+    return std::unique_ptr<DatabaseLock>(new DatabaseLock(-1));
+  }
+  const std::string path = db_path + ".lock";
+  HPT_RETURN_IF_ERROR(CreatePrivateParentFolders(db_path));
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    return FailedPrecondition("cannot open lock file '" + path + "': " + std::strerror(errno));
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int err = errno;
+    char buffer[32] = {};
+    ssize_t n = ::pread(fd, buffer, sizeof buffer - 1, 0);
+    ::close(fd);
+    std::string holder = n > 0 ? std::string(buffer, static_cast<size_t>(n)) : "";
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    if (err == EWOULDBLOCK) {
+      return FailedPrecondition("database '" + db_path + "' is in use by another hpt server" +
+                                (holder.empty() ? "" : " (pid " + holder + ")") +
+                                "; stop it, or give this one another --db");
+    }
+    return FailedPrecondition("cannot lock '" + path + "': " + std::strerror(err));
+  }
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+    // The lock holds without the pid; only the message loses it.
+  }
+  return std::unique_ptr<DatabaseLock>(new DatabaseLock(fd));
+}
+
+DatabaseLock::~DatabaseLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace hpt::storage
