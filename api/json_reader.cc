@@ -39,6 +39,10 @@ std::string JsonTypeName(const nlohmann::json& v) {
 }
 
 void JsonReader::Problem(const std::string& path, const std::string& what) {
+  if (problems_.size() >= kMaxProblems) {
+    ++dropped_;
+    return;
+  }
   problems_.push_back(path + ": " + what);
 }
 
@@ -46,81 +50,125 @@ Status JsonReader::ToStatus() const {
   if (problems_.empty()) return Status::Ok();
   std::string msg;
   for (const auto& p : problems_) msg += (msg.empty() ? "" : "; ") + p;
+  if (dropped_ > 0) {
+    msg += "; ... and " + std::to_string(dropped_) + " more problems";
+  }
   return InvalidArgument(msg);
+}
+
+const nlohmann::json* JsonReader::Field(const nlohmann::json& obj,
+                                        const std::string& parent,
+                                        const std::string& key,
+                                        bool required) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) {
+    if (required) Problem(Path(parent, key), "is required");
+    return nullptr;
+  }
+  return &*it;
+}
+
+std::optional<std::string> JsonReader::StringValue(const nlohmann::json& v,
+                                                   const std::string& path) {
+  if (v.is_string()) return v.get<std::string>();
+  Problem(path, "must be a string, not " + JsonTypeName(v));
+  return std::nullopt;
 }
 
 std::optional<std::string> JsonReader::Text(const nlohmann::json& v,
                                             const std::string& path) {
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
   if (v.is_number_unsigned()) return std::to_string(v.get<uint64_t>());
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
   if (v.is_number_float()) return FormatDouble(v.get<double>());
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   Problem(path, "must be a string, not " + JsonTypeName(v));
   return std::nullopt;
 }
 
+std::optional<std::string> JsonReader::Text(const nlohmann::json& obj,
+                                            const std::string& parent,
+                                            const std::string& key,
+                                            bool required) {
+  const nlohmann::json* v = Field(obj, parent, key, required);
+  return v ? Text(*v, Path(parent, key)) : std::nullopt;
+}
+
 std::optional<std::string> JsonReader::String(const nlohmann::json& obj,
                                               const std::string& parent,
                                               const std::string& key,
                                               bool required) {
-  std::string path = Path(parent, key);
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) {
-    if (required) Problem(path, "is required");
-    return std::nullopt;
-  }
-  if (it->is_object() || it->is_array()) {
-    Problem(path, "must be a string, not " + JsonTypeName(*it));
-    return std::nullopt;
-  }
-  return Text(*it, path);
+  const nlohmann::json* v = Field(obj, parent, key, required);
+  return v ? StringValue(*v, Path(parent, key)) : std::nullopt;
 }
 
 std::optional<double> JsonReader::Number(const nlohmann::json& obj,
                                          const std::string& parent,
                                          const std::string& key,
                                          bool required) {
-  std::string path = Path(parent, key);
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) {
-    if (required) Problem(path, "is required");
+  const nlohmann::json* v = Field(obj, parent, key, required);
+  if (!v) return std::nullopt;
+  if (!v->is_number()) {
+    Problem(Path(parent, key), "must be a number, not " + JsonTypeName(*v));
     return std::nullopt;
   }
-  if (it->is_number()) {
-    double v = it->get<double>();
-    if (std::isfinite(v)) return v;
-  } else if (it->is_string()) {
-    if (auto v = ParseNumber(it->get<std::string>())) return v;
-    Problem(path, "'" + it->get<std::string>() + "' is not a finite number");
+  double d = v->get<double>();
+  if (!std::isfinite(d)) {
+    Problem(Path(parent, key), "must be a finite number");
     return std::nullopt;
   }
-  Problem(path, "must be a finite number, not " + JsonTypeName(*it));
+  return d;
+}
+
+std::optional<double> JsonReader::NumberOrString(const nlohmann::json& obj,
+                                                 const std::string& parent,
+                                                 const std::string& key,
+                                                 bool required) {
+  const nlohmann::json* v = Field(obj, parent, key, required);
+  if (!v) return std::nullopt;
+  if (v->is_string()) {
+    if (auto d = ParseNumber(v->get<std::string>())) return d;
+    Problem(Path(parent, key),
+            "'" + v->get<std::string>() + "' is not a finite number");
+    return std::nullopt;
+  }
+  if (v->is_number() && std::isfinite(v->get<double>())) {
+    return v->get<double>();
+  }
+  Problem(Path(parent, key),
+          "must be a finite number, not " + JsonTypeName(*v));
   return std::nullopt;
 }
 
 std::optional<int> JsonReader::Int(const nlohmann::json& obj,
                                    const std::string& parent,
                                    const std::string& key, bool required) {
-  size_t before = problems_.size();
-  auto v = Number(obj, parent, key, required);
+  const nlohmann::json* v = Field(obj, parent, key, required);
   if (!v) return std::nullopt;
-  if (*v != std::floor(*v) || std::fabs(*v) > 2e9) {
-    if (problems_.size() == before) {
-      Problem(Path(parent, key), FormatDouble(*v) + " is not an integer");
-    }
+  if (!v->is_number()) {
+    Problem(Path(parent, key), "must be an integer, not " + JsonTypeName(*v));
     return std::nullopt;
   }
-  return static_cast<int>(*v);
+  double d = v->get<double>();
+  if (!std::isfinite(d) || d != std::floor(d)) {
+    Problem(Path(parent, key), FormatDouble(d) + " is not an integer");
+    return std::nullopt;
+  }
+  if (std::fabs(d) > 2e9) {
+    Problem(Path(parent, key),
+            FormatDouble(d) + " is out of range (-2000000000 to 2000000000)");
+    return std::nullopt;
+  }
+  return static_cast<int>(d);
 }
 
 std::optional<bool> JsonReader::Bool(const nlohmann::json& obj,
                                      const std::string& parent,
                                      const std::string& key) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return std::nullopt;
-  if (it->is_boolean()) return it->get<bool>();
-  Problem(Path(parent, key), "must be true or false, not " + JsonTypeName(*it));
+  const nlohmann::json* v = Field(obj, parent, key, false);
+  if (!v) return std::nullopt;
+  if (v->is_boolean()) return v->get<bool>();
+  Problem(Path(parent, key), "must be true or false, not " + JsonTypeName(*v));
   return std::nullopt;
 }
 

@@ -22,20 +22,38 @@ class JsonReader {
 
   // Each getter returns nullopt both when the field is absent (no problem
   // recorded unless `required`) and when it has the wrong type (problem
-  // recorded). Numbers may be JSON numbers or numeric strings.
+  // recorded, e.g. "maxTrialCount: must be an integer, not a string").
+  // Types are strict: a string is never read as a number nor a number as a
+  // string, except by the Katib-style getters below that say so.
   std::optional<std::string> String(const nlohmann::json& obj,
                                     const std::string& parent,
                                     const std::string& key, bool required);
+  // A finite JSON number.
   std::optional<double> Number(const nlohmann::json& obj,
                                const std::string& parent,
                                const std::string& key, bool required);
+  // A JSON number with an integral value within +-2e9.
   std::optional<int> Int(const nlohmann::json& obj, const std::string& parent,
                          const std::string& key, bool required);
   std::optional<bool> Bool(const nlohmann::json& obj, const std::string& parent,
                            const std::string& key);
-  // A scalar (string, number or bool) as text; numbers via FormatDouble.
+  // A list element that must be a string.
+  std::optional<std::string> StringValue(const nlohmann::json& value,
+                                         const std::string& path);
+
+  // Katib writes numbers as strings: a finite number given as a JSON number
+  // or as numeric text ("1e-5"). For feasibleSpace bounds and goal.
+  std::optional<double> NumberOrString(const nlohmann::json& obj,
+                                       const std::string& parent,
+                                       const std::string& key, bool required);
+  // Katib's value-like text (setting values, feasibleSpace.list entries): a
+  // string, or a number or boolean taken as its text (numbers via
+  // FormatDouble), since unquoted YAML makes them numbers.
   std::optional<std::string> Text(const nlohmann::json& value,
                                   const std::string& path);
+  std::optional<std::string> Text(const nlohmann::json& obj,
+                                  const std::string& parent,
+                                  const std::string& key, bool required);
   // The field when it is an object/array; records a problem otherwise.
   const nlohmann::json* Object(const nlohmann::json& obj,
                                const std::string& parent,
@@ -47,14 +65,26 @@ class JsonReader {
   void RejectUnknown(const nlohmann::json& obj, const std::string& parent,
                      const std::vector<std::string>& known);
 
+  // Records "path: what". Only the first kMaxProblems are kept (a huge
+  // document must not make a huge message); the rest are counted.
   void Problem(const std::string& path, const std::string& what);
   bool ok() const { return problems_.empty(); }
   const std::vector<std::string>& problems() const { return problems_; }
-  // OK, or InvalidArgument with every problem joined by "; ".
+  // OK, or InvalidArgument with every kept problem joined by "; " (and
+  // "... and N more problems" when some were dropped).
   Status ToStatus() const;
 
+  static constexpr size_t kMaxProblems = 50;
+
  private:
+  // The field `key` of `obj`; nullptr when absent or null (a problem
+  // recorded when `required`).
+  const nlohmann::json* Field(const nlohmann::json& obj,
+                              const std::string& parent,
+                              const std::string& key, bool required);
+
   std::vector<std::string> problems_;
+  size_t dropped_ = 0;
 };
 
 // Parses "1e-5", " 3 " as a finite double; nullopt otherwise.

@@ -173,7 +173,8 @@ StatusOr<json> FromKatibExperiment(const json& doc, std::vector<std::string>* no
   if (!spec || !spec->is_object()) return InvalidArgument("spec: is required");
   const json* meta = Find(doc, "metadata");
   json out = *spec;
-  if (meta && Find(*meta, "name")) out["name"] = Text(Find(*meta, "name"));
+  // As given: the spec decoder reports a name that is not a string.
+  if (meta && Find(*meta, "name")) out["name"] = *Find(*meta, "name");
   std::string namespace_name = meta && Find(*meta, "namespace")
                                    ? Text(Find(*meta, "namespace")) : "default";
   if (Find(*spec, "nasConfig")) {

@@ -28,7 +28,7 @@ std::vector<AlgorithmSetting> DecodeSettings(JsonReader& r, const json& j,
     }
     r.RejectUnknown(s, sp, {"name", "value"});
     auto name = r.String(s, sp, "name", true);
-    auto value = r.String(s, sp, "value", true);
+    auto value = r.Text(s, sp, "value", true);
     if (name && value) out.push_back({*name, *value});
   }
   return out;
@@ -46,10 +46,11 @@ void DecodeObjective(JsonReader& r, const json& j, Objective& o) {
     }
   }
   if (auto m = r.String(j, p, "objectiveMetricName", true)) o.metric_name = *m;
-  o.goal = r.Number(j, p, "goal", false);
+  o.goal = r.NumberOrString(j, p, "goal", false);
   if (const json* names = r.Array(j, p, "additionalMetricNames", false)) {
     for (size_t i = 0; i < names->size(); ++i) {
-      auto n = r.Text((*names)[i], JsonReader::Path(p + ".additionalMetricNames", i));
+      auto n = r.StringValue((*names)[i],
+                             JsonReader::Path(p + ".additionalMetricNames", i));
       if (n) o.additional_metric_names.push_back(*n);
     }
   }
@@ -84,9 +85,9 @@ void DecodeParameter(JsonReader& r, const json& j, const std::string& p,
   std::string fp = p + ".feasibleSpace";
   r.RejectUnknown(*fs, fp, {"min", "max", "step", "list", "distribution"});
   FeasibleSpace& space = param.feasible_space;
-  space.min = r.Number(*fs, fp, "min", false);
-  space.max = r.Number(*fs, fp, "max", false);
-  space.step = r.Number(*fs, fp, "step", false);
+  space.min = r.NumberOrString(*fs, fp, "min", false);
+  space.max = r.NumberOrString(*fs, fp, "max", false);
+  space.step = r.NumberOrString(*fs, fp, "step", false);
   if (const json* list = r.Array(*fs, fp, "list", false)) {
     for (size_t i = 0; i < list->size(); ++i) {
       if (auto v = r.Text((*list)[i], JsonReader::Path(fp + ".list", i))) {
@@ -110,7 +111,7 @@ void DecodeTrialTemplate(JsonReader& r, const json& j, TrialTemplate& t) {
                          "resources", "timeoutSeconds"});
   if (const json* cmd = r.Array(j, p, "command", true)) {
     for (size_t i = 0; i < cmd->size(); ++i) {
-      if (auto a = r.Text((*cmd)[i], JsonReader::Path(p + ".command", i))) {
+      if (auto a = r.StringValue((*cmd)[i], JsonReader::Path(p + ".command", i))) {
         t.command.push_back(*a);
       }
     }
@@ -134,7 +135,7 @@ void DecodeTrialTemplate(JsonReader& r, const json& j, TrialTemplate& t) {
   if (auto wd = r.String(j, p, "workingDir", false)) t.working_dir = *wd;
   if (const json* env = r.Object(j, p, "env", false)) {
     for (const auto& [k, v] : env->items()) {
-      if (auto text = r.Text(v, p + ".env." + k)) t.env[k] = *text;
+      if (auto text = r.StringValue(v, p + ".env." + k)) t.env[k] = *text;
     }
   }
   if (const json* res = r.Object(j, p, "resources", false)) {
@@ -161,7 +162,8 @@ void DecodeCollector(JsonReader& r, const json& j, MetricsCollector& c) {
     r.RejectUnknown(*filter, sp + ".filter", {"metricsFormat"});
     if (const json* fmts = r.Array(*filter, sp + ".filter", "metricsFormat", false)) {
       for (size_t i = 0; i < fmts->size(); ++i) {
-        auto f = r.Text((*fmts)[i], JsonReader::Path(sp + ".filter.metricsFormat", i));
+        auto f = r.StringValue((*fmts)[i],
+                               JsonReader::Path(sp + ".filter.metricsFormat", i));
         if (f) c.metrics_format.push_back(*f);
       }
     }

@@ -15,12 +15,17 @@
 
 namespace hpt::api {
 
-// Numbers may be JSON numbers or strings ("1e-5"), as Katib writes them.
+// Types are strict (`maxTrialCount: "10"` and `name: 123` are errors naming
+// the field) except where Katib writes numbers as strings: feasibleSpace
+// min/max/step and objective.goal take a number or numeric text, and
+// feasibleSpace.list entries and setting values take text or a number.
 StatusOr<ExperimentSpec> SpecFromJson(const nlohmann::json& json);
 // YAML text (a bare spec, or a Katib v1beta1 Experiment is unwrapped later).
 StatusOr<ExperimentSpec> SpecFromYaml(std::string_view yaml);
-// YAML text as JSON (scalars that look like numbers or booleans become
-// numbers and booleans). InvalidArgument with the line on a syntax error.
+// YAML text as JSON: plain scalars that look like numbers or booleans
+// become numbers and booleans (`maxTrialCount: 10` is an integer); quoted
+// ones stay strings, as in JSON. InvalidArgument with the line on a syntax
+// error.
 StatusOr<nlohmann::json> YamlToJson(std::string_view yaml);
 
 // JSON as block-style YAML (for people reading `hpt get -o yaml`).

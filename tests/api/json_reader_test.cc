@@ -25,42 +25,84 @@ TEST(ParseNumber, FiniteNumbersOnly) {
   }
 }
 
-TEST(JsonReader, NumbersFromJsonNumbersOrStrings) {
-  json j = {{"a", 1.5}, {"b", "2e3"}, {"c", "x"}, {"d", true}, {"e", nullptr}};
+TEST(JsonReader, NumberIsAJsonNumberOnly) {
+  json j = {{"a", 1.5}, {"b", "2e3"}, {"d", true}, {"e", nullptr}};
   JsonReader r;
   EXPECT_EQ(r.Number(j, "p", "a", true), 1.5);
-  EXPECT_EQ(r.Number(j, "p", "b", true), 2000.0);
   EXPECT_TRUE(r.ok());
-  EXPECT_FALSE(r.Number(j, "p", "c", true));
+  EXPECT_FALSE(r.Number(j, "p", "b", true));
   EXPECT_FALSE(r.Number(j, "p", "d", true));
   EXPECT_FALSE(r.Number(j, "p", "e", false));  // null = absent
   EXPECT_FALSE(r.Number(j, "p", "missing", true));
-  EXPECT_THAT(r.problems(), ElementsAre("p.c: 'x' is not a finite number",
-                                        "p.d: must be a finite number, not a boolean",
+  EXPECT_THAT(r.problems(), ElementsAre("p.b: must be a number, not a string",
+                                        "p.d: must be a number, not a boolean",
                                         "p.missing: is required"));
 }
 
-TEST(JsonReader, IntRejectsFractionsWithOneProblem) {
-  json j = {{"a", 3}, {"b", "4"}, {"c", 2.5}, {"d", "x"}};
+TEST(JsonReader, NumberOrStringTakesKatibNumericText) {
+  json j = {{"a", 1.5}, {"b", "2e3"}, {"c", "x"}, {"d", true}};
   JsonReader r;
-  EXPECT_EQ(r.Int(j, "", "a", true), 3);
-  EXPECT_EQ(r.Int(j, "", "b", true), 4);
-  EXPECT_FALSE(r.Int(j, "", "c", true));
-  EXPECT_FALSE(r.Int(j, "", "d", true));
-  EXPECT_THAT(r.problems(), ElementsAre("c: 2.5 is not an integer",
-                                        "d: 'x' is not a finite number"));
+  EXPECT_EQ(r.NumberOrString(j, "p", "a", true), 1.5);
+  EXPECT_EQ(r.NumberOrString(j, "p", "b", true), 2000.0);
+  EXPECT_TRUE(r.ok());
+  EXPECT_FALSE(r.NumberOrString(j, "p", "c", true));
+  EXPECT_FALSE(r.NumberOrString(j, "p", "d", true));
+  EXPECT_THAT(r.problems(),
+              ElementsAre("p.c: 'x' is not a finite number",
+                          "p.d: must be a finite number, not a boolean"));
 }
 
-TEST(JsonReader, StringAcceptsScalarsAsText) {
-  json j = {{"s", "abc"}, {"i", 7}, {"f", 0.25}, {"b", false}, {"o", json::object()}};
+TEST(JsonReader, IntIsAnIntegralJsonNumber) {
+  json j = {{"a", 3}, {"b", "10"}, {"c", 2.5}, {"d", true}, {"e", 3e9}};
+  JsonReader r;
+  EXPECT_EQ(r.Int(j, "", "a", true), 3);
+  EXPECT_FALSE(r.Int(j, "", "b", true));
+  EXPECT_FALSE(r.Int(j, "", "c", true));
+  EXPECT_FALSE(r.Int(j, "", "d", true));
+  EXPECT_FALSE(r.Int(j, "", "e", true));
+  EXPECT_THAT(r.problems(),
+              ElementsAre("b: must be an integer, not a string",
+                          "c: 2.5 is not an integer",
+                          "d: must be an integer, not a boolean",
+                          "e: 3000000000 is out of range (-2000000000 to "
+                          "2000000000)"));
+}
+
+TEST(JsonReader, StringIsAJsonStringOnly) {
+  json j = {{"s", "abc"}, {"i", 123}, {"b", false}, {"o", json::object()}};
   JsonReader r;
   EXPECT_EQ(r.String(j, "", "s", true), "abc");
-  EXPECT_EQ(r.String(j, "", "i", true), "7");
-  EXPECT_EQ(r.String(j, "", "f", true), "0.25");
-  EXPECT_EQ(r.String(j, "", "b", true), "false");
   EXPECT_TRUE(r.ok());
+  EXPECT_FALSE(r.String(j, "", "i", true));
+  EXPECT_FALSE(r.String(j, "", "b", true));
   EXPECT_FALSE(r.String(j, "", "o", true));
+  EXPECT_FALSE(r.StringValue(json(1), "list[0]"));
+  EXPECT_THAT(r.problems(), ElementsAre("i: must be a string, not a number",
+                                        "b: must be a string, not a boolean",
+                                        "o: must be a string, not a mapping",
+                                        "list[0]: must be a string, not a number"));
+}
+
+TEST(JsonReader, TextAcceptsScalarsAsText) {
+  json j = {{"s", "abc"}, {"i", 7}, {"f", 0.25}, {"b", false}, {"o", json::object()}};
+  JsonReader r;
+  EXPECT_EQ(r.Text(j, "", "s", true), "abc");
+  EXPECT_EQ(r.Text(j, "", "i", true), "7");
+  EXPECT_EQ(r.Text(j, "", "f", true), "0.25");
+  EXPECT_EQ(r.Text(j, "", "b", true), "false");
+  EXPECT_EQ(r.Text(json(18446744073709551615u), "u"), "18446744073709551615");
+  EXPECT_TRUE(r.ok());
+  EXPECT_FALSE(r.Text(j, "", "o", true));
   EXPECT_THAT(r.problems(), ElementsAre("o: must be a string, not a mapping"));
+}
+
+TEST(JsonReader, KeepsTheFirstProblemsAndCountsTheRest) {
+  JsonReader r;
+  for (size_t i = 0; i < JsonReader::kMaxProblems + 7; ++i) {
+    r.Problem(JsonReader::Path("list", i), "bad");
+  }
+  EXPECT_EQ(r.problems().size(), JsonReader::kMaxProblems);
+  EXPECT_THAT(r.ToStatus().message(), HasSubstr("; ... and 7 more problems"));
 }
 
 TEST(JsonReader, BoolObjectAndArray) {

@@ -85,7 +85,7 @@ TEST(SpecFromYaml, AcceptsNumbersAsYamlNumbers) {
 name: n
 objective: {type: maximize, objectiveMetricName: acc, goal: 0.9}
 algorithm: {algorithmName: random, algorithmSettings: [{name: random_state, value: 7}]}
-maxTrialCount: "5"
+maxTrialCount: 5
 parallelTrialCount: 2
 parameters:
   - {name: x, parameterType: double, feasibleSpace: {min: -5, max: 1.5e1}}
@@ -208,14 +208,14 @@ TEST(SpecFromJson, WrongTypesNameTheirFieldPaths) {
   EXPECT_THAT(err, HasSubstr("objective.additionalMetricNames: must be a list, "
                              "not a string"));
   EXPECT_THAT(err, HasSubstr("trialTemplate.command: must be a list"));
-  EXPECT_THAT(err, HasSubstr("maxTrialCount: must be a finite number, not a boolean"));
+  EXPECT_THAT(err, HasSubstr("maxTrialCount: must be an integer, not a boolean"));
   EXPECT_THAT(err, HasSubstr("algorithm: must be a mapping, not a string"));
 }
 
 TEST(SpecFromJson, NonIntegerCountsAreRejected) {
   json j = FullJson();
   j["maxTrialCount"] = 2.5;
-  j["trialTemplate"]["resources"]["gpu"] = "1.5";
+  j["trialTemplate"]["resources"]["gpu"] = 1.5;
   std::string err = DecodeError(j);
   EXPECT_THAT(err, HasSubstr("maxTrialCount: 2.5 is not an integer"));
   EXPECT_THAT(err, HasSubstr("trialTemplate.resources.gpu: 1.5 is not an integer"));

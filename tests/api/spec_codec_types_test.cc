@@ -1,0 +1,123 @@
+// Strict JSON types in the spec decoder (issue 10): a value of the wrong
+// type is an error naming the field, never silently converted, except
+// where Katib writes numbers as strings.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "api/katib_compat.h"
+#include "api/spec_codec.h"
+#include "tests/api/spec_examples.h"
+
+namespace hpt::api {
+namespace {
+
+using ::testing::HasSubstr;
+using nlohmann::json;
+
+json FullJson() { return json::parse(testing::kFullJson); }
+
+std::string DecodeError(const json& j) {
+  auto spec = SpecFromJson(j);
+  return spec.ok() ? "" : spec.status().message();
+}
+
+TEST(SpecFromJsonTypes, NumbersAreNotTakenForStrings) {
+  json j = FullJson();
+  j["name"] = 123;
+  j["objective"]["objectiveMetricName"] = 1;
+  j["objective"]["additionalMetricNames"] = {2};
+  j["algorithm"]["algorithmName"] = 7;
+  j["parameters"][0]["name"] = 5;
+  j["trialTemplate"]["command"][1] = 3;
+  j["trialTemplate"]["env"]["KEY"] = 1;
+  j["metricsCollectorSpec"]["collector"]["kind"] = true;
+  std::string err = DecodeError(j);
+  EXPECT_THAT(err, HasSubstr("name: must be a string, not a number"));
+  EXPECT_THAT(err, HasSubstr("objective.objectiveMetricName: must be a string, not a number"));
+  EXPECT_THAT(err,
+              HasSubstr("objective.additionalMetricNames[0]: must be a string, not a number"));
+  EXPECT_THAT(err, HasSubstr("algorithm.algorithmName: must be a string, not a number"));
+  EXPECT_THAT(err, HasSubstr("parameters[0].name: must be a string, not a number"));
+  EXPECT_THAT(err, HasSubstr("trialTemplate.command[1]: must be a string, not a number"));
+  EXPECT_THAT(err, HasSubstr("trialTemplate.env.KEY: must be a string, not a number"));
+  EXPECT_THAT(err,
+              HasSubstr("metricsCollectorSpec.collector.kind: must be a string, not a boolean"));
+}
+
+TEST(SpecFromJsonTypes, StringsAreNotTakenForIntegers) {
+  json j = FullJson();
+  j["maxTrialCount"] = "10";
+  j["parallelTrialCount"] = "3";
+  j["maxFailedTrialCount"] = "1";
+  j["trialTemplate"]["timeoutSeconds"] = "600";
+  j["trialTemplate"]["resources"]["gpu"] = "1";
+  std::string err = DecodeError(j);
+  EXPECT_THAT(err, HasSubstr("maxTrialCount: must be an integer, not a string"));
+  EXPECT_THAT(err, HasSubstr("parallelTrialCount: must be an integer, not a string"));
+  EXPECT_THAT(err, HasSubstr("maxFailedTrialCount: must be an integer, not a string"));
+  EXPECT_THAT(err, HasSubstr("trialTemplate.timeoutSeconds: must be an integer, not a string"));
+  EXPECT_THAT(err, HasSubstr("trialTemplate.resources.gpu: must be an integer, not a string"));
+}
+
+TEST(SpecFromJsonTypes, KatibStringNumbersStay) {
+  json j = FullJson();
+  j["objective"]["goal"] = "0.4";
+  j["parameters"][0]["feasibleSpace"] = {{"min", "-5"}, {"max", 10}};
+  j["parameters"][2]["feasibleSpace"] = {{"min", "1"}, {"max", "8"}, {"step", "1"}};
+  j["parameters"][3]["feasibleSpace"]["list"] = {"16", 32, 64.5};
+  j["algorithm"]["algorithmSettings"][0]["value"] = "7";
+  auto spec = SpecFromJson(j);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->objective.goal, 0.4);
+  EXPECT_EQ(spec->parameters[0].feasible_space.min, -5.0);
+  EXPECT_EQ(spec->parameters[2].feasible_space.step, 1.0);
+  EXPECT_EQ(spec->parameters[3].feasible_space.list,
+            (std::vector<std::string>{"16", "32", "64.5"}));
+  EXPECT_EQ(spec->algorithm.settings[0].value, "7");
+}
+
+TEST(SpecFromYamlTypes, PlainCountsAreIntegersQuotedOnesAreStrings) {
+  const std::string body = R"(
+name: n
+objective: {type: maximize, objectiveMetricName: acc}
+algorithm: {algorithmName: random}
+parameters: [{name: x, parameterType: double, feasibleSpace: {min: "0.01", max: "0.05"}}]
+)";
+  auto plain = SpecFromYaml(body + "maxTrialCount: 10\n");
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(plain->max_trial_count, 10);
+  auto quoted = SpecFromYaml(body + "maxTrialCount: \"10\"\n");
+  ASSERT_FALSE(quoted.ok());
+  EXPECT_THAT(quoted.status().message(),
+              HasSubstr("maxTrialCount: must be an integer, not a string"));
+}
+
+TEST(SpecFromYamlTypes, QuotedNumberIsAStringName) {
+  auto spec = SpecFromYaml(R"(
+name: n
+objective: {type: maximize, objectiveMetricName: "1"}
+algorithm: {algorithmName: random}
+maxTrialCount: 2
+parameters: [{name: 5, parameterType: double, feasibleSpace: {min: 0, max: 1}}]
+)");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(spec.status().message(),
+              HasSubstr("parameters[0].name: must be a string, not a number"));
+  EXPECT_THAT(spec.status().message(), ::testing::Not(HasSubstr("objectiveMetricName")));
+}
+
+TEST(KatibExperimentTypes, MetadataNameMustBeAString) {
+  json doc = {{"apiVersion", "kubeflow.org/v1beta1"},
+              {"kind", "Experiment"},
+              {"metadata", {{"name", 123}}},
+              {"spec", FullJson()}};
+  doc["spec"].erase("name");
+  doc["spec"].erase("trialTemplate");
+  std::vector<std::string> notes;
+  auto converted = FromKatibExperiment(doc, &notes);
+  ASSERT_TRUE(converted.ok()) << converted.status().ToString();
+  EXPECT_THAT(DecodeError(*converted), HasSubstr("name: must be a string, not a number"));
+}
+
+}  // namespace
+}  // namespace hpt::api
