@@ -4,6 +4,7 @@
 #include <regex>
 #include <set>
 
+#include "api/input_limits.h"
 #include "api/json_reader.h"
 #include "api/metrics_format.h"
 #include "api/spec_codec.h"
@@ -16,7 +17,7 @@ void ValidateParameter(JsonReader& r, const ParameterSpec& p,
                        const std::string& path) {
   const FeasibleSpace& s = p.feasible_space;
   const std::string fp = path + ".feasibleSpace";
-  if (p.name.empty()) r.Problem(path + ".name", "must not be empty");
+  if (!IsSafeName(p.name)) r.Problem(path + ".name", SafeNameProblem(p.name));
   bool numeric = p.type == ParameterType::kDouble || p.type == ParameterType::kInt;
   if (numeric) {
     if (!s.list.empty()) {
@@ -143,6 +144,37 @@ void ValidateCollector(JsonReader& r, const ExperimentSpec& spec) {
   }
 }
 
+// Caps on every list a user gives, checked before anything else so that an
+// oversized spec costs no more than its decoding.
+void ValidateSizes(JsonReader& r, const ExperimentSpec& spec) {
+  auto cap = [&r](const std::string& path, size_t size, size_t max) {
+    if (size > max) {
+      r.Problem(path, "at most " + std::to_string(max) + " entries, not " +
+                          std::to_string(size));
+    }
+  };
+  cap("parameters", spec.parameters.size(), kMaxParameters);
+  for (size_t i = 0; i < spec.parameters.size() && r.ok(); ++i) {
+    cap(JsonReader::Path("parameters", i) + ".feasibleSpace.list",
+        spec.parameters[i].feasible_space.list.size(), kMaxListValues);
+  }
+  cap("objective.additionalMetricNames",
+      spec.objective.additional_metric_names.size(), kMaxMetricNames - 1);
+  cap("algorithm.algorithmSettings", spec.algorithm.settings.size(),
+      kMaxSettings);
+  cap("earlyStopping.algorithmSettings", spec.early_stopping.settings.size(),
+      kMaxSettings);
+  if (spec.trial_template) {
+    const TrialTemplate& t = *spec.trial_template;
+    cap("trialTemplate.command", t.command.size(), kMaxCommandArgs);
+    cap("trialTemplate.trialParameters", t.trial_parameters.size(),
+        kMaxParameters);
+    cap("trialTemplate.env", t.env.size(), kMaxEnvVars);
+  }
+  cap("metricsCollectorSpec.source.filter.metricsFormat",
+      spec.metrics_collector.metrics_format.size(), kMaxMetricsFormats);
+}
+
 }  // namespace
 
 bool IsDnsLabel(const std::string& name) {
@@ -152,20 +184,24 @@ bool IsDnsLabel(const std::string& name) {
 
 Status ValidateSpec(const ExperimentSpec& spec) {
   JsonReader r;
+  ValidateSizes(r, spec);
+  if (!r.ok()) return r.ToStatus();
   if (!IsDnsLabel(spec.name)) {
     r.Problem("name", "'" + spec.name +
                           "' must be a lowercase DNS label (a-z, 0-9 and '-', "
                           "starting and ending with a letter or digit, at most 63)");
   }
   const Objective& o = spec.objective;
-  if (o.metric_name.empty()) {
-    r.Problem("objective.objectiveMetricName", "must not be empty");
+  if (!IsSafeName(o.metric_name)) {
+    r.Problem("objective.objectiveMetricName", SafeNameProblem(o.metric_name));
   }
   std::set<std::string> metrics = {o.metric_name};
   for (size_t i = 0; i < o.additional_metric_names.size(); ++i) {
     const std::string& m = o.additional_metric_names[i];
     std::string path = JsonReader::Path("objective.additionalMetricNames", i);
-    if (m == o.metric_name) {
+    if (!IsSafeName(m)) {
+      r.Problem(path, SafeNameProblem(m));
+    } else if (m == o.metric_name) {
       r.Problem(path, "must not repeat the objective metric '" + m + "'");
     } else if (!metrics.insert(m).second) {
       r.Problem(path, "'" + m + "' is listed twice");

@@ -1,5 +1,8 @@
 #include "server/observation_codec.h"
 
+#include <set>
+
+#include "api/input_limits.h"
 #include "api/json_reader.h"
 
 namespace hpt::server {
@@ -10,18 +13,28 @@ using nlohmann::json;
 
 constexpr size_t kMaxBatch = 100000;
 
+// Adds the metrics of `obj` to `out`; `names` collects the distinct names of
+// the whole request, which may hold at most kMaxMetricsPerReport.
 void DecodeMetrics(JsonReader& r, const json& obj, const std::string& path,
-                   std::map<std::string, double>* out) {
+                   std::map<std::string, double>* out,
+                   std::set<std::string>* names) {
   if (!obj.is_object()) {
     r.Problem(path, "must be a mapping of metric name to number, not " +
                         api::JsonTypeName(obj));
     return;
   }
   for (const auto& [name, value] : obj.items()) {
+    if (!api::IsSafeName(name)) {
+      r.Problem(path, "metric name " + api::SafeNameProblem(name));
+      continue;
+    }
+    if (names->insert(name).second && names->size() > api::kMaxMetricsPerReport) {
+      r.Problem(path, "at most " + std::to_string(api::kMaxMetricsPerReport) +
+                          " distinct metric names per request");
+      return;
+    }
     std::string p = path + "." + name;
-    if (name.empty()) {
-      r.Problem(path, "metric names must not be empty");
-    } else if (!value.is_number()) {
+    if (!value.is_number()) {
       r.Problem(p, "must be a finite number, not " + api::JsonTypeName(value));
     } else if (!std::isfinite(value.get<double>())) {
       r.Problem(p, "must be finite");
@@ -32,7 +45,8 @@ void DecodeMetrics(JsonReader& r, const json& obj, const std::string& path,
 }
 
 void DecodeOne(JsonReader& r, const json& obj, const std::string& path,
-               int64_t timestamp_ms, std::vector<api::Observation>* out) {
+               int64_t timestamp_ms, std::vector<api::Observation>* out,
+               std::set<std::string>* names) {
   if (!obj.is_object()) {
     r.Problem(path.empty() ? "body" : path, "must be a mapping with step and metrics");
     return;
@@ -51,7 +65,7 @@ void DecodeOne(JsonReader& r, const json& obj, const std::string& path,
     r.Problem(JsonReader::Path(path, "metrics"), "is required");
     return;
   }
-  DecodeMetrics(r, *m, JsonReader::Path(path, "metrics"), &o.metrics);
+  DecodeMetrics(r, *m, JsonReader::Path(path, "metrics"), &o.metrics, names);
   if (o.metrics.empty() && m->is_object()) {
     r.Problem(JsonReader::Path(path, "metrics"), "must name at least one metric");
   }
@@ -64,6 +78,7 @@ StatusOr<std::vector<api::Observation>> DecodeObservations(const json& body,
                                                            int64_t timestamp_ms) {
   JsonReader r;
   std::vector<api::Observation> out;
+  std::set<std::string> names;
   if (body.is_object() && body.contains("observations")) {
     r.RejectUnknown(body, "", {"observations"});
     const json* list = r.Array(body, "", "observations", true);
@@ -74,12 +89,13 @@ StatusOr<std::vector<api::Observation>> DecodeObservations(const json& body,
     } else if (list) {
       out.reserve(list->size());
       for (size_t i = 0; i < list->size(); ++i) {
-        DecodeOne(r, (*list)[i], JsonReader::Path("observations", i), timestamp_ms, &out);
+        DecodeOne(r, (*list)[i], JsonReader::Path("observations", i), timestamp_ms, &out,
+                  &names);
         if (r.problems().size() > 20) break;  // enough to act on
       }
     }
   } else {
-    DecodeOne(r, body, "", timestamp_ms, &out);
+    DecodeOne(r, body, "", timestamp_ms, &out, &names);
   }
   HPT_RETURN_IF_ERROR(r.ToStatus());
   return out;
@@ -94,7 +110,8 @@ StatusOr<Completion> DecodeCompletion(const json& body) {
   if (auto reason = r.String(body, "", "reason", false)) c.reason = *reason;
   auto m = body.find("metrics");
   if (m != body.end()) {
-    DecodeMetrics(r, *m, "metrics", &c.metrics);
+    std::set<std::string> names;
+    DecodeMetrics(r, *m, "metrics", &c.metrics, &names);
     if (c.infeasible && !c.metrics.empty()) {
       r.Problem("metrics", "an infeasible trial reports no metrics");
     }

@@ -12,7 +12,9 @@
 namespace hpt::server {
 
 // `{"step": 3, "metrics": {...}}` or `{"observations": [{...}, ...]}`.
-// Metric values must be finite numbers; `timestamp_ms` stamps them all.
+// Metric values must be finite numbers, metric names api::IsSafeName, at
+// most api::kMaxMetricsPerReport distinct names in one request (the same
+// for a completion); `timestamp_ms` stamps them all.
 StatusOr<std::vector<api::Observation>> DecodeObservations(const nlohmann::json& body,
                                                            int64_t timestamp_ms);
 // `{"metrics": {...}}` or `{"infeasible": true, "reason": "..."}`.

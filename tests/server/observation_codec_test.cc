@@ -60,5 +60,52 @@ TEST(ObservationCodecTest, Completion) {
       DecodeCompletion(json::parse(R"({"infeasible": true, "metrics": {"loss": 1}})")).ok());
 }
 
+json ManyMetrics(int n, const std::string& prefix = "m") {
+  json metrics = json::object();
+  for (int i = 0; i < n; ++i) metrics[prefix + std::to_string(i)] = i;
+  return metrics;
+}
+
+TEST(ObservationCodecTest, TypesAreStrict) {
+  auto step = DecodeObservations(json::parse(R"({"step": "3", "metrics": {"loss": 1}})"), 0);
+  ASSERT_FALSE(step.ok());
+  EXPECT_EQ(step.status().message(), "step: must be a number, not a string");
+  auto reason = DecodeCompletion(json::parse(R"({"infeasible": true, "reason": 123})"));
+  ASSERT_FALSE(reason.ok());
+  EXPECT_EQ(reason.status().message(), "reason: must be a string, not a number");
+}
+
+TEST(ObservationCodecTest, MetricNamesMustBeSafe) {
+  auto bad = DecodeObservations(
+      json::parse(R"({"metrics": {"<img src=x onerror=alert(1)>": 1, "ok": 2}})"), 0);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("metrics: metric name '<img"), std::string::npos)
+      << bad.status().message();
+  auto done = DecodeCompletion(json::parse(R"({"metrics": {"a b": 1}})"));
+  ASSERT_FALSE(done.ok());
+  EXPECT_NE(done.status().message().find("metrics: metric name 'a b' may only use"),
+            std::string::npos);
+}
+
+TEST(ObservationCodecTest, AtMost100DistinctMetricNamesPerRequest) {
+  EXPECT_TRUE(DecodeObservations({{"metrics", ManyMetrics(100)}}, 0).ok());
+  auto one = DecodeObservations({{"metrics", ManyMetrics(101)}}, 0);
+  ASSERT_FALSE(one.ok());
+  EXPECT_EQ(one.status().message(), "metrics: at most 100 distinct metric names per request");
+  // The same names in many observations count once; new ones add up.
+  json same = {{"observations", json::array()}};
+  for (int i = 0; i < 5; ++i) same["observations"].push_back({{"metrics", ManyMetrics(100)}});
+  EXPECT_TRUE(DecodeObservations(same, 0).ok());
+  json spread = {{"observations",
+                  {{{"metrics", ManyMetrics(60, "a")}}, {{"metrics", ManyMetrics(60, "b")}}}}};
+  auto many = DecodeObservations(spread, 0);
+  ASSERT_FALSE(many.ok());
+  EXPECT_NE(many.status().message().find("observations[1].metrics: at most 100"),
+            std::string::npos);
+  auto done = DecodeCompletion({{"metrics", ManyMetrics(101)}});
+  ASSERT_FALSE(done.ok());
+  EXPECT_EQ(done.status().message(), "metrics: at most 100 distinct metric names per request");
+}
+
 }  // namespace
 }  // namespace hpt::server
