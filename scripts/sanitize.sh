@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Builds hpt with sanitizers and runs the C++ tests under them:
+#   asan  build-asan, ASan + UBSan + LeakSanitizer: every C++ test (unit and
+#         integration; the integration tests start build-asan's own `hpt`).
+#   tsan  build-tsan, ThreadSanitizer: the tests of the threaded parts
+#         (server and controller, CLI's embedded server, security, trial
+#         runner, storage).
+# Usage: bash scripts/sanitize.sh [asan|tsan|all]     (default: all)
+#
+# Any sanitizer report fails the run, whether it comes from a test binary or
+# from an `hpt` a test started: each report is also written to
+# build-<kind>/sanitizer-reports/, printed at the end and counted. The
+# dashboard, Python and fuzz tests are not C++ and are skipped. Suppressions
+# (third-party code only, each with its reason) are in scripts/sanitizers/.
+# HPT_SANITIZE_JOBS sets the build and ctest parallelism (default 2).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+mode=${1:-all}
+case "$mode" in
+  asan) kinds=(asan) ;;
+  tsan) kinds=(tsan) ;;
+  all) kinds=(asan tsan) ;;
+  *)
+    echo "usage: bash scripts/sanitize.sh [asan|tsan|all]" >&2
+    exit 2
+    ;;
+esac
+jobs=${HPT_SANITIZE_JOBS:-2}
+supp=$root/scripts/sanitizers
+# Builds share the machine: one at a time, behind the others' lock.
+lock=/tmp/hpt-build.lock
+
+bash scripts/install-deps.sh || exit 1
+ulimit -c 0  # abort_on_error=1 must not leave core files behind
+
+# Labels are the test folders (tests/CMakeLists.txt) plus ui/python/fuzz.
+not_cxx='^(ui|browser|python|fuzz)$'
+tsan_folders='^(server|security|cli|trial-runner|storage)$'
+
+declare -A result_tests result_failed result_reports result_seconds result_status
+
+run_kind() {
+  local kind=$1 dir=build-$1 flags
+  case "$kind" in
+    asan) flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined" ;;
+    tsan) flags="-fsanitize=thread" ;;
+  esac
+  flags="$flags -fno-omit-frame-pointer"
+  local reports=$root/$dir/sanitizer-reports
+  rm -rf "$reports" && mkdir -p "$reports"
+
+  # One set of options for the build (gtest discovery runs the test
+  # binaries) and the tests. halt_on_error/abort_on_error: the first report
+  # ends the process with SIGABRT, so a test that started it fails too.
+  export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:log_path=$reports/asan"
+  export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
+  export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1:suppressions=$supp/ubsan.supp:log_path=$reports/ubsan"
+  export TSAN_OPTIONS="halt_on_error=1:abort_on_error=1:second_deadlock_stack=1:history_size=4:suppressions=$supp/tsan.supp:print_suppressions=0:log_path=$reports/tsan"
+
+  echo "== sanitize: configuring and building $dir ($flags)"
+  if ! cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPT_BUILD_BENCH=OFF \
+      -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" \
+      -DCMAKE_SHARED_LINKER_FLAGS="$flags"; then
+    result_status[$kind]="configure failed"
+    return 1
+  fi
+  if ! flock "$lock" nice -n 10 cmake --build "$dir" -j"$jobs"; then
+    result_status[$kind]="build failed"
+    return 1
+  fi
+  # Reports written while gtest listed the tests count as well; keep them.
+
+  local select=(-LE "$not_cxx")
+  [ "$kind" = tsan ] && select=(-L "$tsan_folders" -LE "$not_cxx")
+  echo "== sanitize: ctest in $dir ${select[*]}"
+  local log=$root/$dir/sanitize-ctest.log start=$SECONDS rc
+  nice -n 10 ctest --test-dir "$dir" -j"$jobs" "${select[@]}" --output-on-failure \
+    2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  result_seconds[$kind]=$((SECONDS - start))
+
+  local summary
+  summary=$(grep -E 'tests passed, [0-9]+ tests failed out of [0-9]+' "$log" | tail -1)
+  result_tests[$kind]=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$summary")
+  result_failed[$kind]=$(sed -E 's/.*passed, ([0-9]+) tests failed.*/\1/' <<<"$summary")
+  [ -n "${result_tests[$kind]}" ] || { result_tests[$kind]=0; result_failed[$kind]=0; }
+
+  local files=("$reports"/*)
+  [ -e "${files[0]}" ] || files=()
+  result_reports[$kind]=${#files[@]}
+  if [ "${#files[@]}" -gt 0 ]; then
+    echo "== sanitize: ${#files[@]} report(s) in $reports:"
+    for f in "${files[@]}"; do
+      echo "---- $f"
+      cat "$f"
+    done
+  fi
+  if [ "$rc" -eq 0 ] && [ "${#files[@]}" -eq 0 ]; then
+    result_status[$kind]=clean
+  else
+    result_status[$kind]=FAILED
+  fi
+}
+
+overall=0
+for kind in "${kinds[@]}"; do
+  run_kind "$kind" || true
+  [ "${result_status[$kind]}" = clean ] || overall=1
+done
+
+echo
+printf '%-6s %-34s %6s %7s %7s %8s  %s\n' kind tests run passed reports seconds result
+for kind in "${kinds[@]}"; do
+  case "$kind" in
+    asan) what="ASan+UBSan+LSan, all C++ tests" ;;
+    tsan) what="TSan, server/cli/runner/storage" ;;
+  esac
+  tests=${result_tests[$kind]:-0}
+  failed=${result_failed[$kind]:-0}
+  printf '%-6s %-34s %6s %7s %7s %8s  %s\n' "$kind" "$what" "$tests" \
+    "$((tests - failed))" "${result_reports[$kind]:--}" "${result_seconds[$kind]:--}" \
+    "${result_status[$kind]}"
+done
+exit "$overall"
