@@ -140,6 +140,7 @@ struct Trial {
   int64_t completion_time_ms = 0;  // 0 while not finished
   std::optional<int> exit_code;
   int64_t pid = 0;  // process group of a runner-run trial; 0 otherwise
+  std::string job_id;  // the executor's id of its job; "" otherwise
 };
 
 enum class ExperimentPhase { kCreated, kRunning, kSucceeded, kFailed, kStopped };

@@ -22,6 +22,7 @@ struct ServeOptions {
   std::string gpus;  // "0,1"; "" = detect with nvidia-smi; "none"
   std::string ui_dir;
   bool sync_full = false;
+  int64_t max_log_bytes = 64ll << 20;
 };
 
 struct RunOptions {

@@ -27,6 +27,11 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--ui-dir", serve.ui_dir, "Folder of the web dashboard (default: ui/dist of the source tree, or $HPT_UI_DIR)");
   serve_cmd->add_flag("--sync-full", serve.sync_full,
                       "fsync every commit (survives power loss, slower)");
+  serve_cmd
+      ->add_option("--max-log-bytes", serve.max_log_bytes,
+                   "cap on each trial's log; the head and the latest output are kept")
+      ->default_val(64ll << 20)
+      ->check(CLI::Range(int64_t{4096}, int64_t{1} << 40));
 
   RunOptions run;
   auto* run_cmd = app.add_subcommand("run", "Submit an experiment file and follow it to the end");

@@ -37,19 +37,22 @@ int Logs(const Connection& c, const std::string& name, const std::string& trial,
   auto client = Connect(c);
   if (!client.ok()) return Fail(client.status().message());
   const std::string path = "/api/v1/experiments/" + name + "/trials/" + trial;
+  constexpr size_t kChunk = 1 << 20;
   size_t printed = 0;
   while (true) {
     // Read the phase first: output written before it finished is then in
     // the log we fetch next.
     auto t = (*client)->Json("GET", path);
     if (!t.ok()) return Fail(t.status().message());
-    auto log = (*client)->Call("GET", path + "/logs");
-    if (!log.ok()) return Fail(log.status().message());
-    Status s = server::StatusFromHttp(*log);
-    if (!s.ok()) return Fail(s.message());
-    if (log->body.size() > printed) {
-      std::cout << log->body.substr(printed) << std::flush;
-      printed = log->body.size();
+    while (true) {  // the server hands the log out a range at a time
+      auto log = (*client)->Call("GET", path + "/logs?offset=" + std::to_string(printed) +
+                                            "&limit=" + std::to_string(kChunk));
+      if (!log.ok()) return Fail(log.status().message());
+      Status s = server::StatusFromHttp(*log);
+      if (!s.ok()) return Fail(s.message());
+      std::cout << log->body << std::flush;
+      printed += log->body.size();
+      if (log->body.size() < kChunk) break;
     }
     std::string phase = t->value("phase", "");
     if (!follow || (phase != "Running" && phase != "Pending")) return 0;

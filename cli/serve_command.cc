@@ -47,6 +47,7 @@ int Serve(const ServeOptions& options) {
   so.db_path = options.db;
   so.ui_dir = options.ui_dir.empty() ? DefaultUiDir() : options.ui_dir;
   so.sync_full = options.sync_full;
+  so.max_log_bytes = options.max_log_bytes;
   auto gpus = ParseGpus(options.gpus);
   if (!gpus.ok()) return Fail(gpus.status().message());
   so.gpus = *gpus;

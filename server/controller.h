@@ -33,6 +33,7 @@ struct ControllerOptions {
   std::string server_url;  // handed to trials as HPT_URL
   std::string token;       // admin token; trials get a TrialToken of it
   std::string log_dir;     // <log_dir>/<experiment>/<trial>.log
+  int64_t max_log_bytes = 0;  // each trial log's cap; 0: the default
   std::vector<int> gpus;   // GPU ids trials may use
 };
 

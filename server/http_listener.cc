@@ -65,6 +65,7 @@ HttpRequest Convert(const http_request& req) {
 void Reply(http_request req, const HttpResponse& response) {
   web::http::http_response r(static_cast<web::http::status_code>(response.status));
   r.set_body(response.body, response.content_type);
+  for (const auto& [name, value] : response.headers) r.headers().add(name, value);
   req.reply(r).then([](pplx::task<void> t) {
     try {
       t.get();

@@ -32,6 +32,7 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  std::map<std::string, std::string> headers;  // besides Content-Type
 };
 
 HttpResponse JsonResponse(int status, const nlohmann::json& body);

@@ -49,6 +49,7 @@ class ServerImpl : public Server {
     ControllerOptions copts;
     copts.server_url = url();
     copts.token = options.token;
+    copts.max_log_bytes = options.max_log_bytes;
     copts.log_dir = (std::filesystem::path(options.db_path).parent_path() / "logs").string();
     if (copts.log_dir == "logs") copts.log_dir = "./logs";
     copts.gpus = options.gpus ? *options.gpus : runner::DetectGpus();

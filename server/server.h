@@ -23,6 +23,8 @@ struct ServerOptions {
   // Folder of the web dashboard; "" or missing: the API only.
   std::string ui_dir;
   bool sync_full = false;  // SQLite synchronous=FULL
+  // Cap on each trial's log (head and tail kept); 0: 64 MiB.
+  int64_t max_log_bytes = 0;
 };
 
 class Server {

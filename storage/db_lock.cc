@@ -1,6 +1,6 @@
 #include "storage/db_lock.h"
 
-#include "storage/private_files.h"
+#include "api/private_files.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -16,7 +16,7 @@ StatusOr<std::unique_ptr<DatabaseLock>> DatabaseLock::Acquire(const std::string&
     return std::unique_ptr<DatabaseLock>(new DatabaseLock(-1));
   }
   const std::string path = db_path + ".lock";
-  HPT_RETURN_IF_ERROR(CreatePrivateParentFolders(db_path));
+  HPT_RETURN_IF_ERROR(api::CreatePrivateParentFolders(db_path));
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     return FailedPrecondition("cannot open lock file '" + path + "': " + std::strerror(errno));

@@ -71,6 +71,12 @@ CREATE TABLE observations (
 );
 CREATE INDEX observations_by_metric ON observations (trial_id, name, step);
 )sql",
+    // Version 2: the executor's job id (for the local executor, the trial
+    // process's identity: pid, start time, boot id, cookie), so that a
+    // restarted server signals nothing on the strength of a pid alone.
+    R"sql(
+ALTER TABLE trials ADD COLUMN job_id TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 constexpr int kLatestVersion =

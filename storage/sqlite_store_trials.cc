@@ -19,7 +19,7 @@ using sqlite::Transaction;
 constexpr const char* kSelectTrial =
     "SELECT t.id, t.name, t.assignment_json, t.phase, t.reason, t.message, "
     "t.creation_time_ms, t.start_time_ms, t.completion_time_ms, t.exit_code, "
-    "t.pid FROM trials t ";
+    "t.pid, t.job_id FROM trials t ";
 
 // An array of {"name", "value"} objects, which keeps the parameter order.
 std::string AssignmentToJson(const api::Assignment& assignment) {
@@ -48,20 +48,23 @@ std::optional<api::Assignment> AssignmentFromJson(const std::string& text) {
 }
 
 // Reads one row of kSelectTrial (all but the metrics) into *trial and
-// returns the trial's row id.
+// returns the trial's row id; FailedPrecondition when the row cannot be
+// decoded.
 StatusOr<int64_t> ReadTrial(const Statement& row, api::Trial* trial) {
   trial->name = row.ColumnText(1);
   std::optional<api::Assignment> assignment =
       AssignmentFromJson(row.ColumnText(2));
   if (!assignment) {
-    return Internal("trial '" + trial->name +
-                    "': stored assignment unreadable");
+    return FailedPrecondition("trial '" + trial->name +
+                              "' cannot be read: its stored parameter "
+                              "assignment is invalid");
   }
   std::optional<api::TrialPhase> phase =
       api::ParseTrialPhase(row.ColumnText(3));
   if (!phase) {
-    return Internal("trial '" + trial->name + "': unknown stored phase '" +
-                    row.ColumnText(3) + "'");
+    return FailedPrecondition("trial '" + trial->name +
+                              "' cannot be read: unknown stored phase '" +
+                              row.ColumnText(3) + "'");
   }
   trial->assignment = std::move(*assignment);
   trial->phase = *phase;
@@ -73,6 +76,7 @@ StatusOr<int64_t> ReadTrial(const Statement& row, api::Trial* trial) {
   trial->exit_code.reset();
   if (!row.IsNull(9)) trial->exit_code = static_cast<int>(row.ColumnInt(9));
   trial->pid = row.ColumnInt(10);
+  trial->job_id = row.ColumnText(11);
   return row.ColumnInt(0);
 }
 
@@ -153,8 +157,8 @@ Status SqliteStore::CreateTrials(const std::string& experiment,
       Statement insert,
       db_->Prepare("INSERT INTO trials (experiment_id, seq, name, "
                    "assignment_json, phase, reason, message, creation_time_ms, "
-                   "start_time_ms, completion_time_ms, exit_code, pid) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                   "start_time_ms, completion_time_ms, exit_code, pid, job_id) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   for (const auto& trial : trials) {
     insert.Bind(1, experiment_id);
     insert.Bind(2, ++seq);
@@ -168,6 +172,7 @@ Status SqliteStore::CreateTrials(const std::string& experiment,
     insert.Bind(10, trial.completion_time_ms);
     insert.BindOptional(11, trial.exit_code);
     insert.Bind(12, trial.pid);
+    insert.Bind(13, trial.job_id);
     if (Status s = insert.Run(); !s.ok()) {
       if (insert.last_error() == SQLITE_CONSTRAINT_UNIQUE) {
         return AlreadyExists("trial '" + trial.name +
@@ -206,8 +211,9 @@ StatusOr<std::vector<api::Trial>> SqliteStore::ListTrials(
       HPT_ASSIGN_OR_RETURN(bool row, select.Step());
       if (!row) break;
       api::Trial trial;
-      HPT_ASSIGN_OR_RETURN(int64_t id, ReadTrial(select, &trial));
-      index_of[id] = trials.size();
+      StatusOr<int64_t> id = ReadTrial(select, &trial);
+      if (!id.ok()) continue;  // see ListUnreadableTrials
+      index_of[*id] = trials.size();
       trials.push_back(std::move(trial));
     }
   }
@@ -226,6 +232,25 @@ StatusOr<std::vector<api::Trial>> SqliteStore::ListTrials(
     trials[it->second].metrics.push_back(ReadSummary(metrics, 1));
   }
   return trials;
+}
+
+StatusOr<std::vector<UnreadableRow>> SqliteStore::ListUnreadableTrials(
+    const std::string& experiment) {
+  std::lock_guard<std::mutex> lock(mu_);
+  HPT_ASSIGN_OR_RETURN(int64_t experiment_id, ExperimentId(experiment));
+  HPT_ASSIGN_OR_RETURN(
+      Statement select,
+      db_->Prepare(std::string(kSelectTrial) +
+                   "WHERE t.experiment_id = ? ORDER BY t.seq"));
+  select.Bind(1, experiment_id);
+  std::vector<UnreadableRow> unreadable;
+  while (true) {
+    HPT_ASSIGN_OR_RETURN(bool row, select.Step());
+    if (!row) return unreadable;
+    api::Trial trial;
+    StatusOr<int64_t> id = ReadTrial(select, &trial);
+    if (!id.ok()) unreadable.push_back({trial.name, id.status().message()});
+  }
 }
 
 StatusOr<api::Trial> SqliteStore::GetTrial(const std::string& experiment,
@@ -265,7 +290,8 @@ Status SqliteStore::UpdateTrial(const std::string& experiment,
                    "start_time_ms = COALESCE(?4, start_time_ms), "
                    "completion_time_ms = COALESCE(?5, completion_time_ms), "
                    "exit_code = COALESCE(?6, exit_code), "
-                   "pid = COALESCE(?7, pid) "
+                   "pid = COALESCE(?7, pid), "
+                   "job_id = COALESCE(?9, job_id) "
                    "WHERE id = ?8"));
   if (update.phase) stmt.Bind(1, api::ToString(*update.phase));
   stmt.BindOptional(2, update.reason);
@@ -275,6 +301,7 @@ Status SqliteStore::UpdateTrial(const std::string& experiment,
   stmt.BindOptional(6, update.exit_code);
   stmt.BindOptional(7, update.pid);
   stmt.Bind(8, trial_id);
+  stmt.BindOptional(9, update.job_id);
   HPT_RETURN_IF_ERROR(stmt.Run());
   return txn.Commit();
 }

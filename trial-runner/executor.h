@@ -33,10 +33,19 @@ struct LaunchSpec {
   // Added to (and overriding) the server's own environment.
   std::map<std::string, std::string> env;
   std::string log_path;  // created (with parent folders) if missing
+  int64_t max_log_bytes = 0;  // the log's cap (trial_log.h); 0: the default
   int timeout_seconds = 0;  // 0: none
   api::MetricsCollector collector;
   // Metrics to collect (objective first, then additional); others ignored.
   std::vector<std::string> metric_names;
+};
+
+// A started trial: the process-group id, and an opaque id that names the job
+// to this executor across server restarts (the local executor's holds the
+// process identity, see process_identity.h).
+struct JobHandle {
+  int64_t pid = 0;
+  std::string id;
 };
 
 enum class ExitKind {
@@ -67,11 +76,16 @@ class ExecutorListener {
 class Executor {
  public:
   virtual ~Executor() = default;
-  // The process-group id of the started trial. InvalidArgument for an empty
-  // argv or an invalid metrics format. A trial that cannot be started (no
-  // such program, no such working dir) returns 0 and gets OnExit(kStartFailed)
-  // with the reason in log_tail.
-  virtual StatusOr<int64_t> Start(const LaunchSpec& spec) = 0;
+  // The started trial's job. InvalidArgument for an empty argv or an invalid
+  // metrics format. A trial that cannot be started (no such program, no such
+  // working dir) returns pid 0 and gets OnExit(kStartFailed) with the reason
+  // in log_tail.
+  virtual StatusOr<JobHandle> Start(const LaunchSpec& spec) = 0;
+  // After a restart: kills what is left of a job a previous server started,
+  // given its JobHandle::id, but only what provably belongs to it (same
+  // boot, same process start time, or the job's cookie), never a process
+  // that merely reuses its pid. True when anything was signalled.
+  virtual bool KillStale(const std::string& job_id) = 0;
   // Stops a running trial's whole process group: SIGTERM, then SIGKILL after
   // the grace period. No-op for an unknown or finished trial.
   virtual void Kill(const std::string& experiment, const std::string& trial) = 0;

@@ -23,7 +23,10 @@
 #include <utility>
 #include <vector>
 
+#include <signal.h>
+
 #include "trial-runner/executor.h"
+#include "trial-runner/process_identity.h"
 #include "trial-runner/trial_process.h"
 
 namespace hpt::runner {
@@ -74,7 +77,7 @@ class LocalExecutor : public Executor {
     close(wake_[1]);
   }
 
-  StatusOr<int64_t> Start(const LaunchSpec& spec) override {
+  StatusOr<JobHandle> Start(const LaunchSpec& spec) override {
     Key key(spec.experiment, spec.trial);
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -87,7 +90,8 @@ class LocalExecutor : public Executor {
     // Launched without the lock: spawning waits for the child's exec.
     StatusOr<std::unique_ptr<TrialProcess>> launched =
         TrialProcess::Launch(spec, options_);
-    int64_t pid = launched.ok() ? (*launched)->pid() : 0;
+    JobHandle job;
+    if (launched.ok()) job = {(*launched)->pid(), (*launched)->job_id()};
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (launched.ok()) {
@@ -98,7 +102,17 @@ class LocalExecutor : public Executor {
     }
     if (!launched.ok()) return launched.status();
     Wake();
-    return pid;
+    return job;
+  }
+
+  bool KillStale(const std::string& job_id) override {
+    std::optional<ProcessIdentity> identity = ParseJobId(job_id);
+    if (!identity) return false;
+    // The session only while its leader is provably the trial: a reused pid
+    // may lead someone else's session. The cookie is the trial's alone.
+    bool same = IsSameProcess(*identity);
+    if (same) ::kill(-identity->pid, SIGKILL);
+    return SweepProcesses(same ? identity->pid : 0, identity->cookie) > 0 || same;
   }
 
   void Kill(const std::string& experiment, const std::string& trial) override {
@@ -188,6 +202,7 @@ void LocalExecutor::Deliver() {
         finished = std::move(it->second.process);
         entries_.erase(it);
       }
+      if (finished) finished->SweepAndReap();
       listener_->OnExit(event.key.first, event.key.second, *event.exit);
     }
     batch.clear();

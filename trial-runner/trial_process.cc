@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
+#include <map>
 #include <system_error>
 #include <utility>
 
+#include "trial-runner/process_identity.h"
 #include "trial-runner/spawn.h"
 
 namespace hpt::runner {
@@ -27,16 +29,6 @@ constexpr milliseconds kExitPollInterval(100);
 constexpr milliseconds kDrainLimit(2000);
 
 std::string ErrnoText(int err) { return std::generic_category().message(err); }
-
-void WriteAll(int fd, const char* data, size_t size) {
-  while (fd >= 0 && size > 0) {
-    ssize_t n = write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // a full disk must not stop the trial
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-}
 
 // Readable once `pid` has exited; -1 on kernels before 5.3. Through
 // syscall(): Debian 12's <sys/pidfd.h> lacks extern "C", so its wrapper
@@ -61,9 +53,9 @@ TrialProcess::TrialProcess(const LocalExecutorOptions& options)
       tail_(static_cast<size_t>(std::max(0, options.log_tail_lines))) {}
 
 TrialProcess::~TrialProcess() {
+  SweepAndReap();
   CloseFd(out_fd_);
   CloseFd(pid_fd_);
-  CloseFd(log_fd_);
 }
 
 StatusOr<std::unique_ptr<TrialProcess>> TrialProcess::Launch(
@@ -96,14 +88,9 @@ StatusOr<std::unique_ptr<TrialProcess>> TrialProcess::Launch(
   }
 
   if (!spec.log_path.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(
-        std::filesystem::path(spec.log_path).parent_path(), ec);
-    trial->log_fd_ = open(spec.log_path.c_str(),
-                          O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (trial->log_fd_ < 0) {
-      trial->start_error_ =
-          "log file " + spec.log_path + ": " + ErrnoText(errno);
+    Status opened = trial->log_.Open(spec.log_path, spec.max_log_bytes);
+    if (!opened.ok()) {
+      trial->start_error_ = opened.message();
       return trial;
     }
   }
@@ -113,18 +100,25 @@ StatusOr<std::unique_ptr<TrialProcess>> TrialProcess::Launch(
     return Unavailable("pipe: " + ErrnoText(errno));
   }
   fcntl(out[0], F_SETFL, O_NONBLOCK);
+  // Every process of the trial carries the cookie, so that those that leave
+  // its session can still be found and killed.
+  trial->cookie_ = NewCookie();
+  std::map<std::string, std::string> env = spec.env;
+  env[kCookieVariable] = trial->cookie_;
   StatusOr<SpawnResult> spawned =
-      Spawn(SpawnOptions{spec.argv, spec.working_dir, spec.env, out[1]});
+      Spawn(SpawnOptions{spec.argv, spec.working_dir, std::move(env), out[1]});
   close(out[1]);
   if (!spawned.ok() || !spawned->error.empty()) {
     close(out[0]);
     if (!spawned.ok()) return spawned.status();
     trial->start_error_ = spawned->error;
     std::string line = "hpt: cannot start the trial: " + spawned->error + "\n";
-    WriteAll(trial->log_fd_, line.data(), line.size());
+    trial->log_.Write(line.data(), line.size());
     return trial;
   }
   trial->pid_ = spawned->pid;
+  trial->job_id_ = FormatJobId({trial->pid_, ProcessStartTime(trial->pid_).value_or(0),
+                                BootId(), trial->cookie_});
   trial->out_fd_ = out[0];
   trial->pid_fd_ = PidfdOpen(trial->pid_);
   if (spec.timeout_seconds > 0) {
@@ -186,7 +180,7 @@ void TrialProcess::PollFile(const MetricLineFn& emit, bool finish) {
   if (!file_->problem().empty() && !file_problem_logged_) {
     file_problem_logged_ = true;
     std::string line = "hpt: " + file_->problem() + "\n";
-    WriteAll(log_fd_, line.data(), line.size());
+    log_.Write(line.data(), line.size());
     tail_.Add(line.substr(0, line.size() - 1));
   }
 }
@@ -208,7 +202,7 @@ void TrialProcess::ReadOutput(const MetricLineFn& emit) {
       lines_.Flush(on_line);
       return;
     }
-    WriteAll(log_fd_, buffer, static_cast<size_t>(n));
+    log_.Write(buffer, static_cast<size_t>(n));
     lines_.Append(std::string_view(buffer, static_cast<size_t>(n)), on_line);
   }
 }
@@ -236,6 +230,19 @@ void TrialProcess::CheckExit(Clock::time_point now) {
   exited_ = true;
   CloseFd(pid_fd_);
   drain_until_ = now + kDrainLimit;
+}
+
+void TrialProcess::SweepAndReap() {
+  if (pid_ <= 0 || !exited_) return;
+  if (!swept_) {
+    swept_ = true;
+    SweepProcesses(reapable_ ? pid_ : 0, cookie_);
+  }
+  if (reapable_) {
+    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    reapable_ = false;
+  }
 }
 
 std::optional<TrialProcess::Clock::time_point> TrialProcess::NextWake(
@@ -269,7 +276,7 @@ bool TrialProcess::done(Clock::time_point now) const {
 
 ExitInfo TrialProcess::Finish(const MetricLineFn& emit) {
   ExitInfo info;
-  CloseFd(log_fd_);
+  log_.Close();
   if (pid_ <= 0) {
     info.kind = ExitKind::kStartFailed;
     info.log_tail = start_error_;
@@ -280,11 +287,6 @@ ExitInfo TrialProcess::Finish(const MetricLineFn& emit) {
     lines_.Flush([&](std::string_view line) { tail_.Add(line); });
   }
   if (file_) PollFile(emit, true);
-  if (reapable_) {
-    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-    }
-    reapable_ = false;
-  }
   info.exit_code = exit_code_;
   info.signal = signal_;
   if (forced_) {

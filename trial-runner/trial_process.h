@@ -27,6 +27,7 @@
 #include "trial-runner/file_tailer.h"
 #include "trial-runner/line_buffer.h"
 #include "trial-runner/metrics_parser.h"
+#include "trial-runner/trial_log.h"
 
 namespace hpt::runner {
 
@@ -53,8 +54,11 @@ class TrialProcess {
   TrialProcess(const TrialProcess&) = delete;
   TrialProcess& operator=(const TrialProcess&) = delete;
 
-  // The process-group id; 0 when it did not start.
+  // The process-group (and session) id; 0 when it did not start.
   int pid() const { return pid_; }
+  // The job id stored with the trial (process_identity.h); "" when it did
+  // not start.
+  const std::string& job_id() const { return job_id_; }
 
   // SIGTERM to the whole group, SIGKILL after the grace period. Only the
   // first call counts, and the ExitKind it gives is the one reported.
@@ -74,9 +78,14 @@ class TrialProcess {
 
   // The process group has ended and its output been read (or given up on).
   bool done(Clock::time_point now) const;
-  // Reads what is left (the File collector's last lines go to `emit`),
-  // reaps the process and closes everything.
+  // Reads what is left (the File collector's last lines go to `emit`) and
+  // closes everything; the exited process stays unreaped.
   ExitInfo Finish(const MetricLineFn& emit);
+  // After Finish(), from any one thread: kills whatever escaped the process
+  // group (same session, or carrying the job's cookie), then reaps the
+  // process. Reaping last keeps its pid, and so its session id, from being
+  // reused while the sweep looks for the session.
+  void SweepAndReap();
 
  private:
   explicit TrialProcess(const LocalExecutorOptions& options);
@@ -87,10 +96,12 @@ class TrialProcess {
 
   const int kill_grace_ms_;
   int pid_ = 0;
+  std::string job_id_;
+  std::string cookie_;
   std::string start_error_;
   int out_fd_ = -1;  // read end of stdout+stderr; -1 once at EOF
   int pid_fd_ = -1;  // readable on exit; -1 without pidfd, or once exited
-  int log_fd_ = -1;
+  TrialLogWriter log_;
   int out_index_ = -1;  // where AddPollFds() put them
   int pid_index_ = -1;
   std::shared_ptr<MetricsParser> stdout_parser_;
@@ -105,6 +116,7 @@ class TrialProcess {
   std::optional<Clock::time_point> sigkill_at_;
   bool exited_ = false;
   bool reapable_ = false;  // exited, and the zombie is still ours to reap
+  bool swept_ = false;
   int exit_code_ = 0;
   int signal_ = 0;
   Clock::time_point eof_at_;

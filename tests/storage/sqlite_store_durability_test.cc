@@ -1,3 +1,4 @@
+#include <sys/stat.h>
 // Opening, reopening and crashing: what survives in the SQLite file.
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "storage/sqlite_schema.h"
 #include "storage/store.h"
 #include "tests/storage/store_test_util.h"
 #include "tests/testing/temp_dir.h"
@@ -119,7 +121,32 @@ TEST(SqliteStoreDurabilityTest, CreatesParentFoldersAndUsesWal) {
   EXPECT_TRUE(std::filesystem::exists(path));
   RawDb raw(path);
   EXPECT_EQ(raw.Query("PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(raw.Query("PRAGMA user_version"), "1");
+  EXPECT_EQ(raw.Query("PRAGMA user_version"), std::to_string(sqlite::LatestSchemaVersion()));
+  // Private to the server's user: the database holds what trials run.
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(stat(dir.File("a/b").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+}
+
+// A database written by version 1 (no job_id column) opens and migrates,
+// keeping its trials.
+TEST(SqliteStoreDurabilityTest, MigratesVersion1Trials) {
+  hpt::testing::TempDir dir;
+  const std::string path = dir.File("hpt.db");
+  ASSERT_NE(MustOpen(path), nullptr);
+  {
+    RawDb raw(path);
+    raw.Exec("ALTER TABLE trials DROP COLUMN job_id");
+    raw.Exec("PRAGMA user_version = 1");
+  }
+  auto store = MustOpen(path);
+  ASSERT_NE(store, nullptr);
+  RawDb raw(path);
+  EXPECT_EQ(raw.Query("SELECT COUNT(*) FROM pragma_table_info('trials') WHERE name = 'job_id'"),
+            "1");
+  EXPECT_EQ(raw.Query("PRAGMA user_version"), "2");
 }
 
 TEST(SqliteStoreDurabilityTest, RefusesNewerSchema) {

@@ -61,11 +61,12 @@ TEST(LocalExecutorTest, ExitZeroDeliversObservationsAndWritesTheLog) {
   TempDir dir;
   RecordingListener listener;
   auto executor = NewLocalExecutor(&listener);
-  StatusOr<int64_t> pid = executor->Start(Sh(
+  StatusOr<JobHandle> pid = executor->Start(Sh(
       dir, "t1",
       "echo 'epoch 1: loss=0.5 acc=0.7'; echo noise; echo step=7 loss=0.25"));
   ASSERT_TRUE(pid.ok()) << pid.status().ToString();
-  EXPECT_GT(*pid, 0);
+  EXPECT_GT(pid->pid, 0);
+  EXPECT_EQ(pid->id.rfind("local:" + std::to_string(pid->pid) + ":", 0), 0u) << pid->id;
   ASSERT_TRUE(listener.WaitForExits(1));
 
   ExitInfo exit = listener.ExitOf("t1");
@@ -214,7 +215,9 @@ TEST(LocalExecutorTest, KillStopsTheWholeProcessGroup) {
   auto executor = NewLocalExecutor(&listener);
   LaunchSpec spec = Sh(dir, "t", "sleep 100 & echo child=$!; sleep 100");
   spec.metric_names = {"child"};
-  StatusOr<int64_t> pgid = executor->Start(spec);
+  StatusOr<JobHandle> job = executor->Start(spec);
+  ASSERT_TRUE(job.ok());
+  StatusOr<int64_t> pgid = job->pid;
   ASSERT_TRUE(pgid.ok());
   ASSERT_TRUE(listener.WaitForObservations("t", 1));
   int grandchild =
