@@ -178,6 +178,28 @@ test('the trial page shows parameters, metrics, curve and log', async () => {
   await shot('trial');
 });
 
+test('a long log shows only its last 64 KiB, and says so', async () => {
+  await api.create({
+    name: 'long-log', objective: { type: 'minimize', objectiveMetricName: 'loss' },
+    algorithm: { algorithmName: 'random' }, parallelTrialCount: 1, maxTrialCount: 1, parameters: [PARAMS[0]],
+    trialTemplate: {
+      // 2,000 lines of 76 bytes: about 148 KiB.
+      command: ['sh', '-c', 'i=0; while [ $i -lt 2000 ]; do printf "line %05d %064d\\n" $i 0; i=$((i+1)); done; echo "step=1 loss=1"'],
+    },
+  });
+  await waitFor('long-log to finish', async () => (await api.experiment('long-log')).status.phase === 'Succeeded', 30000, 300);
+  const [t] = await api.trials('long-log');
+  const logRequest = page.waitForRequest((r) => r.url().includes(`/trials/${t.name}/logs`));
+  await open(`#/experiments/long-log/trials/${t.name}`);
+  assert.equal(new URL((await logRequest).url()).searchParams.get('tail'), '65536');
+  assert.match(await page.textContent('#log-note'), /^· showing the last 64 KiB of 14\d KiB$/);
+  const log = await page.textContent('#trial-log');
+  assert.ok(log.length <= 65536, `${log.length} characters shown`);
+  assert.match(log, /^line \d{5} 0{64}\n/, 'the view starts at a whole line');
+  assert.match(log, /line 01999 0{64}\nstep=1 loss=1\n$/);
+  assert.doesNotMatch(log, /line 00000/);
+});
+
 test('a running trial\'s log is followed, and a trial can be stopped', async () => {
   const running = await waitFor('two live trials running', async () => {
     const ts = (await api.trials('live')).filter((t) => t.phase === 'Running');

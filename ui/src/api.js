@@ -43,7 +43,9 @@ async function newToken(refused) {
   return pendingAsk;
 }
 
-export async function request(method, path, { body, contentType, text } = {}) {
+// Resolves to the JSON body, the text with `text`, or the Response itself
+// with `response` (for its headers).
+export async function request(method, path, { body, contentType, text, response } = {}) {
   for (let attempt = 0; ; ++attempt) {
     const token = storedToken();
     const headers = {};
@@ -69,6 +71,7 @@ export async function request(method, path, { body, contentType, text } = {}) {
       } catch { /* not JSON: keep the status line */ }
       throw new ApiError(res.status, message);
     }
+    if (response) return res;
     return text ? res.text() : res.json();
   }
 }
@@ -76,13 +79,26 @@ export async function request(method, path, { body, contentType, text } = {}) {
 const e = encodeURIComponent;
 const trialPath = (x, t) => `${BASE}/${e(x)}/trials/${e(t)}`;
 
+// The last `bytes` bytes of a trial's log (GET .../logs?tail=N) and the
+// log's whole size, which the server sends as X-Log-Size. Without that
+// header the size is what came back; a server that ignores ?tail sends the
+// whole log, and its end is kept. `text` may start mid-line.
+async function logTail(x, t, bytes) {
+  const res = await request('GET', `${trialPath(x, t)}/logs?tail=${bytes}`, { response: true });
+  const body = new Uint8Array(await res.arrayBuffer());
+  const header = res.headers.get('X-Log-Size');
+  const kept = body.length > bytes ? body.subarray(body.length - bytes) : body;
+  const size = header !== null && /^\d+$/.test(header.trim()) ? Number(header) : body.length;
+  return { text: new TextDecoder().decode(kept), bytes: kept.length, size: Math.max(size, kept.length) };
+}
+
 export const api = {
   experiments: () => request('GET', BASE).then((r) => r.experiments),
   experiment: (x) => request('GET', `${BASE}/${e(x)}`),
   trials: (x) => request('GET', `${BASE}/${e(x)}/trials`).then((r) => r.trials),
   trial: (x, t) => request('GET', trialPath(x, t)),
   observations: (x, t) => request('GET', `${trialPath(x, t)}/observations`).then((r) => r.observations),
-  logs: (x, t) => request('GET', `${trialPath(x, t)}/logs`, { text: true }),
+  logTail,
   create: (yaml) => request('POST', BASE, { body: yaml, contentType: 'application/yaml' }),
   stopExperiment: (x) => request('POST', `${BASE}/${e(x)}:stop`),
   deleteExperiment: (x) => request('DELETE', `${BASE}/${e(x)}`),

@@ -3,7 +3,7 @@
 // token prompt into the API client.
 import { setTokenPrompt } from './api.js';
 import { disposeAll } from './chart_host.js';
-import { esc } from './format.js';
+import { html, setHtml } from './html.js';
 import { notice, tokenDialog } from './ui.js';
 import * as create from './pages/create.js';
 import * as experiment from './pages/experiment.js';
@@ -69,7 +69,7 @@ async function route() {
   const path = location.hash.replace(/^#/, '').split('?')[0];
   const root = document.getElementById('app');
   for (const key of Object.keys(root.dataset)) delete root.dataset[key];
-  root.innerHTML = '<p class="muted">Loading…</p>';
+  setHtml(root, html`<p class="muted">Loading…</p>`);
   for (const [re, page] of routes) {
     const m = re.exec(path);
     if (!m) continue;
@@ -78,12 +78,12 @@ async function route() {
     try {
       await page.render(root, ctx, ...args);
     } catch (e) {
-      if (ctx.alive) root.innerHTML = `<div class="error-box">${esc(e.message)}</div>`;
+      if (ctx.alive) setHtml(root, html`<div class="error-box">${e.message}</div>`);
     }
     return;
   }
   document.body.dataset.page = 'missing';
-  root.innerHTML = `<p>No page here. <a href="#/">Back to the experiments</a>.</p>`;
+  setHtml(root, html`<p>No page here. <a href="#/">Back to the experiments</a>.</p>`);
 }
 
 window.addEventListener('hashchange', route);

@@ -1,10 +1,20 @@
 // ECharts options for the dashboard's plots, built from API data by pure
 // functions (no DOM), each returning { option, points } where `points` is
 // how many data points the plot draws (exposed to tests as data-points).
+//
+// ECharts puts a tooltip's text into the page as HTML, so every tooltip
+// here has a formatter function that builds it with html`...` (`tip`):
+// names, categorical values and metric names are text. No formatter is an
+// ECharts string template ('{b}'), whose substitutions are not escaped.
+// Labels, titles, legends and axis names are drawn on the canvas as text.
 import {
   assignment, axisValue, history, inCreationOrder, isBetter, objectiveOf, paramAxis, ranked,
 } from './data.js';
 import { PHASE_COLORS, num } from './format.js';
+import { html } from './html.js';
+
+// A tooltip's content for ECharts, which wants a string.
+const tip = (strings, ...values) => String(html(strings, ...values));
 
 const BASE = { animation: false, textStyle: { fontFamily: 'inherit' } };
 const AXIS_TYPE = { value: 'value', log: 'log', category: 'category' };
@@ -31,17 +41,18 @@ export function historyOption(trials, spec) {
   const series = phases.map((phase, i) => ({
     type: 'scatter', name: phase, data: data[i], symbolSize: points.length > 300 ? 4 : 7, large: true, largeThreshold: 500,
     itemStyle: { color: PHASE_COLORS[phase] || '#1f6feb' },
-    tooltip: { formatter: (q) => `${names[i][q.dataIndex]} (${phase})<br>${metric} = ${num(q.value[1])}` },
+    tooltip: { formatter: (q) => tip`${names[i][q.dataIndex]} (${phase})<br>${metric} = ${num(q.value[1])}` },
   }));
   const line = {
     type: 'line', name: 'best so far', step: 'end', showSymbol: false, z: 3,
     lineStyle: { color: '#d1242f', width: 2 }, itemStyle: { color: '#d1242f' }, data: best,
-    tooltip: { formatter: (q) => `best after trial ${q.value[0]}: ${num(q.value[1])}` },
+    tooltip: { formatter: (q) => tip`best after trial ${q.value[0]}: ${num(q.value[1])}` },
   };
   if (spec.objective.goal !== undefined) {
+    const goal = `goal ${num(spec.objective.goal)}`;
     line.markLine = {
       silent: true, symbol: 'none', lineStyle: { type: 'dashed', color: '#999' },
-      label: { formatter: `goal ${spec.objective.goal}`, position: 'insideEndTop' }, data: [{ yAxis: spec.objective.goal }],
+      label: { formatter: () => goal, position: 'insideEndTop' }, data: [{ yAxis: spec.objective.goal }],
     };
   }
   series.push(line);
@@ -183,7 +194,7 @@ export function curvesOption(curves, trialsByName, metric, { logY = false } = {}
       ...BASE,
       grid: { left: 60, right: 24, top: 36, bottom: 40 },
       legend: { top: 0, data: groups.map((g) => ({ name: g.name, itemStyle: { color: g.color } })) },
-      tooltip: { trigger: 'item', formatter: (p) => (p.seriesType === 'scatter' ? `${p.name} cut at step ${p.value[0]}` : p.name) },
+      tooltip: { trigger: 'item', formatter: (p) => (p.seriesType === 'scatter' ? tip`${p.name} cut at step ${p.value[0]}` : tip`${p.name}`) },
       xAxis: { type: 'value', name: 'step', nameLocation: 'middle', nameGap: 26, min: 'dataMin', max: 'dataMax', minInterval: 1 },
       yAxis: { type: logY ? 'log' : 'value', name: metric, scale: true },
       series,
@@ -230,7 +241,7 @@ export function sliceOption(allTrials, spec, { columns = 3, rowHeight = 210 } = 
       names.push(t.name);
     }
     points += data.length;
-    const tooltip = { formatter: (q) => `${names[q.dataIndex]}<br>${p.name} = ${q.value[0]}<br>${num(q.value[1])}` };
+    const tooltip = { formatter: (q) => tip`${names[q.dataIndex]}<br>${p.name} = ${q.value[0]}<br>${num(q.value[1])}` };
     o.series.push({
       type: 'scatter', xAxisIndex: i, yAxisIndex: i, data, symbolSize: data.length > 300 ? 4 : 6, large: true, largeThreshold: 500,
       itemStyle: { color: '#1f6feb', opacity: 0.6 }, tooltip,
@@ -238,7 +249,7 @@ export function sliceOption(allTrials, spec, { columns = 3, rowHeight = 210 } = 
     // The best trial on top, in red.
     o.series.push({
       type: 'scatter', xAxisIndex: i, yAxisIndex: i, data: bestIndex < 0 ? [] : [data[bestIndex]], symbolSize: 9,
-      itemStyle: { color: '#d1242f' }, z: 3, tooltip: { formatter: (q) => `best: ${best[0].name}<br>${p.name} = ${q.value[0]}<br>${num(q.value[1])}` },
+      itemStyle: { color: '#d1242f' }, z: 3, tooltip: { formatter: (q) => tip`best: ${best[0].name}<br>${p.name} = ${q.value[0]}<br>${num(q.value[1])}` },
     });
   });
   return { points, empty: 'No finished trial yet', height: Math.ceil(params.length / cols) * rowHeight, option: o };
@@ -261,7 +272,11 @@ export function trialCurveOption(observations, metrics) {
       ...BASE,
       grid: { left: 60, right: 24, top: 36, bottom: 40 },
       legend: { top: 0 },
-      tooltip: { trigger: 'axis' },
+      tooltip: {
+        trigger: 'axis',
+        formatter: (ps) => tip`step ${ps[0]?.value[0]}${ps.map((q) =>
+          html`<br><span class="tip-dot" style="background:${q.color}"></span>${q.seriesName}: ${num(q.value[1])}`)}`,
+      },
       xAxis: { type: 'value', name: 'step', nameLocation: 'middle', nameGap: 26, minInterval: 1, min: 'dataMin' },
       yAxis: { type: 'value', scale: true },
       series,

@@ -1,6 +1,7 @@
 // Pure functions over the REST API v1 shapes (no DOM): objective values,
 // parameter axes, sorting and filtering trials, choosing which learning
 // curves to fetch. Tested in node (tests/ui/unit/).
+import { bytes } from './format.js';
 
 export const TERMINAL_TRIAL = new Set(['Succeeded', 'Failed', 'EarlyStopped', 'MetricsUnavailable', 'Killed']);
 export const FINISHED_EXPERIMENT = new Set(['Succeeded', 'Failed', 'Stopped']);
@@ -188,4 +189,15 @@ export async function pool(items, limit, fn) {
   }
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
+}
+
+// What the log view shows of a tail from api.logTail: a cut tail starts
+// at its first whole line, and the note says how much of how much.
+export function logView({ text, bytes: shown, size }) {
+  if (shown >= size) return { text: text || '(empty)', note: '' };
+  const nl = text.indexOf('\n');
+  return {
+    text: nl >= 0 && nl < text.length - 1 ? text.slice(nl + 1) : text,
+    note: `showing the last ${bytes(shown)} of ${bytes(size)}`,
+  };
 }

@@ -1,17 +1,13 @@
-// Text for people: escaping, numbers, times, phase badges (no DOM access).
-
-const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function esc(value) {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
-}
+// Text for people: numbers, sizes, times, phase badges (no DOM access).
+// Everything but `badge` returns plain text, which html`...` escapes.
+import { html } from './html.js';
 
 // Numbers with up to 4 significant digits after the point, or scientific
 // notation when they are very small or large; '—' for missing.
 export function num(v) {
   if (v === undefined || v === null || v === '') return '—';
   const n = Number(v);
-  if (!Number.isFinite(n)) return esc(v);
+  if (!Number.isFinite(n)) return String(v);
   if (n === 0) return '0';
   const a = Math.abs(n);
   if (a < 1e-3 || a >= 1e6) return n.toExponential(3);
@@ -46,7 +42,21 @@ export const PHASE_COLORS = {
 };
 
 export function badge(phase) {
-  return `<span class="badge phase-${esc(phase)}">${esc(phase)}</span>`;
+  return html`<span class="badge phase-${phase}">${phase}</span>`;
+}
+
+// A size in bytes for people: "512 B", "64 KiB", "3.2 MiB".
+export function bytes(n) {
+  if (!Number.isFinite(n) || n < 0) return '—';
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u += 1;
+  }
+  return `${v >= 10 || Number.isInteger(v) ? Math.round(v) : v.toFixed(1)} ${units[u]}`;
 }
 
 // A route link: the dashboard routes on the URL's hash.

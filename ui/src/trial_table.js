@@ -3,7 +3,8 @@
 // time (sorting and filtering cover every trial; only the page is in the
 // DOM, so the table's layout stays cheap with thousands of trials).
 import { filterTrials, objectiveOf, sortTrials, duration } from './data.js';
-import { badge, esc, href, num, seconds, time } from './format.js';
+import { badge, href, num, seconds, time } from './format.js';
+import { html, setHtml } from './html.js';
 
 export const PAGE_SIZE = 100;
 const TRIAL_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'EarlyStopped', 'MetricsUnavailable', 'Killed'];
@@ -20,18 +21,18 @@ export class TrialTable {
     this.page = 0;
     this.trials = [];
     this.spec = null;
-    el.innerHTML = `
+    setHtml(el, html`
       <div class="table-controls">
         <input type="search" id="trial-filter" placeholder="Filter: name or param=value">
         <select id="trial-phase"><option value="">all phases</option>
-          ${TRIAL_PHASES.map((p) => `<option>${p}</option>`).join('')}</select>
+          ${TRIAL_PHASES.map((p) => html`<option>${p}</option>`)}</select>
         <span class="muted small" id="trial-count"></span>
         <span class="spacer"></span>
         <span class="pager"><button class="small secondary" id="page-prev">‹ Prev</button>
           <span class="small" id="page-range"></span>
           <button class="small secondary" id="page-next">Next ›</button></span>
       </div>
-      <div class="table-scroll"><table class="grid" id="trials"><thead></thead><tbody></tbody></table></div>`;
+      <div class="table-scroll"><table class="grid" id="trials"><thead></thead><tbody></tbody></table></div>`);
     el.querySelector('#trial-filter').oninput = (e) => {
       this.text = e.target.value;
       this.page = 0;
@@ -91,8 +92,8 @@ export class TrialTable {
     const spec = this.spec;
     const cols = this.columns();
     const arrow = (k) => (this.sort.key === k ? (this.sort.dir === 'asc' ? ' ▲' : ' ▼') : '');
-    this.el.querySelector('thead').innerHTML = `<tr>${cols.map((c) =>
-      `<th data-key="${esc(c.key)}" class="${c.num ? 'num' : ''} sortable">${esc(c.label)}${arrow(c.key)}</th>`).join('')}<th></th></tr>`;
+    setHtml(this.el.querySelector('thead'), html`<tr>${cols.map((c) =>
+      html`<th data-key="${c.key}" class="${c.num ? 'num' : ''} sortable">${c.label}${arrow(c.key)}</th>`)}<th></th></tr>`);
     const shown = sortTrials(filterTrials(this.trials, this.text, this.phase), this.sort.key, this.sort.dir, spec);
     const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
     this.page = Math.min(Math.max(0, this.page), pages - 1);
@@ -100,22 +101,22 @@ export class TrialTable {
     const rows = shown.slice(first, first + PAGE_SIZE).map((t) => {
       const params = new Map((t.parameterAssignments || []).map((a) => [a.name, a.value]));
       const metrics = new Map((t.metrics || []).map((m) => [m.name, m.latest]));
-      return `<tr data-trial="${esc(t.name)}" data-phase="${esc(t.phase)}">
-        <td><a href="${href('experiments', this.name, 'trials', t.name)}">${esc(t.name)}</a></td>
+      return html`<tr data-trial="${t.name}" data-phase="${t.phase}">
+        <td><a href="${href('experiments', this.name, 'trials', t.name)}">${t.name}</a></td>
         <td>${badge(t.phase)}</td>
         ${spec.parameters.map((p) => {
           const v = params.get(p.name);
-          return `<td class="${p.parameterType !== 'categorical' ? 'num' : ''}">${p.parameterType === 'categorical' ? esc(v ?? '—') : num(v)}</td>`;
-        }).join('')}
+          return html`<td class="${p.parameterType !== 'categorical' ? 'num' : ''}">${p.parameterType === 'categorical' ? (v ?? '—') : num(v)}</td>`;
+        })}
         <td class="num">${num(objectiveOf(t, spec))}</td>
-        ${(spec.objective.additionalMetricNames || []).map((m) => `<td class="num">${num(metrics.get(m))}</td>`).join('')}
+        ${(spec.objective.additionalMetricNames || []).map((m) => html`<td class="num">${num(metrics.get(m))}</td>`)}
         <td>${time(t.startTime)}</td>
         <td class="num">${seconds(duration(t))}</td>
-        <td>${t.phase === 'Running' ? `<button class="small danger" data-stop="${esc(t.name)}">Stop</button>` : ''}</td>
+        <td>${t.phase === 'Running' && html`<button class="small danger" data-stop="${t.name}">Stop</button>`}</td>
       </tr>`;
     });
-    this.el.querySelector('tbody').innerHTML = rows.join('') ||
-      `<tr><td colspan="${cols.length + 1}" class="empty">${this.trials.length ? 'No trial matches.' : 'No trials yet.'}</td></tr>`;
+    setHtml(this.el.querySelector('tbody'), rows.length ? html`${rows}`
+      : html`<tr><td colspan="${cols.length + 1}" class="empty">${this.trials.length ? 'No trial matches.' : 'No trials yet.'}</td></tr>`);
     this.el.querySelector('#trial-count').textContent = `${shown.length} of ${this.trials.length} trials`;
     this.el.querySelector('#page-range').textContent = shown.length
       ? `${first + 1}–${Math.min(shown.length, first + PAGE_SIZE)} of ${shown.length}` : '';

@@ -1,12 +1,13 @@
 // Dialogs and notices shared by the pages: a confirmation, the token prompt,
 // and a transient message line.
-import { esc } from './format.js';
+import { html, setHtml } from './html.js';
 
-function dialog(html, onReady) {
+// `markup`: html`...` output.
+function dialog(markup, onReady) {
   return new Promise((resolve) => {
     const d = document.createElement('dialog');
     d.className = 'modal';
-    d.innerHTML = html;
+    setHtml(d, markup);
     document.body.appendChild(d);
     const done = (value) => {
       d.close();
@@ -22,15 +23,15 @@ function dialog(html, onReady) {
   });
 }
 
-// Resolves to true when the person confirms.
+// Resolves to true when the person confirms. `body` is text or html`...`.
 export function confirmDialog({ title, body, confirm = 'OK', danger = false }) {
-  return dialog(`
+  return dialog(html`
     <form method="dialog">
-      <h2>${esc(title)}</h2>
+      <h2>${title}</h2>
       <p>${body}</p>
       <div class="buttons">
         <button type="button" class="secondary" data-act="cancel">Cancel</button>
-        <button type="submit" class="${danger ? 'danger' : ''}" data-act="confirm">${esc(confirm)}</button>
+        <button type="submit" class="${danger ? 'danger' : ''}" data-act="confirm">${confirm}</button>
       </div>
     </form>`, (d, done) => {
     d.querySelector('[data-act=cancel]').onclick = () => done(false);
@@ -43,7 +44,7 @@ export function confirmDialog({ title, body, confirm = 'OK', danger = false }) {
 
 // Asks for the API token; resolves to it, or null when cancelled.
 export function tokenDialog(refused) {
-  return dialog(`
+  return dialog(html`
     <form method="dialog" id="token-form">
       <h2>API token</h2>
       <p>${refused ? 'The server refused that token. ' : ''}This server needs a token

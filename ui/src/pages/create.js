@@ -1,7 +1,8 @@
 // Creating an experiment: paste or upload a YAML (or JSON) spec; the server
 // validates it and a 400's problems are listed with their field paths.
 import { ApiError, api, problems } from '../api.js';
-import { esc, href } from '../format.js';
+import { href } from '../format.js';
+import { html, setHtml } from '../html.js';
 
 export const id = 'create';
 
@@ -20,7 +21,7 @@ trialTemplate:
 `;
 
 export async function render(root) {
-  root.innerHTML = `
+  setHtml(root, html`
     <div class="page-head"><h1><a href="#/" class="muted">Experiments</a> / New experiment</h1></div>
     <form id="create-form" class="card">
       <p class="muted">Paste a spec (YAML or JSON, Katib's field names) or load a file. The server checks it
@@ -32,7 +33,7 @@ export async function render(root) {
       <textarea id="spec-text" spellcheck="false" rows="20"></textarea>
       <div id="create-errors"></div>
       <div class="buttons"><button type="submit" id="create-submit">Create experiment</button></div>
-    </form>`;
+    </form>`);
   const text = root.querySelector('#spec-text');
   const errors = root.querySelector('#create-errors');
   text.value = EXAMPLE;
@@ -40,7 +41,7 @@ export async function render(root) {
   const load = async (file) => {
     text.value = await file.text();
     root.querySelector('#spec-file-name').textContent = file.name;
-    errors.innerHTML = '';
+    errors.replaceChildren();
   };
   root.querySelector('#spec-file').onchange = (e) => e.target.files[0] && load(e.target.files[0]);
   text.addEventListener('dragover', (e) => e.preventDefault());
@@ -52,7 +53,7 @@ export async function render(root) {
     e.preventDefault();
     const button = root.querySelector('#create-submit');
     button.disabled = true;
-    errors.innerHTML = '';
+    errors.replaceChildren();
     try {
       const created = await api.create(text.value);
       location.hash = href('experiments', created.name);
@@ -60,8 +61,8 @@ export async function render(root) {
       const list = err instanceof ApiError && err.status === 400 ? problems(err.message) : [{ path: '', message: err.message }];
       const title = err instanceof ApiError && err.status === 400 ? 'The spec has problems'
         : err instanceof ApiError && err.status === 409 ? 'Name taken' : 'Could not create the experiment';
-      errors.innerHTML = `<div class="error-box" role="alert"><b>${title}</b><ul>${list.map((p) =>
-        `<li>${p.path ? `<code class="field-path">${esc(p.path)}</code>: ` : ''}${esc(p.message)}</li>`).join('')}</ul></div>`;
+      setHtml(errors, html`<div class="error-box" role="alert"><b>${title}</b><ul>${list.map((p) =>
+        html`<li>${p.path && html`<code class="field-path">${p.path}</code>: `}${p.message}</li>`)}</ul></div>`);
     } finally {
       button.disabled = false;
     }

@@ -5,14 +5,14 @@ import { draw } from '../chart_host.js';
 import { curvesOption, historyOption, parallelOption, sliceOption } from '../charts.js';
 import { CurveStore } from '../curves.js';
 import { FINISHED_EXPERIMENT, metricNames } from '../data.js';
-import { esc } from '../format.js';
+import { html, setHtml } from '../html.js';
 import { TrialTable } from '../trial_table.js';
 import { confirmDialog, notice } from '../ui.js';
 import { bestHtml, headHtml, paramsHtml, summaryHtml } from './experiment_summary.js';
 
 export const id = 'experiment';
 
-const SKELETON = `
+const SKELETON = html`
   <div id="exp-head"></div>
   <div class="cards three">
     <section class="card"><h2>Summary</h2><div id="exp-summary"></div></section>
@@ -37,7 +37,7 @@ const SKELETON = `
   <section class="card"><h2>Trials</h2><div id="trial-table"></div></section>`;
 
 export async function render(root, ctx, name) {
-  root.innerHTML = SKELETON;
+  setHtml(root, SKELETON);
   const $ = (sel) => root.querySelector(sel);
   let exp = null;
   let trials = [];
@@ -46,7 +46,7 @@ export async function render(root, ctx, name) {
 
   const table = new TrialTable($('#trial-table'), async (trial) => {
     const ok = await confirmDialog({
-      title: 'Stop trial', body: `Stop <b>${esc(trial)}</b>? Its process is killed and it ends as Killed.`, confirm: 'Stop trial', danger: true,
+      title: 'Stop trial', body: html`Stop <b>${trial}</b>? Its process is killed and it ends as Killed.`, confirm: 'Stop trial', danger: true,
     });
     if (!ok) return;
     try {
@@ -94,15 +94,15 @@ export async function render(root, ctx, name) {
   // then to the next frame is recorded in data-render-ms.
   function paint(arrived) {
     const spec = exp.spec;
-    $('#exp-head').innerHTML = headHtml(exp);
-    $('#exp-summary').innerHTML = summaryHtml(exp);
-    $('#exp-best').innerHTML = bestHtml(exp);
-    if (!$('#exp-spec').firstChild) $('#exp-spec').innerHTML = paramsHtml(spec);
+    setHtml($('#exp-head'), headHtml(exp));
+    setHtml($('#exp-summary'), summaryHtml(exp));
+    setHtml($('#exp-best'), bestHtml(exp));
+    if (!$('#exp-spec').firstChild) setHtml($('#exp-spec'), paramsHtml(spec));
     const names = metricNames(spec, trials);
     if (!metric) metric = names[0];
     const select = $('#curve-metric');
     if (select.options.length !== names.length) {
-      select.innerHTML = names.map((m) => `<option>${esc(m)}</option>`).join('');
+      select.replaceChildren(...names.map((m) => new Option(m, m)));
       select.value = metric;
     }
     const steps = {};
@@ -136,7 +136,7 @@ export async function render(root, ctx, name) {
     if (stop) {
       stop.onclick = async () => {
         const ok = await confirmDialog({
-          title: 'Stop experiment', body: `Stop <b>${esc(name)}</b>? Its running trials are killed and no new ones start.`, confirm: 'Stop experiment', danger: true,
+          title: 'Stop experiment', body: html`Stop <b>${name}</b>? Its running trials are killed and no new ones start.`, confirm: 'Stop experiment', danger: true,
         });
         if (!ok) return;
         try {
@@ -151,7 +151,7 @@ export async function render(root, ctx, name) {
     $('#delete-experiment').onclick = async () => {
       const ok = await confirmDialog({
         title: 'Delete experiment',
-        body: `Delete <b>${esc(name)}</b> with all its trials, observations and logs? This cannot be undone.`,
+        body: html`Delete <b>${name}</b> with all its trials, observations and logs? This cannot be undone.`,
         confirm: 'Delete', danger: true,
       });
       if (!ok) return;
@@ -172,7 +172,7 @@ export async function render(root, ctx, name) {
       [x, ts] = await Promise.all([api.experiment(name), api.trials(name)]);
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) {
-        root.innerHTML = `<div class="error-box">No experiment named <b>${esc(name)}</b>. <a href="#/">Back to the list</a>.</div>`;
+        setHtml(root, html`<div class="error-box">No experiment named <b>${name}</b>. <a href="#/">Back to the list</a>.</div>`);
         return 0;
       }
       throw e;

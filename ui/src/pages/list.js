@@ -1,6 +1,7 @@
 // The experiments list: one row per experiment, filtered by phase, polled.
 import { api } from '../api.js';
-import { badge, esc, href, num, time } from '../format.js';
+import { badge, href, num, time } from '../format.js';
+import { html, setHtml } from '../html.js';
 
 export const id = 'list';
 
@@ -20,25 +21,25 @@ function row(x) {
   const pct = max ? Math.min(100, (100 * finished) / max) : 0;
   const best = s.currentOptimalTrial;
   const objective = x.spec.objective;
-  return `<tr data-name="${esc(x.name)}" data-phase="${esc(s.phase)}">
-    <td><a href="${href('experiments', x.name)}">${esc(x.name)}</a></td>
-    <td>${badge(s.phase)}${s.reason ? ` <span class="muted small">${esc(s.reason)}</span>` : ''}</td>
-    <td>${esc(x.spec.algorithm.algorithmName)}</td>
+  return html`<tr data-name="${x.name}" data-phase="${s.phase}">
+    <td><a href="${href('experiments', x.name)}">${x.name}</a></td>
+    <td>${badge(s.phase)}${s.reason && html` <span class="muted small">${s.reason}</span>`}</td>
+    <td>${x.spec.algorithm.algorithmName}</td>
     <td class="num"><span class="trials-done">${finished} / ${max}</span>
       <div class="bar"><span style="width:${pct.toFixed(1)}%"></span></div></td>
     <td class="num">${c.running || 0}</td>
-    <td class="num">${best ? `${num(best.objectiveValue)} <span class="muted small">${esc(objective.type === 'maximize' ? '↑' : '↓')} ${esc(objective.objectiveMetricName)}</span>` : '—'}</td>
+    <td class="num">${best ? html`${num(best.objectiveValue)} <span class="muted small">${objective.type === 'maximize' ? '↑' : '↓'} ${objective.objectiveMetricName}</span>` : '—'}</td>
     <td>${time(s.startTime || s.creationTime)}</td>
   </tr>`;
 }
 
 export async function render(root, ctx) {
   let phase = sessionStorage.getItem(FILTER_KEY) || '';
-  root.innerHTML = `
+  setHtml(root, html`
     <div class="page-head">
       <h1>Experiments</h1>
       <label>Phase <select id="phase-filter">
-        <option value="">all</option>${PHASES.map((p) => `<option>${p}</option>`).join('')}
+        <option value="">all</option>${PHASES.map((p) => html`<option>${p}</option>`)}
       </select></label>
       <span class="spacer"></span>
       <a class="button" href="#/new">New experiment</a>
@@ -48,7 +49,7 @@ export async function render(root, ctx) {
         <th class="num">Running</th><th class="num">Best objective</th><th>Started</th></tr></thead>
       <tbody></tbody>
     </table>
-    <p class="muted small" id="list-count"></p>`;
+    <p class="muted small" id="list-count"></p>`);
   const select = root.querySelector('#phase-filter');
   select.value = phase;
   let experiments = [];
@@ -56,9 +57,9 @@ export async function render(root, ctx) {
     const shown = experiments
       .filter((x) => !phase || x.status.phase === phase)
       .sort((a, b) => String(b.status.creationTime).localeCompare(String(a.status.creationTime)));
-    root.querySelector('tbody').innerHTML = shown.length ? shown.map(row).join('')
-      : `<tr><td colspan="7" class="empty">${experiments.length ? 'No experiment in this phase.'
-        : 'No experiments yet. <a href="#/new">Create one</a> or submit one with <code>hpt run</code>.'}</td></tr>`;
+    setHtml(root.querySelector('tbody'), shown.length ? html`${shown.map(row)}`
+      : html`<tr><td colspan="7" class="empty">${experiments.length ? 'No experiment in this phase.'
+        : html`No experiments yet. <a href="#/new">Create one</a> or submit one with <code>hpt run</code>.`}</td></tr>`);
     root.querySelector('#list-count').textContent =
       `${shown.length} of ${experiments.length} experiments · updated ${new Date().toLocaleTimeString()}`;
     root.dataset.loaded = '1';

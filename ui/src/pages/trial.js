@@ -3,27 +3,31 @@
 import { api } from '../api.js';
 import { draw } from '../chart_host.js';
 import { trialCurveOption } from '../charts.js';
-import { TERMINAL_TRIAL, duration } from '../data.js';
-import { badge, esc, href, num, seconds, time } from '../format.js';
+import { TERMINAL_TRIAL, duration, logView } from '../data.js';
+import { badge, href, num, seconds, time } from '../format.js';
+import { html, setHtml } from '../html.js';
 import { confirmDialog, notice } from '../ui.js';
 
 export const id = 'trial';
 
+// The log view asks for the last 64 KiB only: a log can be far longer
+// than a page should hold, and it is fetched again every second while the
+// trial runs.
 const LOG_TAIL_BYTES = 64 * 1024;
 
 function infoHtml(t) {
   const rows = [
     ['Started', time(t.startTime)], ['Completed', time(t.completionTime)],
     ['Duration', seconds(duration(t))],
-    ...(t.reason ? [['Reason', esc(t.reason)]] : []),
-    ...(t.message ? [['Message', esc(t.message)]] : []),
-    ...(t.exitCode !== undefined ? [['Exit code', esc(t.exitCode)]] : []),
+    ...(t.reason ? [['Reason', t.reason]] : []),
+    ...(t.message ? [['Message', t.message]] : []),
+    ...(t.exitCode !== undefined ? [['Exit code', t.exitCode]] : []),
   ];
-  return `<dl class="facts">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>`;
+  return html`<dl class="facts">${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`;
 }
 
 export async function render(root, ctx, experiment, name) {
-  root.innerHTML = `
+  setHtml(root, html`
     <div class="page-head" id="trial-head"></div>
     <div class="cards">
       <section class="card"><h2>Parameters</h2><div id="trial-params"></div></section>
@@ -32,9 +36,9 @@ export async function render(root, ctx, experiment, name) {
     </div>
     <section class="card"><h2>Curve</h2><div class="chart" id="chart-trial"></div></section>
     <section class="card">
-      <h2>Log <span class="muted small" id="log-state"></span></h2>
+      <h2>Log <span class="muted small" id="log-note"></span> <span class="muted small" id="log-state"></span></h2>
       <pre class="log" id="trial-log"></pre>
-    </section>`;
+    </section>`);
   const $ = (sel) => root.querySelector(sel);
   let lastTrial = '';
   let lastObservations = -1;
@@ -42,7 +46,7 @@ export async function render(root, ctx, experiment, name) {
 
   async function stop() {
     const ok = await confirmDialog({
-      title: 'Stop trial', body: `Stop <b>${esc(name)}</b>? Its process is killed and it ends as Killed.`, confirm: 'Stop trial', danger: true,
+      title: 'Stop trial', body: html`Stop <b>${name}</b>? Its process is killed and it ends as Killed.`, confirm: 'Stop trial', danger: true,
     });
     if (!ok) return;
     try {
@@ -58,42 +62,46 @@ export async function render(root, ctx, experiment, name) {
     const [t, observations, log] = await Promise.all([
       api.trial(experiment, name),
       api.observations(experiment, name),
-      api.logs(experiment, name).catch((e) => `(log unavailable: ${e.message})`),
+      api.logTail(experiment, name, LOG_TAIL_BYTES).catch((e) => {
+        const text = `(log unavailable: ${e.message})`;
+        return { text, bytes: text.length, size: text.length };
+      }),
     ]);
     if (!ctx.alive) return 0;
     const running = !TERMINAL_TRIAL.has(t.phase);
     const signature = JSON.stringify(t);
     if (signature !== lastTrial) {
       lastTrial = signature;
-      $('#trial-head').innerHTML = `
+      setHtml($('#trial-head'), html`
         <h1><a href="#/" class="muted">Experiments</a> /
-          <a href="${href('experiments', experiment)}" class="muted">${esc(experiment)}</a> / ${esc(name)}</h1>
+          <a href="${href('experiments', experiment)}" class="muted">${experiment}</a> / ${name}</h1>
         ${badge(t.phase)}<span class="spacer"></span>
-        ${t.phase === 'Running' ? '<button id="stop-trial" class="danger">Stop trial</button>' : ''}`;
+        ${t.phase === 'Running' && html`<button id="stop-trial" class="danger">Stop trial</button>`}`);
       const b = $('#stop-trial');
       if (b) b.onclick = stop;
-      $('#trial-params').innerHTML = `<table class="grid compact"><tbody>${(t.parameterAssignments || []).map((a) =>
-        `<tr><td>${esc(a.name)}</td><td class="num">${esc(a.value)}</td></tr>`).join('')}</tbody></table>`;
-      $('#trial-metrics').innerHTML = (t.metrics || []).length ? `<table class="grid compact" id="metrics-table">
+      setHtml($('#trial-params'), html`<table class="grid compact"><tbody>${(t.parameterAssignments || []).map((a) =>
+        html`<tr><td>${a.name}</td><td class="num">${a.value}</td></tr>`)}</tbody></table>`);
+      setHtml($('#trial-metrics'), (t.metrics || []).length ? html`<table class="grid compact" id="metrics-table">
         <thead><tr><th>Metric</th><th class="num">min</th><th class="num">max</th><th class="num">latest</th></tr></thead>
-        <tbody>${t.metrics.map((m) => `<tr><td>${esc(m.name)}</td><td class="num">${num(m.min)}</td>
-          <td class="num">${num(m.max)}</td><td class="num">${num(m.latest)}</td></tr>`).join('')}</tbody></table>`
-        : '<p class="muted">No metrics reported yet.</p>';
-      $('#trial-info').innerHTML = infoHtml(t);
+        <tbody>${t.metrics.map((m) => html`<tr><td>${m.name}</td><td class="num">${num(m.min)}</td>
+          <td class="num">${num(m.max)}</td><td class="num">${num(m.latest)}</td></tr>`)}</tbody></table>`
+        : html`<p class="muted">No metrics reported yet.</p>`);
+      setHtml($('#trial-info'), infoHtml(t));
     }
     if (observations.length !== lastObservations) {
       lastObservations = observations.length;
       const names = [...new Set(observations.flatMap((o) => Object.keys(o.metrics || {})))];
       draw($('#chart-trial'), trialCurveOption(observations, names));
     }
-    if (log !== lastLog) {
-      lastLog = log;
+    const view = logView(log);
+    if (view.text !== lastLog) {
+      lastLog = view.text;
       const pre = $('#trial-log');
       const atBottom = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 8;
-      const tail = log.length > LOG_TAIL_BYTES ? `… (${log.length - LOG_TAIL_BYTES} earlier bytes not shown)\n${log.slice(-LOG_TAIL_BYTES)}` : log;
-      pre.textContent = tail || '(empty)';
+      pre.textContent = view.text;
       if (atBottom || running) pre.scrollTop = pre.scrollHeight;
     }
+    $('#log-note').textContent = view.note && `· ${view.note}`;
     $('#log-state').textContent = running ? '· following' : '';
     root.dataset.loaded = '1';
     root.dataset.phase = t.phase;
