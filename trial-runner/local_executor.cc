@@ -5,7 +5,7 @@
 // write to a store or run an early-stopping rule). So a slow listener or a
 // costly line never delays another trial's timeout or kill, and the queue
 // between them is bounded: past kMaxQueuedBytes the poll thread stops
-// reading output and trials wait on their full pipes.
+// reading output (and metrics files) and trials wait on their full pipes.
 
 #include <fcntl.h>
 #include <poll.h>
@@ -35,7 +35,11 @@ namespace {
 using Clock = TrialProcess::Clock;
 using Key = std::pair<std::string, std::string>;  // experiment, trial
 
-constexpr size_t kMaxQueuedBytes = 32u << 20;
+// The delivery queue's bound: past it the poll thread stops reading output,
+// so that no trial's output can delay another's exit by more than a few
+// seconds of listener work.
+constexpr size_t kMaxQueuedBytes = 4u << 20;
+constexpr size_t kMaxQueuedEvents = 8192;
 
 struct Entry {
   std::unique_ptr<TrialProcess> process;  // null while Start() launches it
@@ -169,7 +173,7 @@ bool LocalExecutor::Enqueue(std::vector<Event>& events, size_t bytes) {
   queued_bytes_ += bytes;
   events.clear();
   queue_cv_.notify_one();
-  queue_full_ = queued_bytes_ > kMaxQueuedBytes;
+  queue_full_ = queued_bytes_ > kMaxQueuedBytes || queue_.size() > kMaxQueuedEvents;
   return !queue_full_;
 }
 

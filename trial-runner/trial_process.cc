@@ -141,6 +141,7 @@ void TrialProcess::Kill(ExitKind why, Clock::time_point now) {
 
 void TrialProcess::AddPollFds(std::vector<pollfd>& fds, bool read_output) {
   out_index_ = pid_index_ = -1;
+  reading_ = read_output;
   if (out_fd_ >= 0 && read_output) {
     out_index_ = static_cast<int>(fds.size());
     fds.push_back({out_fd_, POLLIN, 0});
@@ -166,7 +167,7 @@ void TrialProcess::Step(const std::vector<pollfd>& fds, Clock::time_point now,
     kill(-pid_, SIGKILL);
     sigkill_at_.reset();
   }
-  if (file_ && now >= next_file_poll_) {
+  if (file_ && reading_ && now >= next_file_poll_) {
     PollFile(emit, false);
     next_file_poll_ = now + kFilePollInterval;
   }

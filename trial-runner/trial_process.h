@@ -66,7 +66,8 @@ class TrialProcess {
 
   // Appends the descriptors to wait on; the output pipe only when
   // `read_output` (false: the reader is behind, so the trial waits on a full
-  // pipe rather than the server buffering without bound).
+  // pipe, and its metrics file waits, rather than the server buffering
+  // without bound).
   void AddPollFds(std::vector<pollfd>& fds, bool read_output = true);
   // After poll(): reads output, notices the exit, acts on the timeout.
   // Lines that may hold metrics go to `emit`, in order.
@@ -108,6 +109,7 @@ class TrialProcess {
   std::unique_ptr<FileTailer> file_;
   std::shared_ptr<MetricsParser> file_parser_;
   bool file_problem_logged_ = false;
+  bool reading_ = true;  // AddPollFds()'s read_output
   Clock::time_point next_file_poll_;
   LineBuffer lines_;
   TailLines tail_;

@@ -53,7 +53,11 @@ std::string HptBinary() {
 HptProcess::HptProcess(const std::string& db_path, std::vector<std::string> extra_args) {
   int fds[2];
   HPT_CHECK(pipe(fds) == 0);
-  std::vector<std::string> args = {HptBinary(), "serve", "--port", "0", "--db", db_path};
+  std::vector<std::string> args = {HptBinary(), "serve", "--db", db_path};
+  // Port 0 unless the test names one.
+  if (std::find(extra_args.begin(), extra_args.end(), "--port") == extra_args.end()) {
+    extra_args.insert(extra_args.end(), {"--port", "0"});
+  }
   // Tests see no GPUs unless they give their own list.
   if (std::find(extra_args.begin(), extra_args.end(), "--gpus") == extra_args.end()) {
     extra_args.insert(extra_args.end(), {"--gpus", "none"});

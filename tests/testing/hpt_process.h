@@ -17,7 +17,8 @@ std::string HptBinary();
 
 class HptProcess {
  public:
-  // Starts `hpt serve --port 0 --db <db_path> <extra_args...>`.
+  // Starts `hpt serve --port 0 --db <db_path> <extra_args...>` (extra_args
+  // may name another --port).
   HptProcess(const std::string& db_path, std::vector<std::string> extra_args = {});
   ~HptProcess();  // SIGKILLs the server if still running
 
