@@ -47,6 +47,8 @@ std::vector<std::string_view> StatFields(const std::string& stat) {
   }
   return out;
 }
+// The fields view `stat`: a temporary would leave them dangling.
+std::vector<std::string_view> StatFields(std::string&& stat) = delete;
 
 template <typename T>
 std::optional<T> ParseNumber(std::string_view text) {
@@ -92,13 +94,16 @@ std::optional<ProcessIdentity> ParseJobId(std::string_view job_id) {
 }
 
 std::optional<uint64_t> ProcessStartTime(int pid) {
-  auto fields = StatFields(ReadSmallFile("/proc/" + std::to_string(pid) + "/stat"));
+  // Named: the fields are views into it.
+  const std::string stat = ReadSmallFile("/proc/" + std::to_string(pid) + "/stat");
+  auto fields = StatFields(stat);
   if (fields.size() < 20) return std::nullopt;
   return ParseNumber<uint64_t>(fields[19]);  // field 22
 }
 
 std::optional<int> ProcessSession(int pid) {
-  auto fields = StatFields(ReadSmallFile("/proc/" + std::to_string(pid) + "/stat"));
+  const std::string stat = ReadSmallFile("/proc/" + std::to_string(pid) + "/stat");
+  auto fields = StatFields(stat);
   if (fields.size() < 4) return std::nullopt;
   return ParseNumber<int>(fields[3]);  // field 6
 }
