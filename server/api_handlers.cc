@@ -37,6 +37,13 @@ HttpResponse CreateExperiment(const ApiContext& ctx, const HttpRequest& req) {
   return JsonResponse(201, api::ExperimentToJson(*exp, {}));
 }
 
+// Stored rows that cannot be decoded, as [{"name", "error"}] (see store.h).
+json UnreadableToJson(const std::vector<storage::UnreadableRow>& rows) {
+  json out = json::array();
+  for (const auto& row : rows) out.push_back({{"name", row.name}, {"error", row.error}});
+  return out;
+}
+
 HttpResponse ListExperiments(const ApiContext& ctx, const HttpRequest&) {
   auto experiments = ctx.store->ListExperiments();
   if (!experiments.ok()) return ErrorResponse(experiments.status());
@@ -46,7 +53,10 @@ HttpResponse ListExperiments(const ApiContext& ctx, const HttpRequest&) {
     if (!trials.ok()) continue;  // deleted meanwhile
     list.push_back(api::ExperimentToJson(e, *trials));
   }
-  return JsonResponse(200, {{"experiments", list}});
+  json body = {{"experiments", list}};
+  auto unreadable = ctx.store->ListUnreadableExperiments();
+  if (unreadable.ok() && !unreadable->empty()) body["unreadable"] = UnreadableToJson(*unreadable);
+  return JsonResponse(200, body);
 }
 
 HttpResponse GetExperiment(const ApiContext& ctx, const HttpRequest& req) {
@@ -79,7 +89,10 @@ HttpResponse ListTrials(const ApiContext& ctx, const HttpRequest& req) {
   }
   json list = json::array();
   for (const auto& t : *trials) list.push_back(api::TrialToJson(t));
-  return JsonResponse(200, {{"trials", list}});
+  json body = {{"trials", list}};
+  auto unreadable = ctx.store->ListUnreadableTrials(req.Var("name"));
+  if (unreadable.ok() && !unreadable->empty()) body["unreadable"] = UnreadableToJson(*unreadable);
+  return JsonResponse(200, body);
 }
 
 HttpResponse GetTrial(const ApiContext& ctx, const HttpRequest& req) {

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <iostream>
 
 #include "api/experiment_status.h"
 #include "api/trial_template.h"
@@ -53,6 +54,11 @@ void Controller::Shutdown() {
 }
 
 Status Controller::RecoverLocked() {
+  // Rows this version cannot decode are left out of ListExperiments: said
+  // once here, and listed by the API, rather than keeping the server down.
+  if (auto unreadable = store_->ListUnreadableExperiments(); unreadable.ok()) {
+    for (const auto& row : *unreadable) std::cerr << "hpt: skipped: " << row.error << "\n";
+  }
   HPT_ASSIGN_OR_RETURN(std::vector<Experiment> experiments, store_->ListExperiments());
   for (const Experiment& exp : experiments) {
     if (exp.phase != ExperimentPhase::kRunning || !exp.spec.trial_template) continue;

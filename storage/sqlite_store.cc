@@ -28,25 +28,27 @@ constexpr const char* kSelectExperiment =
     "SELECT name, spec_json, phase, reason, message, creation_time_ms, "
     "start_time_ms, completion_time_ms, algorithm_state FROM experiments ";
 
-// Reads one row of kSelectExperiment.
+// Reads one row of kSelectExperiment. A row that cannot be decoded is
+// FailedPrecondition: the request is fine, the stored data is not.
 StatusOr<api::Experiment> ReadExperiment(const Statement& row) {
   const std::string name = row.ColumnText(0);
+  const std::string prefix = "experiment '" + name + "' cannot be read: ";
   // parse(..., allow_exceptions = false) yields a discarded value on error.
   nlohmann::json spec_json =
       nlohmann::json::parse(row.ColumnText(1), nullptr, false);
   if (spec_json.is_discarded()) {
-    return Internal("experiment '" + name + "': stored spec is not JSON");
+    return FailedPrecondition(prefix + "its stored spec is not JSON");
   }
   StatusOr<api::ExperimentSpec> spec = api::SpecFromJson(spec_json);
   if (!spec.ok()) {
-    return Internal("experiment '" + name +
-                    "': stored spec unreadable: " + spec.status().message());
+    return FailedPrecondition(prefix + "its stored spec is invalid: " +
+                              spec.status().message());
   }
   std::optional<api::ExperimentPhase> phase =
       api::ParseExperimentPhase(row.ColumnText(2));
   if (!phase) {
-    return Internal("experiment '" + name + "': unknown stored phase '" +
-                    row.ColumnText(2) + "'");
+    return FailedPrecondition(prefix + "unknown stored phase '" +
+                              row.ColumnText(2) + "'");
   }
   api::Experiment experiment;
   experiment.spec = std::move(spec).value();
@@ -157,19 +159,37 @@ StatusOr<api::Experiment> SqliteStore::GetExperiment(const std::string& name) {
   return ReadExperiment(select);
 }
 
-StatusOr<std::vector<api::Experiment>> SqliteStore::ListExperiments() {
-  std::lock_guard<std::mutex> lock(mu_);
+Status SqliteStore::ScanExperiments(std::vector<api::Experiment>* readable,
+                                    std::vector<UnreadableRow>* unreadable) {
   HPT_ASSIGN_OR_RETURN(
       Statement select,
       db_->Prepare(std::string(kSelectExperiment) + "ORDER BY id"));
-  std::vector<api::Experiment> experiments;
   while (true) {
     HPT_ASSIGN_OR_RETURN(bool row, select.Step());
-    if (!row) break;
-    HPT_ASSIGN_OR_RETURN(api::Experiment experiment, ReadExperiment(select));
-    experiments.push_back(std::move(experiment));
+    if (!row) return Status::Ok();
+    StatusOr<api::Experiment> experiment = ReadExperiment(select);
+    if (experiment.ok()) {
+      readable->push_back(std::move(experiment).value());
+    } else if (unreadable != nullptr) {
+      unreadable->push_back(
+          {select.ColumnText(0), experiment.status().message()});
+    }
   }
+}
+
+StatusOr<std::vector<api::Experiment>> SqliteStore::ListExperiments() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<api::Experiment> experiments;
+  HPT_RETURN_IF_ERROR(ScanExperiments(&experiments, nullptr));
   return experiments;
+}
+
+StatusOr<std::vector<UnreadableRow>> SqliteStore::ListUnreadableExperiments() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<api::Experiment> readable;
+  std::vector<UnreadableRow> unreadable;
+  HPT_RETURN_IF_ERROR(ScanExperiments(&readable, &unreadable));
+  return unreadable;
 }
 
 Status SqliteStore::UpdateExperiment(const std::string& name,

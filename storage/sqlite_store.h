@@ -27,6 +27,7 @@ class SqliteStore final : public Store {
   Status CreateExperiment(const api::Experiment& experiment) override;
   StatusOr<api::Experiment> GetExperiment(const std::string& name) override;
   StatusOr<std::vector<api::Experiment>> ListExperiments() override;
+  StatusOr<std::vector<UnreadableRow>> ListUnreadableExperiments() override;
   Status UpdateExperiment(const std::string& name,
                           const ExperimentUpdate& update) override;
   Status DeleteExperiment(const std::string& name) override;
@@ -35,6 +36,8 @@ class SqliteStore final : public Store {
                       const std::vector<api::Trial>& trials,
                       const std::string& algorithm_state) override;
   StatusOr<std::vector<api::Trial>> ListTrials(
+      const std::string& experiment) override;
+  StatusOr<std::vector<UnreadableRow>> ListUnreadableTrials(
       const std::string& experiment) override;
   StatusOr<api::Trial> GetTrial(const std::string& experiment,
                                 const std::string& trial) override;
@@ -60,6 +63,10 @@ class SqliteStore final : public Store {
                             const std::string& trial);
   // Metric summaries of one trial, sorted by name.
   StatusOr<std::vector<api::MetricSummary>> TrialMetrics(int64_t trial_id);
+  // Every experiment row, oldest first: decoded into *readable, or (when
+  // not null) reported in *unreadable.
+  Status ScanExperiments(std::vector<api::Experiment>* readable,
+                         std::vector<UnreadableRow>* unreadable);
 
   std::mutex mu_;
   std::unique_ptr<sqlite::Database> db_;

@@ -47,16 +47,28 @@ struct MetricPoint {
   double value = 0;
 };
 
+// A stored row that cannot be decoded (a damaged file, or a spec or phase
+// this version of hpt does not accept), with why. Such rows are left out of
+// lists and reported, never fatal: one bad row must not hide the others or
+// keep the server from starting.
+struct UnreadableRow {
+  std::string name;
+  std::string error;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
 
   // AlreadyExists when the name is taken.
   virtual Status CreateExperiment(const api::Experiment& experiment) = 0;
-  // NotFound when absent.
+  // NotFound when absent; FailedPrecondition, naming the experiment and the
+  // problem, when its row cannot be decoded.
   virtual StatusOr<api::Experiment> GetExperiment(const std::string& name) = 0;
-  // All experiments, oldest first.
+  // All readable experiments, oldest first; unreadable rows are left out.
   virtual StatusOr<std::vector<api::Experiment>> ListExperiments() = 0;
+  // The rows ListExperiments leaves out, oldest first.
+  virtual StatusOr<std::vector<UnreadableRow>> ListUnreadableExperiments() = 0;
   virtual Status UpdateExperiment(const std::string& name,
                                   const ExperimentUpdate& update) = 0;
   // Removes the experiment, its trials and observations. NotFound if absent.
@@ -67,9 +79,14 @@ class Store {
   virtual Status CreateTrials(const std::string& experiment,
                               const std::vector<api::Trial>& trials,
                               const std::string& algorithm_state) = 0;
-  // The experiment's trials, in creation order, with metric summaries.
+  // The experiment's readable trials, in creation order, with metric
+  // summaries; unreadable rows are left out.
   virtual StatusOr<std::vector<api::Trial>> ListTrials(
       const std::string& experiment) = 0;
+  // The trial rows ListTrials leaves out, in creation order.
+  virtual StatusOr<std::vector<UnreadableRow>> ListUnreadableTrials(
+      const std::string& experiment) = 0;
+  // FailedPrecondition when the trial's row cannot be decoded.
   virtual StatusOr<api::Trial> GetTrial(const std::string& experiment,
                                         const std::string& trial) = 0;
   virtual Status UpdateTrial(const std::string& experiment,

@@ -1,0 +1,106 @@
+// Rows the store cannot decode are reported and skipped, never fatal
+// (issue 10): one bad row must not hide the others.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "storage/store.h"
+#include "tests/storage/store_test_util.h"
+#include "tests/testing/temp_dir.h"
+
+namespace hpt::storage {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::MakeExperiment;
+using testing::MakeTrial;
+using testing::RawDb;
+
+class SqliteStoreUnreadableTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = OpenSqliteStore(path_);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(store).value();
+    for (const char* name : {"first", "bad", "last"}) {
+      ASSERT_TRUE(store_->CreateExperiment(MakeExperiment(name)).ok());
+    }
+  }
+
+  hpt::testing::TempDir dir_;
+  std::string path_ = dir_.File("hpt.db");
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(SqliteStoreUnreadableTest, ListSkipsAndReportsABadSpec) {
+  RawDb(path_).Exec(
+      "UPDATE experiments SET spec_json = json_set(spec_json, "
+      "'$.maxTrialCount', 'ten') WHERE name = 'bad'");
+  auto list = store_->ListExperiments();
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  ASSERT_EQ(list->size(), 2u);
+  EXPECT_EQ((*list)[0].spec.name, "first");
+  EXPECT_EQ((*list)[1].spec.name, "last");
+
+  auto unreadable = store_->ListUnreadableExperiments();
+  ASSERT_TRUE(unreadable.ok()) << unreadable.status().ToString();
+  ASSERT_EQ(unreadable->size(), 1u);
+  EXPECT_EQ((*unreadable)[0].name, "bad");
+  EXPECT_EQ((*unreadable)[0].error,
+            "experiment 'bad' cannot be read: its stored spec is invalid: "
+            "maxTrialCount: must be an integer, not a string");
+
+  auto get = store_->GetExperiment("bad");
+  EXPECT_EQ(get.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(get.status().message(), (*unreadable)[0].error);
+  EXPECT_TRUE(store_->GetExperiment("last").ok());
+}
+
+TEST_F(SqliteStoreUnreadableTest, NotJsonAndUnknownPhaseAreUnreadable) {
+  RawDb raw(path_);
+  raw.Exec("UPDATE experiments SET spec_json = '{oops' WHERE name = 'bad'");
+  raw.Exec("UPDATE experiments SET phase = 'Dancing' WHERE name = 'last'");
+  auto unreadable = store_->ListUnreadableExperiments();
+  ASSERT_TRUE(unreadable.ok());
+  ASSERT_EQ(unreadable->size(), 2u);
+  EXPECT_THAT((*unreadable)[0].error, HasSubstr("its stored spec is not JSON"));
+  EXPECT_THAT((*unreadable)[1].error, HasSubstr("unknown stored phase 'Dancing'"));
+  EXPECT_EQ(store_->ListExperiments()->size(), 1u);
+}
+
+TEST_F(SqliteStoreUnreadableTest, NothingUnreadableIsAnEmptyList) {
+  auto unreadable = store_->ListUnreadableExperiments();
+  ASSERT_TRUE(unreadable.ok());
+  EXPECT_TRUE(unreadable->empty());
+  EXPECT_EQ(store_->ListExperiments()->size(), 3u);
+}
+
+TEST_F(SqliteStoreUnreadableTest, TrialListSkipsAndReportsABadRow) {
+  ASSERT_TRUE(store_->CreateTrials("first",
+                                   {MakeTrial("t1", "0.01"), MakeTrial("t2", "0.02"),
+                                    MakeTrial("t3", "0.03")},
+                                   "")
+                  .ok());
+  RawDb(path_).Exec("UPDATE trials SET assignment_json = 'x' WHERE name = 't2'");
+  auto trials = store_->ListTrials("first");
+  ASSERT_TRUE(trials.ok()) << trials.status().ToString();
+  ASSERT_EQ(trials->size(), 2u);
+  EXPECT_EQ((*trials)[0].name, "t1");
+  EXPECT_EQ((*trials)[1].name, "t3");
+
+  auto unreadable = store_->ListUnreadableTrials("first");
+  ASSERT_TRUE(unreadable.ok()) << unreadable.status().ToString();
+  ASSERT_EQ(unreadable->size(), 1u);
+  EXPECT_EQ((*unreadable)[0].name, "t2");
+  EXPECT_THAT((*unreadable)[0].error, HasSubstr("trial 't2' cannot be read"));
+
+  EXPECT_EQ(store_->GetTrial("first", "t2").status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->ListUnreadableTrials("nope").status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace hpt::storage
