@@ -127,15 +127,8 @@ void ValidateCollector(JsonReader& r, const ExperimentSpec& spec) {
   if (c.step_key.empty()) r.Problem(p + ".stepKey", "must not be empty");
   for (size_t i = 0; i < c.metrics_format.size(); ++i) {
     std::string path = JsonReader::Path(p + ".source.filter.metricsFormat", i);
-    try {
-      std::regex re(NormalizeMetricsRegex(c.metrics_format[i]));
-      if (re.mark_count() < 2) {
-        r.Problem(path, "needs two groups (name, then value), not " +
-                            std::to_string(re.mark_count()));
-      }
-    } catch (const std::regex_error& e) {
-      r.Problem(path, "invalid regular expression: " + std::string(e.what()));
-    }
+    std::string problem = MetricsRegexProblem(c.metrics_format[i]);
+    if (!problem.empty()) r.Problem(path, problem);
   }
   if (spec.trial_template == std::nullopt && c.kind != "StdOut" && c.kind != "Push") {
     r.Problem(p + ".collector.kind", "'" + c.kind +

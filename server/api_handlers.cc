@@ -1,5 +1,7 @@
 #include "server/api_handlers.h"
 
+#include <charconv>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -10,7 +12,9 @@
 #include "api/katib_compat.h"
 #include "api/openapi.h"
 #include "api/spec_codec.h"
+#include "server/controller.h"
 #include "server/observation_codec.h"
+#include "trial-runner/trial_log.h"
 
 namespace hpt::server {
 namespace {
@@ -162,13 +166,38 @@ HttpResponse ShouldStop(const ApiContext& ctx, const HttpRequest& req) {
 HttpResponse Logs(const ApiContext& ctx, const HttpRequest& req) {
   auto t = ctx.store->GetTrial(req.Var("name"), req.Var("trial"));
   if (!t.ok()) return ErrorResponse(t.status());
-  std::ifstream in(ctx.controller->LogPath(req.Var("name"), req.Var("trial")),
-                   std::ios::binary);
-  std::stringstream ss;
-  if (in) ss << in.rdbuf();
+  // A range or the tail, never the whole (capped, up to 64 MiB) file.
+  constexpr int64_t kMaxLogRead = 4 << 20;
+  auto param = [&](const std::string& key, int64_t fallback) -> StatusOr<int64_t> {
+    auto it = req.query.find(key);
+    if (it == req.query.end()) return fallback;
+    int64_t value = 0;
+    const std::string& text = it->second;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || value < 0) {
+      return InvalidArgument(key + ": must be a whole number >= 0, not '" + text + "'");
+    }
+    return value;
+  };
+  const std::string path = ctx.controller->LogPath(req.Var("name"), req.Var("trial"));
+  StatusOr<runner::LogRange> range = InvalidArgument("");
+  if (req.query.count("tail")) {
+    StatusOr<int64_t> tail = param("tail", 0);
+    if (!tail.ok()) return ErrorResponse(tail.status());
+    range = runner::ReadTrialLogTail(path, std::min(*tail, kMaxLogRead));
+  } else {
+    StatusOr<int64_t> offset = param("offset", 0);
+    StatusOr<int64_t> limit = param("limit", kMaxLogRead);
+    if (!offset.ok()) return ErrorResponse(offset.status());
+    if (!limit.ok()) return ErrorResponse(limit.status());
+    range = runner::ReadTrialLog(path, *offset, std::min(*limit, kMaxLogRead));
+  }
+  if (!range.ok()) return ErrorResponse(range.status());
   HttpResponse r;
   r.content_type = "text/plain; charset=utf-8";
-  r.body = ss.str();
+  r.body = std::move(range->data);
+  r.headers["X-Log-Size"] = std::to_string(range->size);
+  r.headers["X-Log-Offset"] = std::to_string(range->offset);
   return r;
 }
 

@@ -66,7 +66,9 @@ Status Controller::RecoverLocked() {
     for (const Trial& t : trials) {
       if (t.phase != TrialPhase::kRunning) continue;
       // Its output pipe died with the old server; nothing can be collected.
-      if (t.pid > 0) ::kill(-static_cast<pid_t>(t.pid), SIGKILL);
+      // Only what provably is that trial is killed: a bare pid (from an
+      // older hpt, or after a reboot) may be anyone's by now.
+      if (!t.job_id.empty()) executor_->KillStale(t.job_id);
       storage::TrialUpdate update;
       update.phase = TrialPhase::kFailed;
       update.reason = "ServerRestarted";
@@ -155,6 +157,7 @@ bool Controller::StartTrialLocked(const Experiment& exp, const Trial& trial) {
   launch.trial = trial.name;
   launch.working_dir = tmpl.working_dir;
   launch.log_path = LogPath(exp.spec.name, trial.name);
+  launch.max_log_bytes = options_.max_log_bytes;
   launch.timeout_seconds = tmpl.timeout_seconds;
   launch.collector = exp.spec.metrics_collector;
   launch.metric_names.push_back(exp.spec.objective.metric_name);
@@ -179,18 +182,20 @@ bool Controller::StartTrialLocked(const Experiment& exp, const Trial& trial) {
   }
   launch.env["CUDA_VISIBLE_DEVICES"] = JoinCsv(gpus);
 
-  StatusOr<int64_t> pid = status.ok() ? executor_->Start(launch) : StatusOr<int64_t>(status);
+  StatusOr<runner::JobHandle> job =
+      status.ok() ? executor_->Start(launch) : StatusOr<runner::JobHandle>(status);
   storage::TrialUpdate update;
   update.start_time_ms = api::NowMillis();
-  if (pid.ok()) {
+  if (job.ok()) {
     update.phase = TrialPhase::kRunning;
-    update.pid = *pid;
+    update.pid = job->pid;
+    update.job_id = job->id;
     if (!gpus.empty()) trial_gpus_[Key(exp.spec.name, trial.name)] = gpus;
   } else {
     gpu_pool_.Release(gpus);
     update.phase = TrialPhase::kFailed;
     update.reason = "StartFailed";
-    update.message = pid.status().message();
+    update.message = job.status().message();
     update.completion_time_ms = update.start_time_ms;
     MarkDirty(exp.spec.name);
   }

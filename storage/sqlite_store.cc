@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "api/spec_codec.h"
-#include "storage/private_files.h"
+#include "api/private_files.h"
 #include "storage/sqlite_schema.h"
 
 namespace hpt::storage {
@@ -69,7 +69,7 @@ Status CreatePrivateFiles(const std::string& path) {
   if (path.empty() || path == ":memory:" || path.rfind("file:", 0) == 0) {
     return Status::Ok();
   }
-  HPT_RETURN_IF_ERROR(CreatePrivateParentFolders(path));
+  HPT_RETURN_IF_ERROR(api::CreatePrivateParentFolders(path));
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd >= 0) ::close(fd);
   return Status::Ok();

@@ -29,6 +29,7 @@ struct TrialUpdate {
   std::optional<int64_t> completion_time_ms;
   std::optional<int> exit_code;
   std::optional<int64_t> pid;
+  std::optional<std::string> job_id;
 };
 
 // Fields of an experiment that change after creation.

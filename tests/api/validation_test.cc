@@ -317,18 +317,14 @@ TEST(ValidateSpec, ReportsEveryProblemTogether) {
 namespace hpt::api {
 namespace {
 
-TEST(NormalizeMetricsRegex, KatibLiteralBracesBecomeEscaped) {
+TEST(MetricsRegexProblem, KatibLiteralBracesAreAccepted) {
   // Katib's file-metrics-collector example, written for Go's RE2.
-  std::string katib = R"({metricName: ([\w|-]+), metricValue: ((-?\d+)(\.\d+)?)})";
-  std::regex re(NormalizeMetricsRegex(katib));
-  std::smatch m;
-  std::string line = "{metricName: accuracy, metricValue: 0.9712}";
-  ASSERT_TRUE(std::regex_search(line, m, re));
-  EXPECT_EQ(m[1], "accuracy");
-  EXPECT_EQ(m[2], "0.9712");
-  // Real repetitions and escaped braces are left alone.
-  EXPECT_EQ(NormalizeMetricsRegex(R"(a{2,3}\{x\})"), R"(a{2,3}\{x\})");
-  EXPECT_EQ(NormalizeMetricsRegex("[{]"), "[{]");
+  EXPECT_EQ(MetricsRegexProblem(R"({metricName: ([\w|-]+), metricValue: ((-?\d+)(\.\d+)?)})"),
+            "");
+  EXPECT_EQ(MetricsRegexProblem(R"(a{2,3}\{x\}(a)(b))"), "");
+  EXPECT_NE(MetricsRegexProblem("(a)"), "");
+  EXPECT_NE(MetricsRegexProblem("(a)(b"), "");
+  EXPECT_NE(MetricsRegexProblem(std::string(5000, 'a') + "(a)(b)"), "");
 }
 
 }  // namespace
