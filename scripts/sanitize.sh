@@ -8,8 +8,8 @@
 # Usage: bash scripts/sanitize.sh [asan|tsan|all]     (default: all)
 #
 # Any sanitizer report fails the run, whether it comes from a test binary or
-# from an `hpt` a test started: each report is also written to
-# build-<kind>/sanitizer-reports/, printed at the end and counted. The
+# from an `hpt` a test started: reports go to build-<kind>/sanitizer-reports/
+# (or, a test binary's, to its output), are printed at the end and counted. The
 # dashboard, Python and fuzz tests are not C++ and are skipped. Suppressions
 # (third-party code only, each with its reason) are in scripts/sanitizers/.
 # HPT_SANITIZE_JOBS sets the build and ctest parallelism (default 2).
@@ -54,10 +54,10 @@ run_kind() {
   # One set of options for the build (gtest discovery runs the test
   # binaries) and the tests. halt_on_error/abort_on_error: the first report
   # ends the process with SIGABRT, so a test that started it fails too.
-  export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:log_path=$reports/asan"
+  export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:log_path=$reports/report"
   export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
-  export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1:suppressions=$supp/ubsan.supp:log_path=$reports/ubsan"
-  export TSAN_OPTIONS="halt_on_error=1:abort_on_error=1:second_deadlock_stack=1:history_size=4:suppressions=$supp/tsan.supp:print_suppressions=0:log_path=$reports/tsan"
+  export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1:suppressions=$supp/ubsan.supp:log_path=$reports/report"
+  export TSAN_OPTIONS="halt_on_error=1:abort_on_error=1:second_deadlock_stack=1:history_size=4:suppressions=$supp/tsan.supp:print_suppressions=0:log_path=$reports/report"
 
   echo "== sanitize: configuring and building $dir ($flags)"
   if ! cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPT_BUILD_BENCH=OFF \
@@ -87,17 +87,21 @@ run_kind() {
   result_failed[$kind]=$(sed -E 's/.*passed, ([0-9]+) tests failed.*/\1/' <<<"$summary")
   [ -n "${result_tests[$kind]}" ] || { result_tests[$kind]=0; result_failed[$kind]=0; }
 
-  local files=("$reports"/*)
+  # A report starts with one of these lines, whether it went to a report
+  # file or (a test binary's own) to the test output that ctest printed.
+  local start='runtime error:|ERROR: (AddressSanitizer|LeakSanitizer)|WARNING: ThreadSanitizer'
+  local files=("$reports"/*) count
   [ -e "${files[0]}" ] || files=()
-  result_reports[$kind]=${#files[@]}
   if [ "${#files[@]}" -gt 0 ]; then
-    echo "== sanitize: ${#files[@]} report(s) in $reports:"
+    echo "== sanitize: report files in $reports:"
     for f in "${files[@]}"; do
       echo "---- $f"
       cat "$f"
     done
   fi
-  if [ "$rc" -eq 0 ] && [ "${#files[@]}" -eq 0 ]; then
+  count=$(cat "$log" "${files[@]}" | grep -cE "$start")
+  result_reports[$kind]=$count
+  if [ "$rc" -eq 0 ] && [ "$count" -eq 0 ]; then
     result_status[$kind]=clean
   else
     result_status[$kind]=FAILED
