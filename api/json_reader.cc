@@ -1,7 +1,6 @@
 #include "api/json_reader.h"
 
 #include <cmath>
-#include <cstdlib>
 
 #include "api/spec_codec.h"
 
@@ -13,20 +12,6 @@ std::string JsonReader::Path(const std::string& parent, const std::string& key) 
 
 std::string JsonReader::Path(const std::string& parent, size_t index) {
   return parent + "[" + std::to_string(index) + "]";
-}
-
-std::optional<double> ParseNumber(const std::string& text) {
-  size_t b = text.find_first_not_of(" \t");
-  size_t e = text.find_last_not_of(" \t");
-  if (b == std::string::npos) return std::nullopt;
-  std::string t = text.substr(b, e - b + 1);
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(t.c_str(), &end);
-  if (end != t.c_str() + t.size() || errno == ERANGE || !std::isfinite(v)) {
-    return std::nullopt;
-  }
-  return v;
 }
 
 std::string JsonTypeName(const nlohmann::json& v) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/status.h"
+#include "api/text.h"  // ParseNumber, which the Katib-style getters use
 
 namespace hpt::api {
 
@@ -87,8 +88,6 @@ class JsonReader {
   size_t dropped_ = 0;
 };
 
-// Parses "1e-5", " 3 " as a finite double; nullopt otherwise.
-std::optional<double> ParseNumber(const std::string& text);
 // JSON type name for messages ("a string", "an array").
 std::string JsonTypeName(const nlohmann::json& value);
 

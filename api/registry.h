@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/status.h"
+#include "api/text.h"
 
 namespace hpt {
 
@@ -31,10 +32,8 @@ class Registry {
   StatusOr<std::unique_ptr<T>> Create(const std::string& name) const {
     auto it = factories_.find(name);
     if (it == factories_.end()) {
-      std::string known;
-      for (const auto& n : Names()) known += (known.empty() ? "" : ", ") + n;
-      return NotFound("'" + name + "' is not supported (supported: " + known +
-                      ")");
+      return NotFound("'" + name + "' is not supported (supported: " +
+                      api::Join(Names(), ", ") + ")");
     }
     return it->second();
   }

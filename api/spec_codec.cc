@@ -68,6 +68,14 @@ void DecodeAlgorithm(JsonReader& r, const json& j, const std::string& p,
   a.settings = DecodeSettings(r, j, p, "algorithmSettings");
 }
 
+json EncodeAlgorithm(const AlgorithmSpec& a) {
+  json settings = json::array();
+  for (const auto& s : a.settings) {
+    settings.push_back({{"name", s.name}, {"value", s.value}});
+  }
+  return {{"algorithmName", a.name}, {"algorithmSettings", settings}};
+}
+
 void DecodeParameter(JsonReader& r, const json& j, const std::string& p,
                      ParameterSpec& param) {
   r.RejectUnknown(j, p, {"name", "parameterType", "feasibleSpace"});
@@ -205,9 +213,7 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
     DecodeAlgorithm(r, *a, "algorithm", spec.algorithm);
   }
   if (const json* es = r.Object(j, "", "earlyStopping", false)) {
-    AlgorithmSpec decoded;
-    DecodeAlgorithm(r, *es, "earlyStopping", decoded);
-    spec.early_stopping = {decoded.name, decoded.settings};
+    DecodeAlgorithm(r, *es, "earlyStopping", spec.early_stopping);
   }
   if (auto v = r.Int(j, "", "parallelTrialCount", false)) {
     spec.parallel_trial_count = *v;
@@ -268,12 +274,7 @@ json SpecToJson(const ExperimentSpec& spec) {
     obj["metricStrategies"] = strategies;
   }
   j["objective"] = obj;
-  json settings = json::array();
-  for (const auto& s : spec.algorithm.settings) {
-    settings.push_back({{"name", s.name}, {"value", s.value}});
-  }
-  j["algorithm"] = {{"algorithmName", spec.algorithm.name},
-                    {"algorithmSettings", settings}};
+  j["algorithm"] = EncodeAlgorithm(spec.algorithm);
   j["parallelTrialCount"] = spec.parallel_trial_count;
   j["maxTrialCount"] = spec.max_trial_count;
   j["maxFailedTrialCount"] = spec.max_failed_trial_count;
@@ -317,12 +318,7 @@ json SpecToJson(const ExperimentSpec& spec) {
   if (!source.empty()) mc["source"] = source;
   j["metricsCollectorSpec"] = mc;
   if (!spec.early_stopping.name.empty()) {
-    json es_settings = json::array();
-    for (const auto& s : spec.early_stopping.settings) {
-      es_settings.push_back({{"name", s.name}, {"value", s.value}});
-    }
-    j["earlyStopping"] = {{"algorithmName", spec.early_stopping.name},
-                          {"algorithmSettings", es_settings}};
+    j["earlyStopping"] = EncodeAlgorithm(spec.early_stopping);
   }
   return j;
 }

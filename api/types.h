@@ -48,14 +48,11 @@ struct AlgorithmSetting {
   std::string value;
 };
 
+// Katib's algorithm block, and its earlyStopping block, which has the same
+// shape: a registered name ("random", "medianstop") and its settings
+// (api/settings.h reads them).
 struct AlgorithmSpec {
   std::string name;
-  std::vector<AlgorithmSetting> settings;
-};
-
-// Katib's earlyStopping block: a policy name ("medianstop") and its settings.
-struct EarlyStoppingSpec {
-  std::string name;  // empty: no early stopping
   std::vector<AlgorithmSetting> settings;
 };
 
@@ -93,7 +90,7 @@ struct ExperimentSpec {
   std::vector<ParameterSpec> parameters;
   std::optional<TrialTemplate> trial_template;  // absent: client-run
   MetricsCollector metrics_collector;
-  EarlyStoppingSpec early_stopping;
+  AlgorithmSpec early_stopping;  // empty name: no early stopping
 };
 
 // One parameter's value, always as text (Katib's wire form): "0.25", "3",

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <optional>
 
+#include "api/settings.h"
 #include "api/spec_codec.h"
 #include "earlystop/curve.h"
-#include "earlystop/settings.h"
 
 namespace hpt::earlystop {
 namespace {
@@ -16,30 +16,17 @@ struct Settings {
   int64_t start_step = MedianStop::kDefaultStartStep;
 };
 
-// An integer setting that must be at least `lowest`.
-Status ReadAtLeast(const api::EarlyStoppingSpec& spec, const char* name,
-                   int64_t lowest, int64_t* out) {
-  HPT_ASSIGN_OR_RETURN(std::optional<int64_t> value, IntSetting(spec, name));
-  if (!value) return Status::Ok();
-  if (*value < lowest) {
-    return InvalidArgument(SettingPath(*FindSetting(spec, name)) +
-                           ".value: " + name + " must be at least " +
-                           std::to_string(lowest) + ", got " +
-                           std::to_string(*value));
-  }
-  *out = *value;
-  return Status::Ok();
-}
-
-StatusOr<Settings> ReadSettings(const api::EarlyStoppingSpec& spec) {
-  HPT_RETURN_IF_ERROR(CheckSettingNames(
-      spec, MedianStop::kName,
-      {MedianStop::kMinTrialsRequired, MedianStop::kStartStep}));
+StatusOr<Settings> ReadSettings(const api::AlgorithmSpec& spec) {
+  api::SettingsReader r(
+      spec.settings, api::kEarlyStoppingSettingsPath, MedianStop::kName,
+      {MedianStop::kMinTrialsRequired, MedianStop::kStartStep});
   Settings s;
-  HPT_RETURN_IF_ERROR(ReadAtLeast(spec, MedianStop::kMinTrialsRequired, 1,
-                                  &s.min_trials_required));
-  HPT_RETURN_IF_ERROR(
-      ReadAtLeast(spec, MedianStop::kStartStep, 1, &s.start_step));
+  s.min_trials_required =
+      r.Int(MedianStop::kMinTrialsRequired,
+            MedianStop::kDefaultMinTrialsRequired, {.min = 1});
+  s.start_step =
+      r.Int(MedianStop::kStartStep, MedianStop::kDefaultStartStep, {.min = 1});
+  HPT_RETURN_IF_ERROR(r.ToStatus());
   return s;
 }
 

@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
+#include "api/settings.h"
 #include "api/spec_codec.h"
 #include "earlystop/curve.h"
-#include "earlystop/settings.h"
 
 namespace hpt::earlystop {
 namespace {
@@ -21,44 +21,23 @@ struct Settings {
 };
 
 StatusOr<Settings> ReadSettings(const api::ExperimentSpec& spec) {
-  const api::EarlyStoppingSpec& es = spec.early_stopping;
-  HPT_RETURN_IF_ERROR(CheckSettingNames(
-      es, SuccessiveHalving::kName,
-      {SuccessiveHalving::kEta, SuccessiveHalving::kMinResource,
-       SuccessiveHalving::kResourceName}));
+  using SH = SuccessiveHalving;
+  api::SettingsReader r(spec.early_stopping.settings,
+                        api::kEarlyStoppingSettingsPath, SH::kName,
+                        {SH::kEta, SH::kMinResource, SH::kResourceName});
   Settings s;
-  HPT_ASSIGN_OR_RETURN(std::optional<double> eta,
-                       NumberSetting(es, SuccessiveHalving::kEta));
-  if (eta) {
-    if (*eta <= 1) {
-      return InvalidArgument(
-          SettingPath(*FindSetting(es, SuccessiveHalving::kEta)) +
-          ".value: eta must be greater than 1, got " + api::FormatDouble(*eta));
-    }
-    s.eta = *eta;
+  s.eta = r.Number(SH::kEta, SH::kDefaultEta, {.above = 1});
+  s.min_resource = r.Int(SH::kMinResource, SH::kDefaultMinResource, {.min = 1});
+  const std::string& step_key = spec.metrics_collector.step_key;
+  std::optional<std::string> resource = r.OptionalText(SH::kResourceName);
+  if (resource && *resource != step_key) {
+    r.Invalid(SH::kResourceName,
+              "asha's resource is the step trials report, which the metrics "
+              "collector reads from '" +
+                  step_key + "'; resource_name must be '" + step_key +
+                  "' or be left out, got '" + *resource + "'");
   }
-  HPT_ASSIGN_OR_RETURN(std::optional<int64_t> min_resource,
-                       IntSetting(es, SuccessiveHalving::kMinResource));
-  if (min_resource) {
-    if (*min_resource < 1) {
-      return InvalidArgument(
-          SettingPath(*FindSetting(es, SuccessiveHalving::kMinResource)) +
-          ".value: min_resource must be at least 1, got " +
-          std::to_string(*min_resource));
-    }
-    s.min_resource = *min_resource;
-  }
-  if (std::optional<size_t> i =
-          FindSetting(es, SuccessiveHalving::kResourceName)) {
-    const std::string& step_key = spec.metrics_collector.step_key;
-    if (es.settings[*i].value != step_key) {
-      return InvalidArgument(
-          SettingPath(*i) + ".value: asha's resource is the step trials " +
-          "report, which the metrics collector reads from '" + step_key +
-          "'; resource_name must be '" + step_key + "' or be left out, got '" +
-          es.settings[*i].value + "'");
-    }
-  }
+  HPT_RETURN_IF_ERROR(r.ToStatus());
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include <random>
 #include <unordered_set>
 
+#include "api/settings.h"
 #include "api/spec_codec.h"
 #include "suggestion/acquisition.h"
 #include "suggestion/bo_data.h"
@@ -15,8 +16,8 @@
 #include "suggestion/gp_fit.h"
 #include "suggestion/output_transform.h"
 #include "suggestion/random_fill.h"
+#include "suggestion/rng.h"
 #include "suggestion/search_space.h"
-#include "suggestion/settings.h"
 #include "suggestion/sobol_search.h"
 #include "suggestion/sobol_sequence.h"
 #include "suggestion/unit_cube.h"
@@ -42,48 +43,22 @@ struct Settings {
   double kappa = BO::kDefaultKappa;
 };
 
-std::string SettingPath(const api::AlgorithmSpec& spec, std::string_view name) {
-  size_t index = 0;
-  for (size_t i = 0; i < spec.settings.size(); ++i) {
-    if (spec.settings[i].name == name) index = i;
-  }
-  return "algorithm.algorithmSettings[" + std::to_string(index) + "].value";
-}
-
 StatusOr<Settings> ReadSettings(const api::ExperimentSpec& spec) {
-  const api::AlgorithmSpec& a = spec.algorithm;
+  api::SettingsReader r(
+      spec.algorithm.settings, api::kAlgorithmSettingsPath, BO::kName,
+      {BO::kRandomState, BO::kInitialPoints, BO::kAcqFunc, BO::kKappa});
   Settings s;
-  HPT_ASSIGN_OR_RETURN(s.random_state, IntSetting(a, BO::kRandomState));
-  HPT_ASSIGN_OR_RETURN(std::optional<int64_t> initial,
-                       IntSetting(a, BO::kInitialPoints));
-  if (initial && *initial < 1) {
-    return InvalidArgument(SettingPath(a, BO::kInitialPoints) +
-                           ": n_initial_points must be at least 1, got " +
-                           std::to_string(*initial));
+  s.random_state = r.Seed();
+  s.initial_points = r.Int(
+      BO::kInitialPoints,
+      std::max<int64_t>(5, 2 * static_cast<int64_t>(spec.parameters.size())),
+      {.min = 1});
+  if (r.Choice(BO::kAcqFunc, "ei", {"ei", "ucb", "lcb"}) != "ei") {
+    s.acquisition = AcquisitionKind::kUcb;
   }
-  s.initial_points =
-      initial ? *initial
-              : std::max<int64_t>(
-                    5, 2 * static_cast<int64_t>(spec.parameters.size()));
-  HPT_ASSIGN_OR_RETURN(std::optional<std::string> acq,
-                       ChoiceSetting(a, BO::kAcqFunc, {"ei", "ucb", "lcb"}));
-  if (acq && *acq != "ei") s.acquisition = AcquisitionKind::kUcb;
-  HPT_ASSIGN_OR_RETURN(std::optional<double> kappa,
-                       DoubleSetting(a, BO::kKappa));
-  if (kappa && *kappa < 0) {
-    return InvalidArgument(SettingPath(a, BO::kKappa) +
-                           ": kappa must not be negative, got " +
-                           api::FormatDouble(*kappa));
-  }
-  if (kappa) s.kappa = *kappa;
+  s.kappa = r.Number(BO::kKappa, BO::kDefaultKappa, {.min = 0});
+  HPT_RETURN_IF_ERROR(r.ToStatus());
   return s;
-}
-
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
 }
 
 // Accepts x's assignment into the batch unless it is used; true if taken.
@@ -175,8 +150,6 @@ Eigen::MatrixXd Candidates(const UnitCube& cube,
 }  // namespace
 
 Status BO::Validate(const api::ExperimentSpec& spec) const {
-  HPT_RETURN_IF_ERROR(CheckSettingNames(
-      spec.algorithm, kName, {kRandomState, kInitialPoints, kAcqFunc, kKappa}));
   HPT_RETURN_IF_ERROR(ReadSettings(spec).status());
   HPT_RETURN_IF_ERROR(CheckSearchSpace(spec.parameters));
   if (spec.parameters.empty()) {

@@ -1,29 +1,31 @@
 #include "suggestion/grid_search.h"
 
-#include <charconv>
+#include <optional>
 #include <unordered_set>
 
+#include "api/settings.h"
+#include "api/text.h"
 #include "suggestion/search_space.h"
-#include "suggestion/settings.h"
 
 namespace hpt::suggestion {
 namespace {
 
 StatusOr<int64_t> ParseState(std::string_view state) {
   if (state.empty()) return int64_t{0};
-  int64_t next = 0;
-  auto [end, ec] =
-      std::from_chars(state.data(), state.data() + state.size(), next);
-  if (ec != std::errc() || end != state.data() + state.size() || next < 0) {
+  std::optional<int64_t> next = api::ParseInt(state);
+  if (!next || *next < 0) {
     return Internal("grid: unreadable state '" + std::string(state) + "'");
   }
-  return next;
+  return *next;
 }
 
 }  // namespace
 
 Status GridSearch::Validate(const api::ExperimentSpec& spec) const {
-  HPT_RETURN_IF_ERROR(CheckSettingNames(spec.algorithm, kName, {}));
+  HPT_RETURN_IF_ERROR(api::SettingsReader(spec.algorithm.settings,
+                                          api::kAlgorithmSettingsPath, kName,
+                                          {})
+                          .ToStatus());
   HPT_RETURN_IF_ERROR(CheckSearchSpace(spec.parameters));
   if (spec.parameters.empty()) {
     return InvalidArgument("parameters: grid needs at least one parameter");

@@ -1,17 +1,16 @@
 #include "suggestion/hyperband.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <utility>
 
+#include "api/settings.h"
 #include "api/spec_codec.h"
 #include "suggestion/random_search.h"
 #include "suggestion/search_space.h"
-#include "suggestion/settings.h"
 
 namespace hpt::suggestion {
 namespace {
@@ -20,39 +19,6 @@ using nlohmann::json;
 
 // Tolerance for powers of eta computed in floating point: 3^4 is 81.
 constexpr double kSlack = 1e-9;
-
-std::string SettingPath(size_t i) {
-  return "algorithm.algorithmSettings[" + std::to_string(i) + "]";
-}
-
-std::optional<size_t> FindSetting(const api::AlgorithmSpec& spec,
-                                  std::string_view name) {
-  std::optional<size_t> found;
-  for (size_t i = 0; i < spec.settings.size(); ++i) {
-    if (spec.settings[i].name == name) found = i;
-  }
-  return found;
-}
-
-// The number in setting i, or InvalidArgument naming it.
-StatusOr<double> NumberAt(const api::AlgorithmSpec& spec, size_t i) {
-  std::string_view text = spec.settings[i].value;
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
-    text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
-    text.remove_suffix(1);
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
-  double value = 0;
-  auto [end, ec] =
-      std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
-      !std::isfinite(value)) {
-    return InvalidArgument(SettingPath(i) + ".value: " + spec.settings[i].name +
-                           " must be a number, got '" + spec.settings[i].value +
-                           "'");
-  }
-  return value;
-}
 
 struct Settings {
   double eta = Hyperband::kDefaultEta;
@@ -78,78 +44,77 @@ int64_t NextRungSize(int64_t size, double eta) {
              std::floor(static_cast<double>(size) / eta * (1 + kSlack))));
 }
 
-StatusOr<Settings> ReadSettings(const api::ExperimentSpec& spec) {
-  const api::AlgorithmSpec& algo = spec.algorithm;
-  HPT_RETURN_IF_ERROR(
-      CheckSettingNames(algo, Hyperband::kName,
-                        {Hyperband::kEta, Hyperband::kRl,
-                         Hyperband::kResourceName, Hyperband::kRandomState}));
-  HPT_RETURN_IF_ERROR(CheckSearchSpace(spec.parameters));
-  Settings s;
-
-  std::optional<size_t> ri = FindSetting(algo, Hyperband::kResourceName);
-  if (!ri) {
-    return InvalidArgument(
-        "algorithm.algorithmSettings: resource_name is required (the int or "
-        "double parameter that receives each trial's budget)");
-  }
-  const std::string& resource = algo.settings[*ri].value;
+// Finds the resource parameter for `resource` (resource_name's value) and
+// checks what hyperband needs of it; problems go to `r`.
+void ReadResource(const api::ExperimentSpec& spec, const std::string& resource,
+                  api::SettingsReader& r, Settings& s) {
   auto it = std::find_if(
       spec.parameters.begin(), spec.parameters.end(),
       [&](const api::ParameterSpec& p) { return p.name == resource; });
   if (it == spec.parameters.end()) {
-    return InvalidArgument(SettingPath(*ri) + ".value: resource_name '" +
-                           resource + "' is not a parameter");
+    r.Invalid(Hyperband::kResourceName,
+              "resource_name '" + resource + "' is not a parameter");
+    return;
   }
   s.resource = it - spec.parameters.begin();
   if (it->type != api::ParameterType::kInt &&
       it->type != api::ParameterType::kDouble) {
-    return InvalidArgument(
-        SettingPath(*ri) + ".value: resource_name '" + resource +
-        "' must name an int or double " + "parameter, but parameters[" +
-        std::to_string(s.resource) + "] is " + api::ToString(it->type));
+    r.Invalid(Hyperband::kResourceName,
+              "resource_name '" + resource +
+                  "' must name an int or double parameter, but parameters[" +
+                  std::to_string(s.resource) + "] is " +
+                  api::ToString(it->type));
   }
-  if (spec.parameters.size() < 2) {
-    return InvalidArgument(
-        "parameters: hyperband needs a parameter to tune "
-        "besides resource_name '" +
-        resource + "'");
-  }
+}
 
-  if (std::optional<size_t> i = FindSetting(algo, Hyperband::kEta)) {
-    HPT_ASSIGN_OR_RETURN(s.eta, NumberAt(algo, *i));
-    if (s.eta <= 1) {
-      return InvalidArgument(SettingPath(*i) + ".value: eta must be greater " +
-                             "than 1, got " + api::FormatDouble(s.eta));
+StatusOr<Settings> ReadSettings(const api::ExperimentSpec& spec) {
+  api::SettingsReader r(spec.algorithm.settings, api::kAlgorithmSettingsPath,
+                        Hyperband::kName,
+                        {Hyperband::kEta, Hyperband::kRl,
+                         Hyperband::kResourceName, Hyperband::kRandomState});
+  Settings s;
+  std::optional<std::string> resource =
+      r.OptionalText(Hyperband::kResourceName);
+  if (resource) {
+    ReadResource(spec, *resource, r, s);
+  } else {
+    r.Missing(Hyperband::kResourceName,
+              "the int or double parameter that receives each trial's budget");
+  }
+  s.eta = r.Number(Hyperband::kEta, Hyperband::kDefaultEta, {.above = 1});
+  std::optional<double> r_l = r.OptionalNumber(Hyperband::kRl, {.min = 1});
+  if (!r.Has(Hyperband::kRl)) {
+    r.Missing(Hyperband::kRl, "the largest budget a trial gets" +
+                                  (resource ? " in '" + *resource + "'" : ""));
+  }
+  s.seed = r.Seed();
+  // The checks across settings need every value they combine.
+  if (r.ok() && r_l) {
+    s.r_l = *r_l;
+    if (spec.parameters[s.resource].type == api::ParameterType::kInt &&
+        s.r_l != std::floor(s.r_l)) {
+      r.Invalid(Hyperband::kRl, "r_l must be an integer for int parameter '" +
+                                    *resource + "', got " +
+                                    api::FormatDouble(s.r_l));
+    }
+    int64_t first = BracketSize(s.eta, SMax(s.eta, s.r_l), SMax(s.eta, s.r_l));
+    if (first > Hyperband::kMaxRungTrials) {
+      r.Invalid(Hyperband::kRl, "r_l " + api::FormatDouble(s.r_l) +
+                                    " with eta " + api::FormatDouble(s.eta) +
+                                    " starts " + std::to_string(first) +
+                                    " trials at once, more than " +
+                                    "hyperband's limit of " +
+                                    std::to_string(Hyperband::kMaxRungTrials));
     }
   }
-  std::optional<size_t> li = FindSetting(algo, Hyperband::kRl);
-  if (!li) {
+  HPT_RETURN_IF_ERROR(r.ToStatus());
+  HPT_RETURN_IF_ERROR(CheckSearchSpace(spec.parameters));
+  if (spec.parameters.size() < 2) {
     return InvalidArgument(
-        "algorithm.algorithmSettings: r_l is required (the largest budget a "
-        "trial gets in '" +
-        resource + "')");
+        "parameters: hyperband needs a parameter to tune besides "
+        "resource_name '" +
+        *resource + "'");
   }
-  HPT_ASSIGN_OR_RETURN(s.r_l, NumberAt(algo, *li));
-  if (s.r_l < 1) {
-    return InvalidArgument(SettingPath(*li) + ".value: r_l must be at " +
-                           "least 1, got " + api::FormatDouble(s.r_l));
-  }
-  if (it->type == api::ParameterType::kInt && s.r_l != std::floor(s.r_l)) {
-    return InvalidArgument(SettingPath(*li) + ".value: r_l must be an " +
-                           "integer for int parameter '" + resource +
-                           "', got " + api::FormatDouble(s.r_l));
-  }
-  int64_t first = BracketSize(s.eta, SMax(s.eta, s.r_l), SMax(s.eta, s.r_l));
-  if (first > Hyperband::kMaxRungTrials) {
-    return InvalidArgument(SettingPath(*li) + ".value: r_l " +
-                           api::FormatDouble(s.r_l) + " with eta " +
-                           api::FormatDouble(s.eta) + " starts " +
-                           std::to_string(first) + " trials at once, more " +
-                           "than hyperband's limit of " +
-                           std::to_string(Hyperband::kMaxRungTrials));
-  }
-  HPT_ASSIGN_OR_RETURN(s.seed, IntSetting(algo, Hyperband::kRandomState));
   return s;
 }
 

@@ -7,8 +7,8 @@
 #include <unordered_set>
 
 #include "api/spec_codec.h"
+#include "suggestion/rng.h"
 #include "suggestion/search_space.h"
-#include "suggestion/settings.h"
 
 namespace hpt::suggestion {
 namespace {
@@ -89,8 +89,7 @@ std::vector<int64_t> UnusedPoints(const std::vector<ParameterSpec>& parameters,
 }  // namespace
 
 Status RandomSearch::Validate(const api::ExperimentSpec& spec) const {
-  HPT_RETURN_IF_ERROR(CheckSettingNames(spec.algorithm, kName, {kRandomState}));
-  HPT_RETURN_IF_ERROR(IntSetting(spec.algorithm, kRandomState).status());
+  HPT_RETURN_IF_ERROR(ReadOnlySeed(spec, kName).status());
   return CheckSearchSpace(spec.parameters);
 }
 
@@ -98,8 +97,7 @@ StatusOr<Suggestion> RandomSearch::Suggest(
     const api::ExperimentSpec& spec, const std::vector<api::Trial>& history,
     std::string_view /*state*/, int count) {
   HPT_RETURN_IF_ERROR(Validate(spec));
-  HPT_ASSIGN_OR_RETURN(std::optional<int64_t> seed,
-                       IntSetting(spec.algorithm, kRandomState));
+  HPT_ASSIGN_OR_RETURN(std::optional<int64_t> seed, ReadOnlySeed(spec, kName));
   std::mt19937_64 rng = MakeRng(seed, history.size());
   const std::vector<ParameterSpec>& parameters = spec.parameters;
   Suggestion suggestion;

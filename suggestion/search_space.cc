@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "api/spec_codec.h"
+#include "api/text.h"
 
 namespace hpt::suggestion {
 namespace {
@@ -18,13 +19,6 @@ constexpr double kMaxExactInt = 9007199254740992.0;  // 2^53
 std::string Field(size_t i, const std::string& field) {
   return "parameters[" + std::to_string(i) + "].feasibleSpace" +
          (field.empty() ? "" : "." + field);
-}
-
-bool IsNumber(const std::string& text) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  double value = std::strtod(text.c_str(), &end);
-  return end == text.c_str() + text.size() && std::isfinite(value);
 }
 
 Status CheckBound(size_t i, const char* name, const std::optional<double>& v,
@@ -82,7 +76,7 @@ Status CheckList(size_t i, const ParameterSpec& p) {
   }
   if (p.type != ParameterType::kDiscrete) return Status::Ok();
   for (size_t j = 0; j < list.size(); ++j) {
-    if (!IsNumber(list[j])) {
+    if (!api::ParseNumber(list[j])) {
       return InvalidArgument(Field(i, "list[" + std::to_string(j) + "]") +
                              ": discrete values must be numbers, got '" +
                              list[j] + "'");

@@ -5,8 +5,8 @@
 #include <optional>
 
 #include "suggestion/random_fill.h"
+#include "suggestion/rng.h"
 #include "suggestion/search_space.h"
-#include "suggestion/settings.h"
 #include "suggestion/sobol_sequence.h"
 #include "suggestion/unit_cube.h"
 
@@ -39,8 +39,7 @@ std::string FormatState(const SobolState& s) {
 }  // namespace
 
 Status SobolSearch::Validate(const api::ExperimentSpec& spec) const {
-  HPT_RETURN_IF_ERROR(CheckSettingNames(spec.algorithm, kName, {kRandomState}));
-  HPT_RETURN_IF_ERROR(IntSetting(spec.algorithm, kRandomState).status());
+  HPT_RETURN_IF_ERROR(ReadOnlySeed(spec, kName).status());
   HPT_RETURN_IF_ERROR(CheckSearchSpace(spec.parameters));
   if (spec.parameters.empty()) {
     return InvalidArgument("parameters: sobol needs at least one parameter");
@@ -59,7 +58,7 @@ StatusOr<Suggestion> SobolSearch::Suggest(
     std::string_view state, int count) {
   HPT_RETURN_IF_ERROR(Validate(spec));
   HPT_ASSIGN_OR_RETURN(std::optional<int64_t> random_state,
-                       IntSetting(spec.algorithm, kRandomState));
+                       ReadOnlySeed(spec, kName));
   SobolState s;
   if (!state.empty()) {
     std::optional<SobolState> parsed = ParseState(state);

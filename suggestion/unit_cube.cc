@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 
 #include "api/spec_codec.h"
+#include "api/text.h"
 #include "suggestion/search_space.h"
 
 namespace hpt::suggestion {
@@ -12,16 +12,7 @@ namespace {
 
 using api::ParameterSpec;
 using api::ParameterType;
-
-std::optional<double> ParseNumber(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  char* end = nullptr;
-  double value = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || !std::isfinite(value)) {
-    return std::nullopt;
-  }
-  return value;
-}
+using api::ParseNumber;
 
 double Clamp01(double x) { return std::isnan(x) ? 0.5 : std::clamp(x, 0., 1.); }
 

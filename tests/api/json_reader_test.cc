@@ -16,15 +16,6 @@ TEST(JsonReader, Paths) {
   EXPECT_EQ(JsonReader::Path("parameters", 2), "parameters[2]");
 }
 
-TEST(ParseNumber, FiniteNumbersOnly) {
-  EXPECT_EQ(ParseNumber("1e-5"), 1e-5);
-  EXPECT_EQ(ParseNumber(" 3 "), 3.0);
-  EXPECT_EQ(ParseNumber("-2.5"), -2.5);
-  for (const char* bad : {"", "  ", "abc", "1x", "inf", "nan", "1e999", "1 2"}) {
-    EXPECT_FALSE(ParseNumber(bad).has_value()) << bad;
-  }
-}
-
 TEST(JsonReader, NumberIsAJsonNumberOnly) {
   json j = {{"a", 1.5}, {"b", "2e3"}, {"d", true}, {"e", nullptr}};
   JsonReader r;

@@ -207,6 +207,10 @@ TEST(MedianStopValidateTest, NamesTheBadSetting) {
       {{{"start_step", "1.5"}},
        "earlyStopping.algorithmSettings[0].value: start_step must be an "
        "integer, got '1.5'"},
+      // A repeat is refused; the last one used to win.
+      {{{"start_step", "2"}, {"start_step", "5"}},
+       "earlyStopping.algorithmSettings[1].name: 'start_step' is already set "
+       "by earlyStopping.algorithmSettings[0]"},
   };
   for (const Case& c : cases) {
     api::ExperimentSpec spec = Spec(c.settings);

@@ -79,6 +79,12 @@ TEST(BayesianOptimizationTest, InvalidSettingsNameTheSetting) {
   EXPECT_EQ(message({{"kappa", "lots"}}),
             "algorithm.algorithmSettings[0].value: kappa must be a number, got "
             "'lots'");
+  // A bad value in a repeat used to fail even when the last one was good.
+  EXPECT_EQ(message({{"n_initial_points", "x"}, {"n_initial_points", "4"}}),
+            "algorithm.algorithmSettings[1].name: 'n_initial_points' is "
+            "already set by algorithm.algorithmSettings[0]; "
+            "algorithm.algorithmSettings[0].value: n_initial_points must be an "
+            "integer, got 'x'");
   EXPECT_NE(message({{"xi", "0.01"}})
                 .find("algorithm.algorithmSettings[0].name: "
                       "unknown setting 'xi'"),

@@ -446,6 +446,19 @@ TEST(HyperbandValidateTest, NamesTheBadSetting) {
       {{{"resource_name", "epochs"}, {"r_l", "9"}, {"random_state", "x"}},
        "algorithm.algorithmSettings[2].value: random_state must be an "
        "integer, got 'x'"},
+      // A repeat is refused, not "the last one wins".
+      {{{"resource_name", "epochs"}, {"r_l", "9"}, {"r_l", "27"}},
+       "algorithm.algorithmSettings[2].name: 'r_l' is already set by "
+       "algorithm.algorithmSettings[1]"},
+      // Every problem is reported, not only the first.
+      {{{"eta", "1"}, {"r_l", "0"}, {"s_max", "2"}},
+       "algorithm.algorithmSettings[2].name: unknown setting 's_max' for "
+       "hyperband (supported: eta, r_l, resource_name, random_state); "
+       "algorithm.algorithmSettings: resource_name is required (the int or "
+       "double parameter that receives each trial's budget); "
+       "algorithm.algorithmSettings[0].value: eta must be greater than 1, "
+       "got 1; "
+       "algorithm.algorithmSettings[1].value: r_l must be at least 1, got 0"},
   };
   for (const Case& c : cases) {
     api::ExperimentSpec spec = HyperbandSpec(c.settings);
