@@ -13,7 +13,7 @@ namespace hpt::bench {
 
 using Clock = std::chrono::steady_clock;
 
-std::string CheckAnswer(const StatusOr<server::HttpResult>& result) {
+std::string CheckAnswer(const StatusOr<hpt::client::HttpResult>& result) {
   if (!result.ok()) return result.status().message();
   if (result->status >= 200 && result->status < 300) return "";
   return "HTTP " + std::to_string(result->status) + ": " + result->body.substr(0, 200);
@@ -33,7 +33,7 @@ LoadResult RunLoad(const std::string& url, const LoadOptions& options,
   std::vector<std::thread> threads;
   for (int i = 0; i < n; ++i) {
     threads.emplace_back([&, i] {
-      auto client = options.raw_client ? NewRawClient(url) : server::NewApiClient(url, "");
+      auto client = options.raw_client ? NewRawClient(url) : hpt::client::NewApiClient(url, "");
       int64_t iteration = 0;
       for (; iteration < options.warmup_requests; ++iteration) {
         (void)request(i, iteration, *client);

@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "server/client.h"
+#include "client/api_client.h"
 
 namespace hpt::bench {
 
@@ -29,13 +29,13 @@ struct LoadResult {
 // One request. `client` is the calling thread's own; `iteration` counts that
 // thread's calls from 0 (warm-up included). Returns "" on success, else why.
 using Request =
-    std::function<std::string(int client_index, int64_t iteration, server::ApiClient& client)>;
+    std::function<std::string(int client_index, int64_t iteration, hpt::client::ApiClient& client)>;
 
 // Thread-safe to call; blocks until every client thread has finished.
 LoadResult RunLoad(const std::string& url, const LoadOptions& options,
                    const Request& request);
 
 // "" when `result` is a 2xx answer, else a one-line reason.
-std::string CheckAnswer(const StatusOr<server::HttpResult>& result);
+std::string CheckAnswer(const StatusOr<hpt::client::HttpResult>& result);
 
 }  // namespace hpt::bench

@@ -43,7 +43,7 @@ json ClientRunSpec(const std::string& name, int max_trials) {
 }
 
 // Creates a client-run experiment and takes `count` Running trials from it.
-StatusOr<std::vector<std::string>> SuggestTrials(server::ApiClient& client,
+StatusOr<std::vector<std::string>> SuggestTrials(hpt::client::ApiClient& client,
                                                  const std::string& experiment,
                                                  int max_trials, int count) {
   HPT_RETURN_IF_ERROR(
@@ -80,7 +80,7 @@ StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients, bool ra
   options.seconds = config.seconds;
   options.raw_client = raw_client;
   return RunLoad(bare->url(), options,
-                 [](int, int64_t, server::ApiClient& client) {
+                 [](int, int64_t, hpt::client::ApiClient& client) {
                    return CheckAnswer(client.Call(
                        "POST", kExperiments + "/bench/trials/bench-1/observations",
                        kObservationBody));
@@ -90,7 +90,7 @@ StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients, bool ra
 StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config, bool raw_client) {
   TempDir dir;
   HPT_ASSIGN_OR_RETURN(auto hpt, StartHpt(config.hpt_binary, dir));
-  auto client = raw_client ? NewRawClient(hpt->url()) : server::NewApiClient(hpt->url(), "");
+  auto client = raw_client ? NewRawClient(hpt->url()) : hpt::client::NewApiClient(hpt->url(), "");
   HPT_RETURN_IF_ERROR(
       client->Json("POST", kExperiments, ClientRunSpec("asktell", config.asktell_trials))
           .status());
@@ -131,7 +131,7 @@ StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int cli
                        StartHpt(config.hpt_binary, dir,
                                 sync_full ? std::vector<std::string>{"--sync-full"}
                                           : std::vector<std::string>{}));
-  auto setup = server::NewApiClient(hpt->url(), "");
+  auto setup = hpt::client::NewApiClient(hpt->url(), "");
   HPT_ASSIGN_OR_RETURN(std::vector<std::string> trials,
                        SuggestTrials(*setup, "writes", 100, clients));
   std::vector<std::string> paths;
@@ -140,7 +140,7 @@ StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int cli
   options.clients = clients;
   options.seconds = config.seconds;
   return RunLoad(hpt->url(), options,
-                 [&paths](int index, int64_t i, server::ApiClient& client) {
+                 [&paths](int index, int64_t i, hpt::client::ApiClient& client) {
                    char body[96];
                    std::snprintf(body, sizeof(body),
                                  R"({"step": %lld, "metrics": {"loss": %.6f}})",
@@ -152,7 +152,7 @@ StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int cli
 StatusOr<LoadResult> MeasureBatchedObservations(const BenchConfig& config) {
   TempDir dir;
   HPT_ASSIGN_OR_RETURN(auto hpt, StartHpt(config.hpt_binary, dir));
-  auto setup = server::NewApiClient(hpt->url(), "");
+  auto setup = hpt::client::NewApiClient(hpt->url(), "");
   HPT_ASSIGN_OR_RETURN(std::vector<std::string> trials,
                        SuggestTrials(*setup, "batched", 100, 1));
   const std::string path = kExperiments + "/batched/trials/" + trials[0] + "/observations";
@@ -162,7 +162,7 @@ StatusOr<LoadResult> MeasureBatchedObservations(const BenchConfig& config) {
   options.seconds = config.seconds;
   options.warmup_requests = 3;
   return RunLoad(hpt->url(), options,
-                 [&path, batch](int, int64_t i, server::ApiClient& client) {
+                 [&path, batch](int, int64_t i, hpt::client::ApiClient& client) {
                    std::string body = R"({"observations": [)";
                    body.reserve(batch * 48);
                    char item[96];
@@ -181,7 +181,7 @@ StatusOr<LoadResult> MeasureBatchedObservations(const BenchConfig& config) {
 StatusOr<RunnerResult> MeasureRunner(const BenchConfig& config) {
   TempDir dir;
   HPT_ASSIGN_OR_RETURN(auto hpt, StartHpt(config.hpt_binary, dir));
-  auto client = server::NewApiClient(hpt->url(), "");
+  auto client = hpt::client::NewApiClient(hpt->url(), "");
   json spec = ClientRunSpec("runner", config.runner_trials);
   spec["parameters"] = json::array({{{"name", "x"},
                                      {"parameterType", "double"},

@@ -21,7 +21,7 @@
 #include "bench/quality_functions.h"
 #include "bench/quality_stats.h"
 #include "bench/server_process.h"
-#include "server/client.h"
+#include "client/api_client.h"
 
 namespace hpt::bench {
 namespace {
@@ -141,7 +141,7 @@ json AlgorithmSpec(const std::string& column, int seed) {
 }
 
 // One experiment: ask, evaluate, tell, `trials` times.
-RunResult RunOne(server::ApiClient& client, const QualityFunction& f,
+RunResult RunOne(hpt::client::ApiClient& client, const QualityFunction& f,
                  const std::string& algorithm, int column, int seed,
                  int trials) {
   std::string name =
@@ -224,7 +224,7 @@ int main(int argc, char** argv) {
       std::cerr << "quality: " << server.status().ToString() << "\n";
       return 1;
     }
-    auto client = hpt::server::NewApiClient((*server)->url(), "", 120);
+    auto client = hpt::client::NewApiClient((*server)->url(), "", 120);
     for (const QualityFunction* f : functions) {
       for (size_t column = 0; column < options.algorithms.size(); ++column) {
         const std::string& algorithm = options.algorithms[column];

@@ -12,7 +12,7 @@
 namespace hpt::bench {
 namespace {
 
-class RawClient : public server::ApiClient {
+class RawClient : public hpt::client::ApiClient {
  public:
   explicit RawClient(const std::string& url) {
     std::string rest = url.substr(url.find("//") + 2);
@@ -22,7 +22,7 @@ class RawClient : public server::ApiClient {
   }
   ~RawClient() override { Disconnect(); }
 
-  StatusOr<server::HttpResult> Call(const std::string& method, const std::string& path,
+  StatusOr<hpt::client::HttpResult> Call(const std::string& method, const std::string& path,
                                     const std::string& body,
                                     const std::string& content_type) override {
     if (fd_ < 0) HPT_RETURN_IF_ERROR(Connect());
@@ -57,7 +57,7 @@ class RawClient : public server::ApiClient {
     buffer_.clear();
   }
 
-  StatusOr<server::HttpResult> RoundTrip(const std::string& request) {
+  StatusOr<hpt::client::HttpResult> RoundTrip(const std::string& request) {
     for (size_t sent = 0; sent < request.size();) {
       ssize_t n = ::send(fd_, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
       if (n <= 0) return Unavailable("send failed");
@@ -67,7 +67,7 @@ class RawClient : public server::ApiClient {
     while ((header_end = buffer_.find("\r\n\r\n")) == std::string::npos) {
       HPT_RETURN_IF_ERROR(ReadMore());
     }
-    server::HttpResult result;
+    hpt::client::HttpResult result;
     result.status = std::atoi(buffer_.c_str() + buffer_.find(' ') + 1);
     size_t length = 0;
     bool has_length = false;
@@ -102,7 +102,7 @@ class RawClient : public server::ApiClient {
 
 }  // namespace
 
-std::unique_ptr<server::ApiClient> NewRawClient(const std::string& url) {
+std::unique_ptr<hpt::client::ApiClient> NewRawClient(const std::string& url) {
   return std::make_unique<RawClient>(url);
 }
 

@@ -8,12 +8,12 @@
 #include <memory>
 #include <string>
 
-#include "server/client.h"
+#include "client/api_client.h"
 
 namespace hpt::bench {
 
 // `url` like "http://127.0.0.1:8750". Connects on the first call, and again
 // after an error.
-std::unique_ptr<server::ApiClient> NewRawClient(const std::string& url);
+std::unique_ptr<hpt::client::ApiClient> NewRawClient(const std::string& url);
 
 }  // namespace hpt::bench

@@ -48,7 +48,7 @@ int Logs(const Connection& c, const std::string& name, const std::string& trial,
       auto log = (*client)->Call("GET", path + "/logs?offset=" + std::to_string(printed) +
                                             "&limit=" + std::to_string(kChunk));
       if (!log.ok()) return Fail(log.status().message());
-      Status s = server::StatusFromHttp(*log);
+      Status s = hpt::client::StatusFromHttp(*log);
       if (!s.ok()) return Fail(s.message());
       std::cout << log->body << std::flush;
       printed += log->body.size();

@@ -18,9 +18,9 @@ StatusOr<std::string> ResolveToken(const std::string& token_file) {
   return std::string(env ? env : "");
 }
 
-StatusOr<std::unique_ptr<server::ApiClient>> Connect(const Connection& c) {
+StatusOr<std::unique_ptr<hpt::client::ApiClient>> Connect(const Connection& c) {
   HPT_ASSIGN_OR_RETURN(std::string token, ResolveToken(c.token_file));
-  return server::NewApiClient(c.server, token);
+  return hpt::client::NewApiClient(c.server, token);
 }
 
 bool PrintAs(const json& doc, const std::string& format, std::ostream& out) {

@@ -10,12 +10,12 @@
 
 #include "api/status.h"
 #include "cli/commands.h"
-#include "server/client.h"
+#include "client/api_client.h"
 
 namespace hpt::cli {
 
 // A client for the server in `c`, with the token from the file or $HPT_TOKEN.
-StatusOr<std::unique_ptr<server::ApiClient>> Connect(const Connection& c);
+StatusOr<std::unique_ptr<hpt::client::ApiClient>> Connect(const Connection& c);
 // The token in `token_file`, else $HPT_TOKEN, else "".
 StatusOr<std::string> ResolveToken(const std::string& token_file);
 

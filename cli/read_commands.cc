@@ -3,6 +3,7 @@
 
 #include "api/spec_codec.h"
 #include "cli/commands.h"
+#include "controller/builtins.h"
 #include "cli/output.h"
 #include "cli/spec_file.h"
 #include "cli/table.h"
@@ -24,7 +25,7 @@ int Validate(const std::string& file) {
   for (const auto& note : notes) std::cerr << "hpt: note: " << note << "\n";
   auto spec = api::SpecFromJson(*j);
   if (!spec.ok()) return Fail(file + ": " + spec.status().message());
-  Status s = server::ValidateExperimentSpec(*spec);
+  Status s = controller::ValidateExperimentSpec(*spec);
   if (!s.ok()) return Fail(file + ": " + s.message());
   std::cout << file << ": experiment '" << spec->name << "' is valid\n";
   return 0;

@@ -97,6 +97,7 @@ int Run(const RunOptions& options) {
                   "start `hpt serve` and point clients and `hpt run --server` at it");
     }
     server::ServerOptions so;
+    so.log_level = "warn";  // the run's own output says what happens
     so.port = 0;
     so.db_path = options.db;
     so.token = RandomToken();  // the private server still runs code: lock it
@@ -110,7 +111,7 @@ int Run(const RunOptions& options) {
     if (!resolved.ok()) return Fail(resolved.status().message());
     token = *resolved;
   }
-  auto client = server::NewApiClient(connection.server, token);
+  auto client = hpt::client::NewApiClient(connection.server, token);
   auto created = client->Json("POST", "/api/v1/experiments", *spec_json);
   if (!created.ok()) return Fail(options.file + ": " + created.status().message());
   const std::string name = spec->name;

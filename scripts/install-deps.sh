@@ -8,7 +8,7 @@ packages=(
   build-essential cmake pkg-config
   libcpprest-dev libyaml-cpp-dev libeigen3-dev nlohmann-json3-dev
   libsqlite3-dev libcli11-dev libboost-dev libssl-dev libnlopt-cxx-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libre2-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libre2-dev libspdlog-dev
   clang libclang-rt-14-dev
   python3 python3-requests python3-optuna python3-matplotlib sqlite3
   python3-sklearn python3-pandas jupyter-nbconvert python3-ipykernel

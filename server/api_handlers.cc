@@ -12,7 +12,7 @@
 #include "api/katib_compat.h"
 #include "api/openapi.h"
 #include "api/spec_codec.h"
-#include "server/controller.h"
+#include "controller/controller.h"
 #include "server/observation_codec.h"
 #include "trial-runner/trial_log.h"
 
@@ -72,10 +72,10 @@ HttpResponse GetExperiment(const ApiContext& ctx, const HttpRequest& req) {
 }
 
 HttpResponse ExperimentAction(const ApiContext& ctx, const HttpRequest& req,
-                              Status (Controller::*action)(const std::string&)) {
+                              Status (controller::Controller::*action)(const std::string&)) {
   Status s = (ctx.controller->*action)(req.Var("name"));
   if (!s.ok()) return ErrorResponse(s);
-  if (action == &Controller::DeleteExperiment) {
+  if (action == &controller::Controller::DeleteExperiment) {
     return JsonResponse(200, {{"name", req.Var("name")}, {"deleted", true}});
   }
   return GetExperiment(ctx, req);
@@ -261,10 +261,10 @@ void AddApiRoutes(const ApiContext& c, Router& r) {
   r.Add("GET", e, [c](const HttpRequest& q) { return ListExperiments(c, q); });
   r.Add("GET", e + "/{name}", [c](const HttpRequest& q) { return GetExperiment(c, q); });
   r.Add("DELETE", e + "/{name}", [c](const HttpRequest& q) {
-    return ExperimentAction(c, q, &Controller::DeleteExperiment);
+    return ExperimentAction(c, q, &controller::Controller::DeleteExperiment);
   });
   r.Add("POST", e + "/{name}:stop", [c](const HttpRequest& q) {
-    return ExperimentAction(c, q, &Controller::StopExperiment);
+    return ExperimentAction(c, q, &controller::Controller::StopExperiment);
   });
   r.Add("GET", t, [c](const HttpRequest& q) { return ListTrials(c, q); });
   r.Add("POST", e + "/{name}/trials:suggest",

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <string>
 
-#include "server/controller.h"
+#include "controller/controller.h"
 #include "server/router.h"
 #include "storage/store.h"
 #include "suggestion/algorithm.h"
@@ -14,7 +14,7 @@ namespace hpt::server {
 
 struct ApiContext {
   storage::Store* store;
-  Controller* controller;
+  controller::Controller* controller;
   const Registry<suggestion::Algorithm>* algorithms;
   std::atomic<int64_t>* requests_total;  // for /metrics
   std::string version;

@@ -101,9 +101,9 @@ StatusOr<std::vector<api::Observation>> DecodeObservations(const json& body,
   return out;
 }
 
-StatusOr<Completion> DecodeCompletion(const json& body) {
+StatusOr<controller::Completion> DecodeCompletion(const json& body) {
   JsonReader r;
-  Completion c;
+  controller::Completion c;
   if (!body.is_object()) return InvalidArgument("body must be a JSON object");
   r.RejectUnknown(body, "", {"metrics", "infeasible", "reason"});
   c.infeasible = r.Bool(body, "", "infeasible").value_or(false);

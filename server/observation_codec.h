@@ -7,7 +7,7 @@
 
 #include "api/status.h"
 #include "api/types.h"
-#include "server/controller.h"
+#include "controller/experiment_runner.h"
 
 namespace hpt::server {
 
@@ -18,6 +18,6 @@ namespace hpt::server {
 StatusOr<std::vector<api::Observation>> DecodeObservations(const nlohmann::json& body,
                                                            int64_t timestamp_ms);
 // `{"metrics": {...}}` or `{"infeasible": true, "reason": "..."}`.
-StatusOr<Completion> DecodeCompletion(const nlohmann::json& body);
+StatusOr<controller::Completion> DecodeCompletion(const nlohmann::json& body);
 
 }  // namespace hpt::server

@@ -1,17 +1,20 @@
 #include "server/server.h"
 
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "controller/builtins.h"
+#include "controller/controller.h"
+#include "controller/trial_token.h"
 #include "server/api_handlers.h"
-#include "server/controller.h"
 #include "server/http_listener.h"
-#include "server/router.h"
 #include "server/request_path.h"
+#include "server/router.h"
 #include "server/static_files.h"
-#include "server/trial_token.h"
-#include "earlystop/policy.h"
 #include "storage/db_lock.h"
 #include "storage/store.h"
 #include "trial-runner/gpu_pool.h"
@@ -24,20 +27,32 @@ constexpr const char* kVersion = "0.1.0";
 const char kUnauthenticated[] =
     "missing or wrong bearer token (send 'Authorization: Bearer <token>')";
 
+// The process's log: stderr (stdout is the CLI's), one line per event with
+// time and level.
+void InitLogging(const std::string& level) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto logger = spdlog::stderr_logger_mt("hpt");
+    logger->set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
+    spdlog::set_default_logger(logger);
+  });
+  spdlog::set_level(spdlog::level::from_str(level));
+}
+
 class ServerImpl : public Server {
  public:
   ~ServerImpl() override { Stop(); }
 
   Status Init(const ServerOptions& options) {
     options_ = options;
+    InitLogging(options.log_level);
     storage::SqliteOptions sqlite;
     sqlite.synchronous_full = options.sync_full;
     // Before anything else: a second server on this database must not
     // touch the first one's trials.
     HPT_ASSIGN_OR_RETURN(db_lock_, storage::DatabaseLock::Acquire(options.db_path));
     HPT_ASSIGN_OR_RETURN(store_, storage::OpenSqliteStore(options.db_path, sqlite));
-    suggestion::RegisterBuiltins(algorithms_);
-    earlystop::RegisterBuiltins(policies_);
+    builtins_ = controller::NewBuiltins();
 
     // Listen first: trials need the server's URL in their environment.
     ListenerOptions listen;
@@ -46,17 +61,19 @@ class ServerImpl : public Server {
     HPT_ASSIGN_OR_RETURN(listener_,
                          OpenHttpListener(listen, [this](HttpRequest& r) { return Handle(r); }));
 
-    ControllerOptions copts;
+    controller::ControllerOptions copts;
     copts.server_url = url();
     copts.token = options.token;
     copts.max_log_bytes = options.max_log_bytes;
     copts.log_dir = (std::filesystem::path(options.db_path).parent_path() / "logs").string();
     if (copts.log_dir == "logs") copts.log_dir = "./logs";
     copts.gpus = options.gpus ? *options.gpus : runner::DetectGpus();
-    controller_ = std::make_unique<Controller>(store_.get(), &algorithms_, &policies_, copts);
+    controller_ = std::make_unique<controller::Controller>(
+        store_.get(), &builtins_->algorithms, &builtins_->policies, copts);
     executor_ = runner::NewLocalExecutor(controller_.get());
-    AddApiRoutes({store_.get(), controller_.get(), &algorithms_, &requests_total_, kVersion},
-                 router_);
+    AddApiRoutes(
+        {store_.get(), controller_.get(), &builtins_->algorithms, &requests_total_, kVersion},
+        router_);
     if (!options.ui_dir.empty()) static_files_ = std::make_unique<StaticFiles>(options.ui_dir);
     HPT_RETURN_IF_ERROR(controller_->Start(executor_.get()));
     ready_ = true;
@@ -104,20 +121,20 @@ class ServerImpl : public Server {
     const std::string prefix = "Bearer ";
     if (auth.rfind(prefix, 0) != 0) return false;
     const std::string given = auth.substr(prefix.size());
-    if (SameToken(given, options_.token)) return true;
+    if (controller::SameToken(given, options_.token)) return true;
     if (!route.method_allowed || route.access != Access::kTrial) return false;
     auto name = route.vars.find("name");
     auto trial = route.vars.find("trial");
     if (name == route.vars.end() || trial == route.vars.end()) return false;
-    return SameToken(given, TrialToken(options_.token, name->second, trial->second));
+    return controller::SameToken(given,
+                                 controller::TrialToken(options_.token, name->second, trial->second));
   }
 
   ServerOptions options_;
   std::unique_ptr<storage::DatabaseLock> db_lock_;  // first: released last
   std::unique_ptr<storage::Store> store_;
-  Registry<suggestion::Algorithm> algorithms_;
-  Registry<earlystop::Policy> policies_;
-  std::unique_ptr<Controller> controller_;
+  std::unique_ptr<controller::Builtins> builtins_;
+  std::unique_ptr<controller::Controller> controller_;
   std::unique_ptr<runner::Executor> executor_;
   Router router_;
   std::unique_ptr<StaticFiles> static_files_;
@@ -132,14 +149,6 @@ StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   auto server = std::make_unique<ServerImpl>();
   HPT_RETURN_IF_ERROR(server->Init(options));
   return std::unique_ptr<Server>(std::move(server));
-}
-
-Status ValidateExperimentSpec(const api::ExperimentSpec& spec) {
-  Registry<suggestion::Algorithm> algorithms;
-  suggestion::RegisterBuiltins(algorithms);
-  Registry<earlystop::Policy> policies;
-  earlystop::RegisterBuiltins(policies);
-  return ValidateWithAlgorithms(spec, algorithms, policies);
 }
 
 StatusOr<std::string> ReadTokenFile(const std::string& path) {

@@ -25,6 +25,9 @@ struct ServerOptions {
   bool sync_full = false;  // SQLite synchronous=FULL
   // Cap on each trial's log (head and tail kept); 0: 64 MiB.
   int64_t max_log_bytes = 0;
+  // The server's own log goes to stderr from this level on: "debug",
+  // "info", "warn", "error" or "off".
+  std::string log_level = "info";
 };
 
 class Server {
@@ -42,14 +45,4 @@ class Server {
 // Reads a token file (trimmed). InvalidArgument when empty or unreadable.
 StatusOr<std::string> ReadTokenFile(const std::string& path);
 
-}  // namespace hpt::server
-
-namespace hpt::api {
-struct ExperimentSpec;
-}
-
-namespace hpt::server {
-// Everything CreateExperiment checks before storing: the spec's own rules,
-// the algorithm's name and its settings.
-Status ValidateExperimentSpec(const api::ExperimentSpec& spec);
 }  // namespace hpt::server

@@ -3,6 +3,7 @@
 // second server on the same database, recovery signalling stale pids, and
 // children escaping stop and timeout with setsid.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -27,7 +28,7 @@ namespace {
 
 using std::chrono::seconds;
 
-nlohmann::json Post(server::ApiClient& client, const nlohmann::json& spec) {
+nlohmann::json Post(hpt::client::ApiClient& client, const nlohmann::json& spec) {
   auto r = client.Json("POST", "/api/v1/experiments", spec);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return r.ok() ? *r : nlohmann::json();
@@ -195,17 +196,31 @@ TEST(TrialIsolationTest, SecondServerOnTheSameDatabaseIsRefused) {
   EXPECT_EQ(done["status"]["phase"], "Succeeded") << done.dump();
 }
 
-// Starts `sleep 600` as the leader of its own process group, as any daemon
-// might be; returns its pid.
-pid_t StartBystander() {
-  pid_t pid = fork();
-  if (pid == 0) {
-    setsid();
-    execl("/bin/sleep", "sleep", "600", static_cast<char*>(nullptr));
-    _exit(127);
+// `sleep 600` as the leader of its own session, as any daemon might be,
+// with stdio on /dev/null (not ctest's pipe); killed when this goes.
+class Bystander {
+ public:
+  Bystander() {
+    pid_ = fork();
+    if (pid_ == 0) {
+      int null = open("/dev/null", O_RDWR);
+      dup2(null, 0);
+      dup2(null, 1);
+      dup2(null, 2);
+      setsid();
+      execl("/bin/sleep", "sleep", "600", static_cast<char*>(nullptr));
+      _exit(127);
+    }
   }
-  return pid;
-}
+  ~Bystander() {
+    ::kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+};
 
 void SqlExec(const std::string& db_path, const std::string& sql) {
   sqlite3* db = nullptr;
@@ -227,16 +242,21 @@ TEST(TrialIsolationTest, RecoveryNeverSignalsAReusedPid) {
   {
     HptProcess server(db);
     auto client = server.Client();
-    Post(*client, ShellExperiment("stale", "echo $$ > " + pid_file + "; exec sleep 600", 2, 2));
-    int trial = ReadPid(pid_file);
-    ASSERT_GT(trial, 0);
+    Post(*client,
+         ShellExperiment("stale", "echo $$ > " + pid_file + ".$HPT_TRIAL; exec sleep 600", 2, 2));
+    int first = ReadPid(pid_file + ".stale-1");
+    int second = ReadPid(pid_file + ".stale-2");
+    ASSERT_GT(first, 0);
+    ASSERT_GT(second, 0);
     server.Kill(SIGKILL);
-    ::kill(-trial, SIGKILL);
+    ::kill(-first, SIGKILL);
+    ::kill(-second, SIGKILL);
   }
   // Both trials now name unrelated processes: one by a bare pid (as an
   // older hpt stored it), one by a job id whose start time does not match.
-  pid_t a = StartBystander();
-  pid_t b = StartBystander();
+  Bystander bystander_a, bystander_b;
+  const pid_t a = bystander_a.pid();
+  const pid_t b = bystander_b.pid();
   ASSERT_TRUE(WaitFor([&] { return ProcessAlive(a) && ProcessAlive(b); }, seconds(5)));
   SqlExec(db, "UPDATE trials SET pid = " + std::to_string(a) + ", job_id = '' WHERE name = 'stale-1';"
               "UPDATE trials SET pid = " + std::to_string(b) + ", job_id = 'local:" +
@@ -250,10 +270,6 @@ TEST(TrialIsolationTest, RecoveryNeverSignalsAReusedPid) {
     std::this_thread::sleep_for(seconds(1));
     EXPECT_TRUE(ProcessAlive(a)) << "killed an unrelated process by its bare pid";
     EXPECT_TRUE(ProcessAlive(b)) << "killed an unrelated process whose pid was reused";
-  }
-  for (pid_t p : {a, b}) {
-    ::kill(p, SIGKILL);
-    waitpid(p, nullptr, 0);
   }
 }
 

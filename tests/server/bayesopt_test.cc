@@ -52,7 +52,7 @@ class BayesOptTest : public ::testing::Test {
 
   TempDir dir_;
   HptProcess server_;
-  std::unique_ptr<server::ApiClient> client_;
+  std::unique_ptr<hpt::client::ApiClient> client_;
 };
 
 TEST_F(BayesOptTest, ClientRunBraninReachesTheOptimum) {

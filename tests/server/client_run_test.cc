@@ -29,7 +29,7 @@ class ClientRunTest : public ::testing::Test {
 
   TempDir dir_;
   HptProcess server_;
-  std::unique_ptr<server::ApiClient> client_;
+  std::unique_ptr<hpt::client::ApiClient> client_;
 };
 
 TEST_F(ClientRunTest, AskTellUntilTheBudgetIsUsed) {

@@ -24,7 +24,7 @@ class EarlyStoppingTest : public ::testing::Test {
   }
   TempDir dir_;
   HptProcess server_;
-  std::unique_ptr<server::ApiClient> client_;
+  std::unique_ptr<hpt::client::ApiClient> client_;
 };
 
 TEST_F(EarlyStoppingTest, MedianStopKillsHopelessTrialsMidRun) {

@@ -34,7 +34,7 @@ class LifecycleTest : public ::testing::Test {
 
   TempDir dir_;
   HptProcess server_;
-  std::unique_ptr<server::ApiClient> client_;
+  std::unique_ptr<hpt::client::ApiClient> client_;
 };
 
 TEST_F(LifecycleTest, RunsToMaxTrialsReached) {

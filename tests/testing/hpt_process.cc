@@ -88,8 +88,8 @@ HptProcess::~HptProcess() {
   if (pid_ > 0) Kill(SIGKILL);
 }
 
-std::unique_ptr<server::ApiClient> HptProcess::Client(const std::string& token) const {
-  return server::NewApiClient(url_, token);
+std::unique_ptr<hpt::client::ApiClient> HptProcess::Client(const std::string& token) const {
+  return hpt::client::NewApiClient(url_, token);
 }
 
 int HptProcess::Kill(int sig) {
@@ -131,7 +131,7 @@ int RunHpt(const std::vector<std::string>& args, std::string* out, std::string* 
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-nlohmann::json WaitForExperiment(server::ApiClient& client, const std::string& name,
+nlohmann::json WaitForExperiment(hpt::client::ApiClient& client, const std::string& name,
                                  int timeout_seconds) {
   nlohmann::json last;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "server/client.h"
+#include "client/api_client.h"
 
 namespace hpt::testing {
 
@@ -25,7 +25,7 @@ class HptProcess {
   const std::string& url() const { return url_; }
   pid_t pid() const { return pid_; }
   // A client of this server (with `token` as bearer when not empty).
-  std::unique_ptr<server::ApiClient> Client(const std::string& token = "") const;
+  std::unique_ptr<hpt::client::ApiClient> Client(const std::string& token = "") const;
   // Sends `sig` and waits for the process to end; returns its wait status.
   int Kill(int sig);
 
@@ -40,7 +40,7 @@ int RunHpt(const std::vector<std::string>& args, std::string* out, std::string* 
 
 // Polls GET /api/v1/experiments/<name> until its phase is finished or the
 // timeout passes; returns the last answer.
-nlohmann::json WaitForExperiment(server::ApiClient& client, const std::string& name,
+nlohmann::json WaitForExperiment(hpt::client::ApiClient& client, const std::string& name,
                                  int timeout_seconds = 60);
 
 // True while a process with this pid exists (and is not a zombie).

@@ -1,9 +1,9 @@
-#include "server/trial_token.h"
+#include "controller/trial_token.h"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-namespace hpt::server {
+namespace hpt::controller {
 
 std::string TrialToken(const std::string& admin_token, const std::string& experiment,
                        const std::string& trial) {
@@ -31,4 +31,4 @@ bool SameToken(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
-}  // namespace hpt::server
+}  // namespace hpt::controller

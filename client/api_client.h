@@ -9,7 +9,7 @@
 
 #include "api/status.h"
 
-namespace hpt::server {
+namespace hpt::client {
 
 struct HttpResult {
   int status = 0;
@@ -38,4 +38,4 @@ std::unique_ptr<ApiClient> NewApiClient(const std::string& url, const std::strin
 // message from the body's error.message).
 Status StatusFromHttp(const HttpResult& result);
 
-}  // namespace hpt::server
+}  // namespace hpt::client

@@ -1,9 +1,9 @@
 #define _TURN_OFF_PLATFORM_STRING  // cpprest's U() macro breaks other headers
-#include "server/client.h"
+#include "client/api_client.h"
 
 #include <cpprest/http_client.h>
 
-namespace hpt::server {
+namespace hpt::client {
 namespace {
 
 using web::http::client::http_client;
@@ -87,4 +87,4 @@ std::unique_ptr<ApiClient> NewApiClient(const std::string& url, const std::strin
   return std::make_unique<CpprestClient>(url, token, timeout_seconds);
 }
 
-}  // namespace hpt::server
+}  // namespace hpt::client

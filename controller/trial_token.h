@@ -8,7 +8,7 @@
 
 #include <string>
 
-namespace hpt::server {
+namespace hpt::controller {
 
 // "hpt-trial-<hex>" for experiment/trial under `admin_token` (non-empty).
 std::string TrialToken(const std::string& admin_token, const std::string& experiment,
@@ -17,4 +17,4 @@ std::string TrialToken(const std::string& admin_token, const std::string& experi
 // Compares in time independent of where the strings differ.
 bool SameToken(const std::string& a, const std::string& b);
 
-}  // namespace hpt::server
+}  // namespace hpt::controller

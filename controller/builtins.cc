@@ -1,0 +1,48 @@
+#include "controller/builtins.h"
+
+#include "api/validation.h"
+
+namespace hpt::controller {
+
+std::unique_ptr<Builtins> NewBuiltins() {
+  auto builtins = std::make_unique<Builtins>();
+  suggestion::RegisterBuiltins(builtins->algorithms);
+  earlystop::RegisterBuiltins(builtins->policies);
+  return builtins;
+}
+
+Status ValidateWithAlgorithms(const api::ExperimentSpec& spec,
+                              const Registry<suggestion::Algorithm>& algorithms,
+                              const Registry<earlystop::Policy>& policies) {
+  Status spec_status = api::ValidateSpec(spec);
+  std::string problems = spec_status.ok() ? "" : spec_status.message();
+  auto add = [&](const std::string& p) { problems += (problems.empty() ? "" : "; ") + p; };
+  if (!spec.algorithm.name.empty()) {
+    auto algorithm = algorithms.Create(spec.algorithm.name);
+    if (!algorithm.ok()) {
+      add("algorithm.algorithmName: " + algorithm.status().message());
+    } else if (spec_status.ok()) {
+      // Algorithms may assume a structurally valid spec.
+      Status s = (*algorithm)->Validate(spec);
+      if (!s.ok()) add(s.message());
+    }
+  }
+  if (!spec.early_stopping.name.empty()) {
+    auto policy = policies.Create(spec.early_stopping.name);
+    if (!policy.ok()) {
+      add("earlyStopping.algorithmName: " + policy.status().message());
+    } else if (spec_status.ok()) {
+      Status s = (*policy)->Validate(spec);
+      if (!s.ok()) add(s.message());
+    }
+  }
+  if (problems.empty()) return Status::Ok();
+  return InvalidArgument(problems);
+}
+
+Status ValidateExperimentSpec(const api::ExperimentSpec& spec) {
+  auto builtins = NewBuiltins();
+  return ValidateWithAlgorithms(spec, builtins->algorithms, builtins->policies);
+}
+
+}  // namespace hpt::controller

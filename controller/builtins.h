@@ -1,0 +1,31 @@
+#pragma once
+// Every built-in algorithm and early-stopping policy, registered once for
+// the server and for `hpt validate` (which needs no server), and the full
+// validation of an experiment spec against them.
+
+#include "api/registry.h"
+#include "api/status.h"
+#include "api/types.h"
+#include "earlystop/policy.h"
+#include "suggestion/algorithm.h"
+
+namespace hpt::controller {
+
+struct Builtins {
+  Registry<suggestion::Algorithm> algorithms;
+  Registry<earlystop::Policy> policies;
+};
+
+// A registry of every built-in; each call builds a new one.
+std::unique_ptr<Builtins> NewBuiltins();
+
+// The spec's own rules plus the algorithm's name and settings and the
+// early-stopping policy's, every problem with its field path.
+Status ValidateWithAlgorithms(const api::ExperimentSpec& spec,
+                              const Registry<suggestion::Algorithm>& algorithms,
+                              const Registry<earlystop::Policy>& policies);
+
+// ValidateWithAlgorithms against the built-ins.
+Status ValidateExperimentSpec(const api::ExperimentSpec& spec);
+
+}  // namespace hpt::controller

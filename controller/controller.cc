@@ -1,0 +1,215 @@
+#include "controller/controller.h"
+
+#include "controller/builtins.h"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+
+namespace hpt::controller {
+
+using api::Experiment;
+using api::ExperimentPhase;
+using api::Trial;
+
+namespace {
+
+// How often experiments waiting for GPUs look again.
+constexpr auto kSweepInterval = std::chrono::milliseconds(500);
+
+}  // namespace
+
+Controller::Controller(storage::Store* store,
+                       const Registry<suggestion::Algorithm>* algorithms,
+                       const Registry<earlystop::Policy>* policies, ControllerOptions options)
+    : store_(store),
+      algorithms_(algorithms),
+      policies_(policies),
+      options_(std::move(options)),
+      gpu_pool_(options_.gpus),
+      pool_(std::max(1, options_.worker_threads)) {
+  deps_.store = store_;
+  deps_.stopping = &stopping_;
+  deps_.algorithms = algorithms_;
+  deps_.policies = policies_;
+  deps_.gpus = &gpu_pool_;
+  deps_.server_url = options_.server_url;
+  deps_.token = options_.token;
+  deps_.log_dir = options_.log_dir;
+  deps_.max_log_bytes = options_.max_log_bytes;
+}
+
+Controller::~Controller() { Shutdown(); }
+
+Status Controller::Validate(const api::ExperimentSpec& spec) const {
+  return ValidateWithAlgorithms(spec, *algorithms_, *policies_);
+}
+
+Status Controller::Start(runner::Executor* executor) {
+  deps_.executor = executor;
+  HPT_ASSIGN_OR_RETURN(std::vector<Experiment> experiments, store_->ListExperiments());
+  if (auto unreadable = store_->ListUnreadableExperiments(); unreadable.ok()) {
+    // Left out rather than keeping the server down; the API lists them.
+    for (const auto& row : *unreadable) spdlog::warn("skipped: {}", row.error);
+  }
+  for (Experiment& exp : experiments) {
+    auto trials = store_->ListTrials(exp.spec.name);
+    if (!trials.ok()) {
+      spdlog::error("experiment {}: cannot read its trials: {}", exp.spec.name,
+                    trials.status().message());
+      continue;
+    }
+    Entry entry = Add(std::move(exp), std::move(*trials));
+    entry.runner->Recover();
+    PostReconcile(entry);
+  }
+  sweep_ = std::thread([this] { SweepLoop(); });
+  return Status::Ok();
+}
+
+void Controller::Shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(sweep_mu_);
+    shutdown_ = true;
+  }
+  sweep_cv_.notify_all();
+  if (sweep_.joinable()) sweep_.join();
+  stopping_ = true;
+  pool_.WaitIdle();
+}
+
+Controller::Entry Controller::Add(Experiment experiment, std::vector<Trial> trials) {
+  Entry entry;
+  std::string name = experiment.spec.name;
+  entry.runner =
+      std::make_shared<ExperimentRunner>(deps_, std::move(experiment), std::move(trials));
+  entry.strand = pool_.NewStrand();
+  std::unique_lock<std::shared_mutex> lock(map_mu_);
+  runners_[name] = entry;
+  return entry;
+}
+
+std::optional<Controller::Entry> Controller::FindLoaded(const std::string& name) {
+  std::shared_lock<std::shared_mutex> lock(map_mu_);
+  auto it = runners_.find(name);
+  if (it == runners_.end()) return std::nullopt;
+  return it->second;
+}
+
+StatusOr<Controller::Entry> Controller::Find(const std::string& name) {
+  if (auto entry = FindLoaded(name)) return *entry;
+  HPT_RETURN_IF_ERROR(store_->GetExperiment(name).status());
+  // Stored by another process meanwhile: not ours to run.
+  return NotFound("experiment '" + name + "' not found");
+}
+
+void Controller::PostReconcile(const Entry& entry) {
+  if (!entry.runner->runner_run()) return;
+  entry.strand->Post([runner = entry.runner] { runner->Reconcile(); });
+}
+
+StatusOr<Experiment> Controller::CreateExperiment(const api::ExperimentSpec& spec) {
+  HPT_RETURN_IF_ERROR(Validate(spec));
+  Experiment exp;
+  exp.spec = spec;
+  exp.creation_time_ms = api::NowMillis();
+  if (spec.trial_template) {
+    exp.phase = ExperimentPhase::kRunning;
+    exp.start_time_ms = exp.creation_time_ms;
+  }
+  HPT_RETURN_IF_ERROR(store_->CreateExperiment(exp));
+  PostReconcile(Add(exp, {}));
+  return exp;
+}
+
+Status Controller::StopExperiment(const std::string& name) {
+  HPT_ASSIGN_OR_RETURN(Entry entry, Find(name));
+  return entry.runner->Stop();
+}
+
+Status Controller::DeleteExperiment(const std::string& name) {
+  auto entry = FindLoaded(name);
+  // An unreadable row has no runner; deleting it is how it goes away.
+  if (entry) entry->runner->PrepareDelete();
+  HPT_RETURN_IF_ERROR(store_->DeleteExperiment(name));
+  {
+    std::unique_lock<std::shared_mutex> lock(map_mu_);
+    runners_.erase(name);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(options_.log_dir + "/" + name, ec);
+  return Status::Ok();
+}
+
+StatusOr<std::vector<Trial>> Controller::SuggestTrials(const std::string& name, int count) {
+  HPT_ASSIGN_OR_RETURN(Entry entry, Find(name));
+  return entry.runner->Suggest(count);
+}
+
+Status Controller::CompleteTrial(const std::string& experiment, const std::string& trial,
+                                 const Completion& completion) {
+  HPT_ASSIGN_OR_RETURN(Entry entry, Find(experiment));
+  return entry.runner->Complete(trial, completion);
+}
+
+Status Controller::AddObservations(const std::string& experiment, const std::string& trial,
+                                   const std::vector<api::Observation>& observations) {
+  HPT_ASSIGN_OR_RETURN(Entry entry, Find(experiment));
+  return entry.runner->AddObservations(trial, observations);
+}
+
+Status Controller::StopTrial(const std::string& experiment, const std::string& trial) {
+  HPT_ASSIGN_OR_RETURN(Entry entry, Find(experiment));
+  HPT_RETURN_IF_ERROR(entry.runner->StopTrial(trial));
+  PostReconcile(entry);
+  return Status::Ok();
+}
+
+StatusOr<earlystop::StopDecision> Controller::ShouldStop(const std::string& experiment,
+                                                         const std::string& trial) {
+  HPT_ASSIGN_OR_RETURN(Entry entry, Find(experiment));
+  return entry.runner->ShouldStop(trial);
+}
+
+void Controller::OnObservation(const std::string& experiment, const std::string& trial,
+                               const api::Observation& observation) {
+  auto entry = FindLoaded(experiment);
+  if (!entry) return;  // deleted meanwhile
+  entry->strand->Post([runner = entry->runner, trial, observation] {
+    runner->OnObservation(trial, observation);
+  });
+}
+
+void Controller::OnExit(const std::string& experiment, const std::string& trial,
+                        const runner::ExitInfo& info) {
+  auto entry = FindLoaded(experiment);
+  if (!entry) return;
+  entry->strand->Post([runner = entry->runner, trial, info] {
+    runner->OnExit(trial, info);
+    runner->Reconcile();
+  });
+}
+
+std::string Controller::LogPath(const std::string& experiment, const std::string& trial) const {
+  return options_.log_dir + "/" + experiment + "/" + trial + ".log";
+}
+
+int Controller::RunningProcesses() const {
+  return deps_.executor ? deps_.executor->Running() : 0;
+}
+
+void Controller::SweepLoop() {
+  std::unique_lock<std::mutex> lock(sweep_mu_);
+  while (!sweep_cv_.wait_for(lock, kSweepInterval, [&] { return shutdown_; })) {
+    std::vector<Entry> waiting;
+    {
+      std::shared_lock<std::shared_mutex> map_lock(map_mu_);
+      for (const auto& [name, entry] : runners_) {
+        if (entry.runner->NeedsSweep()) waiting.push_back(entry);
+      }
+    }
+    for (const Entry& entry : waiting) PostReconcile(entry);
+  }
+}
+
+}  // namespace hpt::controller

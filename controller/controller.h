@@ -1,0 +1,106 @@
+#pragma once
+// Controller: every experiment's ExperimentRunner, created when the
+// experiment is and on start-up recovery, and the routing of API calls and
+// executor callbacks to them. No HTTP here: server/ maps routes onto these
+// methods.
+//
+// Threads (docs/architecture.md): API calls run on the caller's thread and
+// take only the experiment's own runner lock (and briefly the map's);
+// executor callbacks are posted to the experiment's strand on a small work
+// pool and return at once; a sweep thread re-posts work for experiments
+// waiting for GPUs. One experiment's slow algorithm call, store commit or
+// trial start never holds up another experiment.
+
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "controller/experiment_runner.h"
+#include "controller/work_pool.h"
+
+namespace hpt::controller {
+
+struct ControllerOptions {
+  std::string server_url;  // handed to trials as HPT_URL
+  std::string token;       // admin token; trials get a TrialToken of it
+  std::string log_dir;     // <log_dir>/<experiment>/<trial>.log
+  int64_t max_log_bytes = 0;
+  std::vector<int> gpus;   // GPU ids trials may use
+  int worker_threads = 4;
+};
+
+
+class Controller : public runner::ExecutorListener {
+ public:
+  Controller(storage::Store* store, const Registry<suggestion::Algorithm>* algorithms,
+             const Registry<earlystop::Policy>* policies, ControllerOptions options);
+  ~Controller() override;
+
+  // Attaches the executor (which must call back into this controller),
+  // loads every experiment, recovers from a previous run (runner-run trials
+  // that were Running become Failed, ServerRestarted, what is left of them
+  // killed) and starts the sweep.
+  Status Start(runner::Executor* executor);
+  // Stops the sweep and every use of the executor, and waits for the work
+  // in flight; work queued later (the executor's last callbacks) still runs
+  // until destruction. Call before destroying the executor.
+  void Shutdown();
+
+  Status Validate(const api::ExperimentSpec& spec) const;
+  StatusOr<api::Experiment> CreateExperiment(const api::ExperimentSpec& spec);
+  Status StopExperiment(const std::string& name);
+  Status DeleteExperiment(const std::string& name);
+
+  StatusOr<std::vector<api::Trial>> SuggestTrials(const std::string& name, int count);
+  Status CompleteTrial(const std::string& experiment, const std::string& trial,
+                       const Completion& completion);
+  Status AddObservations(const std::string& experiment, const std::string& trial,
+                         const std::vector<api::Observation>& observations);
+  Status StopTrial(const std::string& experiment, const std::string& trial);
+  StatusOr<earlystop::StopDecision> ShouldStop(const std::string& experiment,
+                                               const std::string& trial);
+
+  std::string LogPath(const std::string& experiment, const std::string& trial) const;
+  int RunningProcesses() const;
+
+  // runner::ExecutorListener: posted to the experiment's strand.
+  void OnObservation(const std::string& experiment, const std::string& trial,
+                     const api::Observation& observation) override;
+  void OnExit(const std::string& experiment, const std::string& trial,
+              const runner::ExitInfo& info) override;
+
+ private:
+  struct Entry {
+    std::shared_ptr<ExperimentRunner> runner;
+    std::shared_ptr<Strand> strand;
+  };
+  // The experiment's entry; NotFound, or the store's reason (an unreadable
+  // row) when there is none.
+  StatusOr<Entry> Find(const std::string& name);
+  std::optional<Entry> FindLoaded(const std::string& name);
+  Entry Add(api::Experiment experiment, std::vector<api::Trial> trials);
+  void PostReconcile(const Entry& entry);
+  void SweepLoop();
+
+  storage::Store* store_;
+  const Registry<suggestion::Algorithm>* algorithms_;
+  const Registry<earlystop::Policy>* policies_;
+  ControllerOptions options_;
+  runner::GpuPool gpu_pool_;
+  std::atomic<bool> stopping_{false};
+  RunnerDeps deps_;
+  WorkPool pool_;
+
+  mutable std::shared_mutex map_mu_;
+  std::map<std::string, Entry> runners_;  // guarded by map_mu_
+
+  std::mutex sweep_mu_;
+  std::condition_variable sweep_cv_;
+  bool shutdown_ = false;  // guarded by sweep_mu_
+  std::thread sweep_;
+};
+
+}  // namespace hpt::controller

@@ -1,0 +1,281 @@
+// ExperimentRunner's lifecycle: suggestions, completions, stops and the end
+// conditions. Runner-run trials (start, exit) are in runner_trials.cc, early
+// stopping in runner_stopping.cc.
+#include "controller/experiment_runner.h"
+
+#include <spdlog/spdlog.h>
+
+#include "api/experiment_status.h"
+
+namespace hpt::controller {
+
+using api::ExperimentPhase;
+using api::Trial;
+using api::TrialPhase;
+
+ExperimentRunner::ExperimentRunner(const RunnerDeps& deps, api::Experiment experiment,
+                                   std::vector<api::Trial> trials)
+    : deps_(deps),
+      name_(experiment.spec.name),
+      runner_run_(experiment.spec.trial_template.has_value()),
+      exp_(std::move(experiment)),
+      trials_(std::move(trials)) {
+  for (size_t i = 0; i < trials_.size(); ++i) index_[trials_[i].name] = i;
+  if (!exp_.spec.early_stopping.name.empty()) {
+    auto policy = deps_.policies->Create(exp_.spec.early_stopping.name);
+    if (policy.ok()) policy_ = std::move(*policy);
+  }
+}
+
+Trial* ExperimentRunner::FindLocked(const std::string& trial) {
+  auto it = index_.find(trial);
+  return it == index_.end() ? nullptr : &trials_[it->second];
+}
+
+Status ExperimentRunner::UpdateTrialLocked(Trial& trial, const storage::TrialUpdate& update) {
+  Status s = deps_.store->UpdateTrial(name_, trial.name, update);
+  if (!s.ok()) {
+    spdlog::error("experiment {}: storing trial {} failed: {}", name_, trial.name, s.message());
+    return s;
+  }
+  if (update.phase) {
+    trial.phase = *update.phase;
+    SetCurvePhaseLocked(trial.name, trial.phase);
+  }
+  if (update.reason) trial.reason = *update.reason;
+  if (update.message) trial.message = *update.message;
+  if (update.start_time_ms) trial.start_time_ms = *update.start_time_ms;
+  if (update.completion_time_ms) trial.completion_time_ms = *update.completion_time_ms;
+  if (update.exit_code) trial.exit_code = *update.exit_code;
+  if (update.pid) trial.pid = *update.pid;
+  if (update.job_id) trial.job_id = *update.job_id;
+  return Status::Ok();
+}
+
+// The store keeps each trial's metric summaries as observations arrive.
+Status ExperimentRunner::RefreshTrialLocked(Trial& trial) {
+  HPT_ASSIGN_OR_RETURN(Trial stored, deps_.store->GetTrial(name_, trial.name));
+  trial.metrics = std::move(stored.metrics);
+  return Status::Ok();
+}
+
+Status ExperimentRunner::Stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (api::IsFinished(exp_.phase)) {
+    return FailedPrecondition("experiment '" + name_ + "' is already " +
+                              api::ToString(exp_.phase));
+  }
+  FinishLocked(ExperimentPhase::kStopped, "StoppedByUser", "stopped on request");
+  return Status::Ok();
+}
+
+void ExperimentRunner::PrepareDelete() {
+  std::lock_guard<std::mutex> lock(mu_);
+  KillActiveLocked("ExperimentDeleted");
+}
+
+StatusOr<std::vector<Trial>> ExperimentRunner::Suggest(int count) {
+  if (count < 1 || count > 1000) {
+    return InvalidArgument("count: must be between 1 and 1000, not " + std::to_string(count));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (runner_run_) {
+    return FailedPrecondition("experiment '" + name_ +
+                              "' has a trialTemplate: the server runs its trials; "
+                              ":suggest is for client-run experiments");
+  }
+  if (api::IsFinished(exp_.phase)) return std::vector<Trial>{};
+  if (exp_.phase == ExperimentPhase::kCreated) {
+    storage::ExperimentUpdate update;
+    update.phase = ExperimentPhase::kRunning;
+    update.start_time_ms = api::NowMillis();
+    HPT_RETURN_IF_ERROR(deps_.store->UpdateExperiment(name_, update));
+    exp_.phase = *update.phase;
+    exp_.start_time_ms = *update.start_time_ms;
+  }
+  int budget = exp_.spec.max_trial_count - static_cast<int>(trials_.size());
+  if (budget <= 0 || exhausted_) return std::vector<Trial>{};
+  HPT_ASSIGN_OR_RETURN(auto created,
+                       CreateTrialsLocked(std::min(count, budget), TrialPhase::kRunning));
+  if (created.empty() && exhausted_) FinishIfDoneLocked();
+  return created;
+}
+
+Status ExperimentRunner::AddObservations(const std::string& trial,
+                                         const std::vector<api::Observation>& observations) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Trial* t = FindLocked(trial);
+  if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
+  if (api::IsFinished(t->phase)) {
+    return FailedPrecondition("trial '" + trial + "' is " + api::ToString(t->phase) +
+                              "; observations are taken only while it runs");
+  }
+  HPT_RETURN_IF_ERROR(deps_.store->AddObservations(name_, trial, observations));
+  for (const auto& o : observations) AppendCurveLocked(trial, o);
+  Status refreshed = RefreshTrialLocked(*t);
+  if (!refreshed.ok()) spdlog::warn("experiment {}: {}", name_, refreshed.message());
+  // Pushed metrics of a runner-run trial are judged like printed ones.
+  if (runner_run_) StopIfHopelessLocked(*t);
+  return Status::Ok();
+}
+
+Status ExperimentRunner::Complete(const std::string& trial, const Completion& completion) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (runner_run_) {
+    return FailedPrecondition("trial '" + trial +
+                              "' is run by the server; it completes when its "
+                              "process exits");
+  }
+  Trial* t = FindLocked(trial);
+  if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
+  if (api::IsFinished(t->phase)) {
+    return FailedPrecondition("trial '" + trial + "' is already " + api::ToString(t->phase));
+  }
+  storage::TrialUpdate update;
+  update.completion_time_ms = api::NowMillis();
+  if (completion.infeasible) {
+    update.phase = TrialPhase::kFailed;
+    update.reason = "Infeasible";
+    update.message = completion.reason;
+  } else {
+    if (!completion.metrics.empty()) {
+      HPT_ASSIGN_OR_RETURN(auto observations, deps_.store->ListObservations(name_, trial));
+      api::Observation final_obs;
+      final_obs.step = observations.empty() ? 0 : observations.back().step + 1;
+      final_obs.timestamp_ms = *update.completion_time_ms;
+      final_obs.metrics = completion.metrics;
+      HPT_RETURN_IF_ERROR(deps_.store->AddObservations(name_, trial, {final_obs}));
+      AppendCurveLocked(trial, final_obs);
+    }
+    HPT_RETURN_IF_ERROR(RefreshTrialLocked(*t));
+    bool has_objective = api::ObjectiveValue(*t, exp_.spec.objective).has_value();
+    // The advice survives a restart: it is stored as the trial's reason.
+    bool advised = t->reason == "EarlyStopAdvised";
+    update.phase = has_objective ? (advised ? TrialPhase::kEarlyStopped : TrialPhase::kSucceeded)
+                                 : TrialPhase::kMetricsUnavailable;
+    update.reason = has_objective ? (advised ? "EarlyStopped" : "Completed")
+                                  : "MetricsUnavailable";
+    if (!has_objective) {
+      update.message =
+          "objective metric '" + exp_.spec.objective.metric_name + "' was never reported";
+    }
+  }
+  HPT_RETURN_IF_ERROR(UpdateTrialLocked(*t, update));
+  FinishIfDoneLocked();
+  return Status::Ok();
+}
+
+Status ExperimentRunner::StopTrial(const std::string& trial) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Trial* t = FindLocked(trial);
+  if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
+  if (api::IsFinished(t->phase)) {
+    return FailedPrecondition("trial '" + trial + "' is already " + api::ToString(t->phase));
+  }
+  KillTrialLocked(*t, "StoppedByUser");
+  return Status::Ok();
+}
+
+bool ExperimentRunner::FinishIfDoneLocked() {
+  if (api::IsFinished(exp_.phase)) return true;
+  const api::ExperimentSpec& spec = exp_.spec;
+  api::TrialCounts counts = api::CountTrials(trials_);
+  if (auto best = api::BestTrialIndex(trials_, spec.objective)) {
+    double value = *api::ObjectiveValue(trials_[*best], spec.objective);
+    if (api::GoalReached(spec.objective, value)) {
+      FinishLocked(ExperimentPhase::kSucceeded, "GoalReached",
+                   "trial " + trials_[*best].name + " reached the goal");
+      return true;
+    }
+  }
+  if (counts.failed > spec.max_failed_trial_count) {
+    FinishLocked(ExperimentPhase::kFailed, "MaxFailedTrialsReached",
+                 std::to_string(counts.failed) + " trials failed (maxFailedTrialCount " +
+                     std::to_string(spec.max_failed_trial_count) + ")");
+    return true;
+  }
+  if (counts.active() > 0) return false;
+  if (counts.total >= spec.max_trial_count) {
+    FinishLocked(ExperimentPhase::kSucceeded, "MaxTrialsReached",
+                 std::to_string(counts.total) + " trials ran");
+    return true;
+  }
+  if (exhausted_) {
+    FinishLocked(ExperimentPhase::kSucceeded, "SearchSpaceExhausted",
+                 "the algorithm has no new points to try");
+    return true;
+  }
+  return false;
+}
+
+void ExperimentRunner::FinishLocked(ExperimentPhase phase, const std::string& reason,
+                                    const std::string& message) {
+  KillActiveLocked("ExperimentFinished");
+  storage::ExperimentUpdate update;
+  update.phase = phase;
+  update.reason = reason;
+  update.message = message;
+  update.completion_time_ms = api::NowMillis();
+  Status s = deps_.store->UpdateExperiment(name_, update);
+  if (!s.ok()) {
+    // Left Running: the next event or sweep tries again.
+    spdlog::error("experiment {}: storing its end ({}) failed: {}", name_, reason, s.message());
+    return;
+  }
+  exp_.phase = phase;
+  exp_.reason = reason;
+  exp_.message = message;
+  exp_.completion_time_ms = *update.completion_time_ms;
+  spdlog::info("experiment {} {}: {}", name_, api::ToString(phase), message);
+}
+
+void ExperimentRunner::KillActiveLocked(const std::string& reason) {
+  for (Trial& t : trials_) {
+    if (!api::IsFinished(t.phase)) KillTrialLocked(t, reason);
+  }
+}
+
+void ExperimentRunner::KillTrialLocked(Trial& t, const std::string& reason) {
+  bool running = t.phase == TrialPhase::kRunning;
+  storage::TrialUpdate update;
+  update.phase = TrialPhase::kKilled;
+  update.reason = reason;
+  update.completion_time_ms = api::NowMillis();
+  (void)UpdateTrialLocked(t, update);  // logged there
+  // The process's exit is reported later and keeps the Killed phase.
+  if (running && t.pid > 0 && executor()) executor()->Kill(name_, t.name);
+}
+
+StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count,
+                                                                  TrialPhase phase) {
+  HPT_ASSIGN_OR_RETURN(auto algorithm, deps_.algorithms->Create(exp_.spec.algorithm.name));
+  auto suggestion = algorithm->Suggest(exp_.spec, trials_, exp_.algorithm_state, count);
+  if (!suggestion.ok()) return suggestion.status();
+  if (suggestion->exhausted) exhausted_ = true;
+  std::vector<Trial> created;
+  int64_t now = api::NowMillis();
+  for (size_t i = 0; i < suggestion->assignments.size() && int(i) < count; ++i) {
+    Trial t;
+    t.name = name_ + "-" + std::to_string(trials_.size() + i + 1);
+    t.assignment = suggestion->assignments[i];
+    t.phase = phase;
+    t.creation_time_ms = now;
+    if (phase == TrialPhase::kRunning) t.start_time_ms = now;
+    created.push_back(std::move(t));
+  }
+  if (!created.empty() || suggestion->state != exp_.algorithm_state) {
+    HPT_RETURN_IF_ERROR(deps_.store->CreateTrials(name_, created, suggestion->state));
+  }
+  exp_.algorithm_state = suggestion->state;
+  for (const Trial& t : created) {
+    index_[t.name] = trials_.size();
+    trials_.push_back(t);
+  }
+  return created;
+}
+
+std::string ExperimentRunner::LogPath(const std::string& trial) const {
+  return deps_.log_dir + "/" + name_ + "/" + trial + ".log";
+}
+
+}  // namespace hpt::controller

@@ -1,0 +1,135 @@
+#pragma once
+// ExperimentRunner: one experiment's state and lifecycle. It owns the
+// experiment's spec, phase and algorithm state, its trials (kept in step
+// with the store, so nothing is re-read per decision), its trials'
+// objective curves for early stopping, and the GPUs its trials hold.
+//
+// Thread safety: every public method takes the runner's own mutex, so calls
+// about one experiment are serialised (an algorithm sees a consistent
+// history, two callers never get the same trial) while other experiments
+// go on: no lock here is shared between experiments. Executor callbacks are
+// not run here directly but posted to the runner's strand by the
+// Controller.
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/registry.h"
+#include "api/types.h"
+#include "earlystop/policy.h"
+#include "storage/store.h"
+#include "suggestion/algorithm.h"
+#include "trial-runner/executor.h"
+#include "trial-runner/gpu_pool.h"
+
+namespace hpt::controller {
+
+// Final metrics or infeasibility reported by a client-run trial.
+struct Completion {
+  std::map<std::string, double> metrics;
+  bool infeasible = false;
+  std::string reason;
+};
+
+// What every runner shares; all outlive the runners.
+struct RunnerDeps {
+  storage::Store* store = nullptr;
+  const Registry<suggestion::Algorithm>* algorithms = nullptr;
+  const Registry<earlystop::Policy>* policies = nullptr;
+  runner::Executor* executor = nullptr;  // not used once *stopping
+  const std::atomic<bool>* stopping = nullptr;  // the server is shutting down
+  runner::GpuPool* gpus = nullptr;
+  std::string server_url;     // HPT_URL
+  std::string token;          // admin token; trials get a TrialToken of it
+  std::string log_dir;        // <log_dir>/<experiment>/<trial>.log
+  int64_t max_log_bytes = 0;  // each trial log's cap; 0: the default
+};
+
+class ExperimentRunner {
+ public:
+  // `trials` as stored, in creation order.
+  ExperimentRunner(const RunnerDeps& deps, api::Experiment experiment,
+                   std::vector<api::Trial> trials);
+
+  const std::string& name() const { return name_; }
+  bool runner_run() const { return runner_run_; }
+
+  // After a restart: trials stored as Running with a trialTemplate have
+  // lost their output pipe; what is left of them is killed (identity
+  // checked) and they become Failed (ServerRestarted).
+  void Recover();
+
+  // Starts Pending trials and asks for new ones up to parallelTrialCount,
+  // or ends the experiment; a no-op for a finished or client-run one.
+  void Reconcile();
+  // True while Reconcile() has work to do later (trials waiting for GPUs).
+  // Takes no lock: the periodic sweep must not wait on a busy runner.
+  bool NeedsSweep() const { return waiting_for_gpus_.load(); }
+
+  Status Stop();
+  // Kills its active trials, ahead of the store's delete.
+  void PrepareDelete();
+
+  StatusOr<std::vector<api::Trial>> Suggest(int count);
+  Status Complete(const std::string& trial, const Completion& completion);
+  Status AddObservations(const std::string& trial,
+                         const std::vector<api::Observation>& observations);
+  Status StopTrial(const std::string& trial);
+  StatusOr<earlystop::StopDecision> ShouldStop(const std::string& trial);
+
+  // From the executor (through the strand).
+  void OnObservation(const std::string& trial, const api::Observation& observation);
+  void OnExit(const std::string& trial, const runner::ExitInfo& info);
+
+  std::string LogPath(const std::string& trial) const;
+
+ private:
+  // The executor, or null once the server is shutting down (it may be gone).
+  runner::Executor* executor() const {
+    return deps_.stopping && deps_.stopping->load() ? nullptr : deps_.executor;
+  }
+  api::Trial* FindLocked(const std::string& trial);
+  // Writes `update` and mirrors it into the cached trial; a failed write is
+  // logged and the cache left as stored.
+  Status UpdateTrialLocked(api::Trial& trial, const storage::TrialUpdate& update);
+  Status RefreshTrialLocked(api::Trial& trial);
+  StatusOr<std::vector<api::Trial>> CreateTrialsLocked(int count, api::TrialPhase phase);
+  bool StartTrialLocked(api::Trial& trial);
+  bool FinishIfDoneLocked();
+  void FinishLocked(api::ExperimentPhase phase, const std::string& reason,
+                    const std::string& message);
+  void KillActiveLocked(const std::string& reason);
+  void KillTrialLocked(api::Trial& trial, const std::string& reason);
+  void ReleaseGpusLocked(const std::string& trial);
+
+  // Early stopping over the cached curves (runner_stopping.cc).
+  void LoadCurvesLocked();
+  void AppendCurveLocked(const std::string& trial, const api::Observation& observation);
+  void SetCurvePhaseLocked(const std::string& trial, api::TrialPhase phase);
+  StatusOr<earlystop::StopDecision> EvaluateLocked(const std::string& trial);
+  void StopIfHopelessLocked(api::Trial& trial);
+
+  const RunnerDeps deps_;
+  const std::string name_;
+  const bool runner_run_;
+
+  std::mutex mu_;
+  api::Experiment exp_;             // guarded by mu_
+  std::vector<api::Trial> trials_;  // guarded by mu_; creation order
+  std::map<std::string, size_t> index_;               // guarded by mu_
+  bool exhausted_ = false;                            // guarded by mu_
+  std::map<std::string, std::vector<int>> trial_gpus_;  // guarded by mu_
+  std::atomic<bool> waiting_for_gpus_{false};  // read without mu_ by the sweep
+  std::unique_ptr<earlystop::Policy> policy_;         // null: none
+  bool curves_loaded_ = false;                        // guarded by mu_
+  std::vector<earlystop::TrialCurve> curves_;         // guarded by mu_
+  std::map<std::string, size_t> curve_index_;        // guarded by mu_
+};
+
+}  // namespace hpt::controller

@@ -1,0 +1,202 @@
+// ExperimentRunner's runner-run trials: recovery after a restart, starting
+// trials up to parallelTrialCount, and what the executor reports.
+#include <spdlog/spdlog.h>
+
+#include "api/experiment_status.h"
+#include "api/trial_template.h"
+#include "controller/experiment_runner.h"
+#include "controller/trial_token.h"
+
+namespace hpt::controller {
+
+using api::ExperimentPhase;
+using api::Trial;
+using api::TrialPhase;
+
+namespace {
+
+std::string JoinCsv(const std::vector<int>& ids) {
+  std::string out;
+  for (int id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
+  return out;
+}
+
+}  // namespace
+
+void ExperimentRunner::Recover() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!runner_run_ || exp_.phase != ExperimentPhase::kRunning) return;
+  for (Trial& t : trials_) {
+    if (t.phase != TrialPhase::kRunning) continue;
+    // Its output pipe died with the old server; nothing can be collected.
+    // Only what provably is that trial is killed: a bare pid (from an older
+    // hpt, or after a reboot) may be anyone's by now.
+    if (!t.job_id.empty() && executor()) executor()->KillStale(t.job_id);
+    storage::TrialUpdate update;
+    update.phase = TrialPhase::kFailed;
+    update.reason = "ServerRestarted";
+    update.message = "the server restarted while the trial ran";
+    update.completion_time_ms = api::NowMillis();
+    (void)UpdateTrialLocked(t, update);
+  }
+}
+
+void ExperimentRunner::Reconcile() {
+  std::lock_guard<std::mutex> lock(mu_);
+  waiting_for_gpus_ = false;
+  if (!runner_run_ || exp_.phase != ExperimentPhase::kRunning || !executor()) return;
+  if (FinishIfDoneLocked()) return;
+  for (Trial& t : trials_) {
+    if (t.phase == TrialPhase::kPending && !StartTrialLocked(t)) return;
+  }
+  api::TrialCounts counts = api::CountTrials(trials_);
+  int room = exp_.spec.parallel_trial_count - counts.active();
+  int budget = exp_.spec.max_trial_count - counts.total;
+  int count = std::min(room, budget);
+  if (count <= 0 || exhausted_) return;
+  auto created = CreateTrialsLocked(count, TrialPhase::kPending);
+  if (!created.ok()) {
+    FinishLocked(ExperimentPhase::kFailed, "AlgorithmFailed", created.status().message());
+    return;
+  }
+  for (const Trial& c : *created) {
+    if (!StartTrialLocked(*FindLocked(c.name))) break;
+  }
+  if (created->empty()) FinishIfDoneLocked();
+}
+
+bool ExperimentRunner::StartTrialLocked(Trial& trial) {
+  const api::TrialTemplate& tmpl = *exp_.spec.trial_template;
+  std::vector<int> gpus;
+  if (tmpl.gpu > 0) {
+    auto acquired = deps_.gpus->Acquire(tmpl.gpu);
+    if (!acquired) {
+      waiting_for_gpus_ = true;  // stays Pending; the sweep retries
+      return false;
+    }
+    gpus = *acquired;
+  }
+  runner::LaunchSpec launch;
+  launch.experiment = name_;
+  launch.trial = trial.name;
+  launch.working_dir = tmpl.working_dir;
+  launch.log_path = LogPath(trial.name);
+  launch.max_log_bytes = deps_.max_log_bytes;
+  launch.timeout_seconds = tmpl.timeout_seconds;
+  launch.collector = exp_.spec.metrics_collector;
+  launch.metric_names.push_back(exp_.spec.objective.metric_name);
+  for (const auto& m : exp_.spec.objective.additional_metric_names) {
+    launch.metric_names.push_back(m);
+  }
+  Status status;
+  for (const auto& arg : tmpl.command) {
+    auto s = api::Substitute(arg, tmpl, trial.assignment, trial.name);
+    if (!s.ok()) status = s.status(); else launch.argv.push_back(*s);
+  }
+  for (const auto& [key, value] : tmpl.env) {
+    auto s = api::Substitute(value, tmpl, trial.assignment, trial.name);
+    if (!s.ok()) status = s.status(); else launch.env[key] = *s;
+  }
+  launch.env["HPT_URL"] = deps_.server_url;
+  launch.env["HPT_EXPERIMENT"] = name_;
+  launch.env["HPT_TRIAL"] = trial.name;
+  // A credential for this trial alone: the admin token never leaves the server.
+  if (!deps_.token.empty()) launch.env["HPT_TOKEN"] = TrialToken(deps_.token, name_, trial.name);
+  launch.env["CUDA_VISIBLE_DEVICES"] = JoinCsv(gpus);
+
+  StatusOr<runner::JobHandle> job =
+      status.ok() ? executor()->Start(launch) : StatusOr<runner::JobHandle>(status);
+  storage::TrialUpdate update;
+  update.start_time_ms = api::NowMillis();
+  if (job.ok()) {
+    update.phase = TrialPhase::kRunning;
+    update.pid = job->pid;
+    update.job_id = job->id;
+    if (!gpus.empty()) trial_gpus_[trial.name] = gpus;
+  } else {
+    deps_.gpus->Release(gpus);
+    update.phase = TrialPhase::kFailed;
+    update.reason = "StartFailed";
+    update.message = job.status().message();
+    update.completion_time_ms = update.start_time_ms;
+  }
+  (void)UpdateTrialLocked(trial, update);  // logged there
+  return true;
+}
+
+void ExperimentRunner::ReleaseGpusLocked(const std::string& trial) {
+  auto it = trial_gpus_.find(trial);
+  if (it == trial_gpus_.end()) return;
+  deps_.gpus->Release(it->second);
+  trial_gpus_.erase(it);
+}
+
+void ExperimentRunner::OnObservation(const std::string& trial,
+                                     const api::Observation& observation) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Trial* t = FindLocked(trial);
+  if (!t) return;  // deleted meanwhile
+  Status s = deps_.store->AddObservations(name_, trial, {observation});
+  if (!s.ok()) {
+    spdlog::error("experiment {}: storing an observation of {} failed: {}", name_, trial,
+                  s.message());
+    return;
+  }
+  AppendCurveLocked(trial, observation);
+  Status refreshed = RefreshTrialLocked(*t);
+  if (!refreshed.ok()) spdlog::warn("experiment {}: {}", name_, refreshed.message());
+  StopIfHopelessLocked(*t);
+}
+
+void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& info) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ReleaseGpusLocked(trial);
+  Trial* t = FindLocked(trial);
+  if (!t) return;
+  if (!api::IsFinished(t->phase)) {  // else already Killed or EarlyStopped
+    storage::TrialUpdate update;
+    update.completion_time_ms = api::NowMillis();
+    update.exit_code = info.exit_code;
+    const std::string tail = info.log_tail.empty() ? "" : "; log tail:\n" + info.log_tail;
+    switch (info.kind) {
+      case runner::ExitKind::kExited:
+        if (info.exit_code == 0) {
+          bool has_objective = api::ObjectiveValue(*t, exp_.spec.objective).has_value();
+          update.phase = has_objective ? TrialPhase::kSucceeded : TrialPhase::kMetricsUnavailable;
+          update.reason = has_objective ? "Completed" : "MetricsUnavailable";
+          if (!has_objective) {
+            update.message =
+                "exited 0 without reporting '" + exp_.spec.objective.metric_name + "'" + tail;
+          }
+        } else {
+          update.phase = TrialPhase::kFailed;
+          update.reason = "ExitCode";
+          update.message = "exited with code " + std::to_string(info.exit_code) + tail;
+        }
+        break;
+      case runner::ExitKind::kSignaled:
+        update.phase = TrialPhase::kFailed;
+        update.reason = "Signal";
+        update.message = "killed by signal " + std::to_string(info.signal) + tail;
+        break;
+      case runner::ExitKind::kTimedOut:
+        update.phase = TrialPhase::kFailed;
+        update.reason = "Timeout";
+        update.message = "ran past timeoutSeconds " +
+                         std::to_string(exp_.spec.trial_template->timeout_seconds) + tail;
+        break;
+      case runner::ExitKind::kKilled:
+        update.phase = TrialPhase::kKilled;
+        update.reason = "Killed";
+        break;
+      case runner::ExitKind::kStartFailed:
+        update.phase = TrialPhase::kFailed;
+        update.reason = "StartFailed";
+        update.message = info.log_tail;
+        break;
+    }
+    (void)UpdateTrialLocked(*t, update);
+  }
+}
+
+}  // namespace hpt::controller
