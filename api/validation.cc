@@ -1,5 +1,7 @@
 #include "api/validation.h"
 
+#include <cctype>
+
 #include <cmath>
 #include <regex>
 #include <set>
@@ -98,7 +100,20 @@ void ValidateTemplate(JsonReader& r, const ExperimentSpec& spec) {
   for (size_t i = 0; i < t.command.size(); ++i) {
     check_refs(t.command[i], JsonReader::Path("trialTemplate.command", i));
   }
-  for (const auto& [k, v] : t.env) check_refs(v, "trialTemplate.env." + k);
+  for (const auto& [k, v] : t.env) {
+    // POSIX names: anything else cannot be set as a variable (and would
+    // reach messages and the dashboard as it is).
+    bool posix = !k.empty() && k.size() <= 256 && !std::isdigit(static_cast<unsigned char>(k[0]));
+    for (char c : k) posix = posix && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!posix) {
+      r.Problem("trialTemplate.env",
+                "'" + k.substr(0, 64) +
+                    "' is not a valid variable name (letters, digits and '_', not starting "
+                    "with a digit)");
+      continue;
+    }
+    check_refs(v, "trialTemplate.env." + k);
+  }
   for (size_t i = 0; i < t.trial_parameters.size(); ++i) {
     if (!used.count(t.trial_parameters[i].name)) {
       r.Problem(JsonReader::Path("trialTemplate.trialParameters", i) + ".name",

@@ -225,6 +225,19 @@ TEST(ValidateSpec, UndefinedTrialParameterPlaceholder) {
   EXPECT_THAT(err, HasSubstr("trialTemplate.env.SEED: ${trialParameters.seed} is not defined"));
 }
 
+TEST(ValidateSpec, EnvNamesArePosixVariableNames) {
+  for (const char* bad : {"<img src=x>", "A=B", "1X", "", "A B"}) {
+    ExperimentSpec s = ValidSpec();
+    s.trial_template->env[bad] = "1";
+    EXPECT_THAT(Problems(s), HasSubstr("trialTemplate.env: '" + std::string(bad) +
+                                       "' is not a valid variable name"))
+        << bad;
+  }
+  ExperimentSpec s = ValidSpec();
+  s.trial_template->env["_OK_1"] = "1";
+  EXPECT_TRUE(ValidateSpec(s).ok()) << Problems(s);
+}
+
 TEST(ValidateSpec, UnusedTrialParameter) {
   ExperimentSpec s = ValidSpec();
   s.trial_template->command = {"python3", "train.py"};
