@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "controller/experiment_runner.h"
+#include "earlystop/curve.h"
 
 namespace hpt::controller {
 
@@ -34,6 +35,7 @@ void ExperimentRunner::LoadCurvesLocked() {
         }
       }
     }
+    earlystop::IndexCurve(curve);
     curve_index_[t.name] = curves_.size();
     curves_.push_back(std::move(curve));
   }
@@ -51,19 +53,7 @@ void ExperimentRunner::AppendCurveLocked(const std::string& trial,
     it = curve_index_.emplace(trial, curves_.size()).first;
     curves_.push_back({trial, t ? t->phase : TrialPhase::kRunning, {}});
   }
-  auto& points = curves_[it->second].points;
-  const int64_t step = observation.step;
-  if (points.empty() || points.back().step < step) {
-    points.push_back({step, value->second});
-    return;
-  }
-  auto at = std::lower_bound(points.begin(), points.end(), step,
-                             [](const earlystop::CurvePoint& p, int64_t s) { return p.step < s; });
-  if (at != points.end() && at->step == step) {
-    at->value = value->second;
-  } else {
-    points.insert(at, {step, value->second});
-  }
+  earlystop::SetPoint(curves_[it->second], {observation.step, value->second});
 }
 
 void ExperimentRunner::SetCurvePhaseLocked(const std::string& trial, TrialPhase phase) {

@@ -21,6 +21,13 @@ TrialCurve MakeCurve(const api::Trial& trial,
                      const std::vector<api::Observation>& observations,
                      const std::string& metric);
 
+// (Re)builds the curve's index (TrialCurve::finite_sum and finite_count).
+// Points must be in increasing step order.
+void IndexCurve(TrialCurve& curve);
+// Sets the value at `point.step` (replacing one reported before, else
+// inserting in step order) and keeps the index: O(1) when appending.
+void SetPoint(TrialCurve& curve, CurvePoint point);
+
 // The largest step with a finite value, or nullopt when there is none.
 std::optional<int64_t> LastStep(const TrialCurve& curve);
 

@@ -71,3 +71,28 @@ TEST(CurveQueriesTest, EmptyAndAllNaNCurvesHaveNoLastStep) {
 
 }  // namespace
 }  // namespace hpt::earlystop
+
+namespace hpt::earlystop {
+namespace {
+
+// The index answers exactly as the scan does, appended or out of order.
+TEST(CurveIndexTest, IndexedQueriesMatchTheScan) {
+  TrialCurve indexed{"t", api::TrialPhase::kRunning, {}};
+  TrialCurve plain{"t", api::TrialPhase::kRunning, {}};
+  const std::vector<CurvePoint> reports = {{1, 4}, {2, 2}, {3, std::nan("")}, {5, 6},
+                                           {4, 1}, {2, 8}, {7, 3}};
+  for (const CurvePoint& p : reports) {
+    SetPoint(indexed, p);
+    plain.points = indexed.points;
+    ASSERT_EQ(indexed.finite_sum.size(), indexed.points.size());
+    for (int64_t step = 0; step <= 8; ++step) {
+      EXPECT_EQ(MeanUpTo(indexed, step), MeanUpTo(plain, step)) << step;
+    }
+    EXPECT_EQ(LastStep(indexed), LastStep(plain));
+  }
+  EXPECT_EQ(indexed.points.size(), 6u);  // step 2 reported twice counts once
+  EXPECT_EQ(MeanUpTo(indexed, 2), (4.0 + 8.0) / 2);
+}
+
+}  // namespace
+}  // namespace hpt::earlystop
