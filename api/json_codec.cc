@@ -1,6 +1,7 @@
 #include "api/json_codec.h"
 
 #include <ctime>
+#include <optional>
 
 #include "api/experiment_status.h"
 #include "api/spec_codec.h"
@@ -28,18 +29,21 @@ json AssignmentToJson(const Assignment& assignment) {
   return arr;
 }
 
-json TrialToJson(const Trial& t) {
+json TrialToJson(const Trial& t, const Objective& objective) {
   json metrics = json::array();
   for (const auto& m : t.metrics) {
     metrics.push_back(
         {{"name", m.name}, {"min", m.min}, {"max", m.max}, {"latest", m.latest}});
   }
+  std::optional<double> value = ObjectiveValue(t, objective);
   json j = {{"name", t.name},
+            {"index", t.index},
             {"parameterAssignments", AssignmentToJson(t.assignment)},
             {"phase", ToString(t.phase)},
             {"reason", t.reason},
             {"message", t.message},
             {"metrics", metrics},
+            {"objectiveValue", value ? json(*value) : json(nullptr)},
             {"creationTime", TimeToJson(t.creation_time_ms)},
             {"startTime", TimeToJson(t.start_time_ms)},
             {"completionTime", TimeToJson(t.completion_time_ms)}};

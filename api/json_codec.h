@@ -12,7 +12,9 @@
 namespace hpt::api {
 
 nlohmann::json AssignmentToJson(const Assignment& assignment);
-nlohmann::json TrialToJson(const Trial& trial);
+// With "objectiveValue" (ObjectiveValue under `objective`, or null) and
+// "index" (trial.index), so clients need not recompute either.
+nlohmann::json TrialToJson(const Trial& trial, const Objective& objective);
 nlohmann::json ObservationToJson(const Observation& observation);
 // The experiment with its spec and a status computed from its trials.
 nlohmann::json ExperimentToJson(const Experiment& experiment,

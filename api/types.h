@@ -138,6 +138,9 @@ struct Trial {
   std::optional<int> exit_code;
   int64_t pid = 0;  // process group of a runner-run trial; 0 otherwise
   std::string job_id;  // the executor's id of its job; "" otherwise
+  // 1-based position in its experiment's creation order (the store's seq):
+  // set by the controller on creation and by the store on every read.
+  int64_t index = 0;
 };
 
 enum class ExperimentPhase { kCreated, kRunning, kSucceeded, kFailed, kStopped };
@@ -168,8 +171,8 @@ std::optional<ExperimentPhase> ParseExperimentPhase(const std::string& s);
 bool IsFinished(TrialPhase p);        // not Pending or Running
 bool IsFinished(ExperimentPhase p);   // Succeeded, Failed or Stopped
 
-// The trial's objective value (the latest value of the objective metric),
-// if it reported one.
+// The trial's objective value: the objective metric's latest value, or its
+// min or max where metricStrategies names one; nullopt until reported.
 std::optional<double> ObjectiveValue(const Trial& trial,
                                      const Objective& objective);
 // True when a is strictly better than b under the objective's direction.

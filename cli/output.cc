@@ -45,11 +45,11 @@ std::string FormatAssignments(const json& assignments) {
 
 namespace {
 
-std::optional<double> MetricLatest(const json& trial, const std::string& metric) {
-  for (const auto& m : trial.value("metrics", json::array())) {
-    if (m.value("name", "") == metric) return m.value("latest", 0.0);
-  }
-  return std::nullopt;
+// The server's objectiveValue (metricStrategies applied), if reported.
+std::optional<double> ObjectiveValueOf(const json& trial) {
+  auto it = trial.find("objectiveValue");
+  if (it == trial.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
 }
 
 }  // namespace
@@ -63,7 +63,7 @@ void PrintTrials(const json& experiment, const json& trials, std::ostream& out) 
 
   std::vector<json> sorted(trials.begin(), trials.end());
   std::stable_sort(sorted.begin(), sorted.end(), [&](const json& a, const json& b) {
-    auto va = MetricLatest(a, metric), vb = MetricLatest(b, metric);
+    auto va = ObjectiveValueOf(a), vb = ObjectiveValueOf(b);
     if (va.has_value() != vb.has_value()) return va.has_value();
     if (!va) return false;
     return minimize ? *va < *vb : *va > *vb;
@@ -81,7 +81,7 @@ void PrintTrials(const json& experiment, const json& trials, std::ostream& out) 
       }
       row.push_back(value);
     }
-    auto v = MetricLatest(t, metric);
+    auto v = ObjectiveValueOf(t);
     row.push_back(v ? api::FormatDouble(*v) : "-");
     table.AddRow(row);
   }

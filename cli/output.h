@@ -19,7 +19,8 @@ StatusOr<std::unique_ptr<hpt::client::ApiClient>> Connect(const Connection& c);
 // The token in `token_file`, else $HPT_TOKEN, else "".
 StatusOr<std::string> ResolveToken(const std::string& token_file);
 
-// Trials sorted by objective (best first; trials without one last).
+// Trials sorted by their objectiveValue (best first; trials without one
+// last), the value shown under the objective metric.
 void PrintTrials(const nlohmann::json& experiment, const nlohmann::json& trials,
                  std::ostream& out);
 void PrintBest(const nlohmann::json& experiment, std::ostream& out);

@@ -256,7 +256,8 @@ StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count,
   int64_t now = api::NowMillis();
   for (size_t i = 0; i < suggestion->assignments.size() && int(i) < count; ++i) {
     Trial t;
-    t.name = name_ + "-" + std::to_string(trials_.size() + i + 1);
+    t.index = static_cast<int64_t>(trials_.size() + i + 1);  // the store's seq
+    t.name = name_ + "-" + std::to_string(t.index);
     t.assignment = suggestion->assignments[i];
     t.phase = phase;
     t.creation_time_ms = now;

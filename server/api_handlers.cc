@@ -81,18 +81,22 @@ HttpResponse ExperimentAction(const ApiContext& ctx, const HttpRequest& req,
   return GetExperiment(ctx, req);
 }
 
+// The objective that gives trials their objectiveValue. An experiment whose
+// stored spec cannot be read still lists its trials, with null values.
+StatusOr<api::Objective> ObjectiveOf(const ApiContext& ctx, const std::string& experiment) {
+  auto exp = ctx.store->GetExperiment(experiment);
+  if (exp.ok()) return std::move(exp->spec.objective);
+  if (exp.status().code() == StatusCode::kFailedPrecondition) return api::Objective{};
+  return exp.status();
+}
+
 HttpResponse ListTrials(const ApiContext& ctx, const HttpRequest& req) {
+  auto objective = ObjectiveOf(ctx, req.Var("name"));  // NotFound: no such experiment
+  if (!objective.ok()) return ErrorResponse(objective.status());
   auto trials = ctx.store->ListTrials(req.Var("name"));
-  if (!trials.ok()) {
-    // Distinguish "no such experiment" (ListTrials may answer empty).
-    return ErrorResponse(trials.status());
-  }
-  if (trials->empty()) {
-    auto exp = ctx.store->GetExperiment(req.Var("name"));
-    if (!exp.ok()) return ErrorResponse(exp.status());
-  }
+  if (!trials.ok()) return ErrorResponse(trials.status());
   json list = json::array();
-  for (const auto& t : *trials) list.push_back(api::TrialToJson(t));
+  for (const auto& t : *trials) list.push_back(api::TrialToJson(t, *objective));
   json body = {{"trials", list}};
   auto unreadable = ctx.store->ListUnreadableTrials(req.Var("name"));
   if (unreadable.ok() && !unreadable->empty()) body["unreadable"] = UnreadableToJson(*unreadable);
@@ -100,9 +104,11 @@ HttpResponse ListTrials(const ApiContext& ctx, const HttpRequest& req) {
 }
 
 HttpResponse GetTrial(const ApiContext& ctx, const HttpRequest& req) {
+  auto objective = ObjectiveOf(ctx, req.Var("name"));
+  if (!objective.ok()) return ErrorResponse(objective.status());
   auto t = ctx.store->GetTrial(req.Var("name"), req.Var("trial"));
   if (!t.ok()) return ErrorResponse(t.status());
-  return JsonResponse(200, api::TrialToJson(*t));
+  return JsonResponse(200, api::TrialToJson(*t, *objective));
 }
 
 HttpResponse Suggest(const ApiContext& ctx, const HttpRequest& req) {
@@ -118,8 +124,9 @@ HttpResponse Suggest(const ApiContext& ctx, const HttpRequest& req) {
   }
   auto trials = ctx.controller->SuggestTrials(req.Var("name"), count);
   if (!trials.ok()) return ErrorResponse(trials.status());
+  // New trials have no metrics, so no objective value to compute.
   json list = json::array();
-  for (const auto& t : *trials) list.push_back(api::TrialToJson(t));
+  for (const auto& t : *trials) list.push_back(api::TrialToJson(t, api::Objective{}));
   return JsonResponse(200, {{"trials", list}});
 }
 

@@ -19,7 +19,7 @@ using sqlite::Transaction;
 constexpr const char* kSelectTrial =
     "SELECT t.id, t.name, t.assignment_json, t.phase, t.reason, t.message, "
     "t.creation_time_ms, t.start_time_ms, t.completion_time_ms, t.exit_code, "
-    "t.pid, t.job_id FROM trials t ";
+    "t.pid, t.job_id, t.seq FROM trials t ";
 
 // An array of {"name", "value"} objects, which keeps the parameter order.
 std::string AssignmentToJson(const api::Assignment& assignment) {
@@ -77,6 +77,7 @@ StatusOr<int64_t> ReadTrial(const Statement& row, api::Trial* trial) {
   if (!row.IsNull(9)) trial->exit_code = static_cast<int>(row.ColumnInt(9));
   trial->pid = row.ColumnInt(10);
   trial->job_id = row.ColumnText(11);
+  trial->index = row.ColumnInt(12);
   return row.ColumnInt(0);
 }
 

@@ -75,13 +75,15 @@ class Store {
   // Removes the experiment, its trials and observations. NotFound if absent.
   virtual Status DeleteExperiment(const std::string& name) = 0;
 
-  // Adds trials and stores the algorithm's new state in one transaction.
+  // Adds trials and stores the algorithm's new state in one transaction;
+  // they are numbered after the experiment's last trial (`index` is not read).
   // AlreadyExists if a trial name is taken; NotFound without the experiment.
   virtual Status CreateTrials(const std::string& experiment,
                               const std::vector<api::Trial>& trials,
                               const std::string& algorithm_state) = 0;
   // The experiment's readable trials, in creation order, with metric
-  // summaries; unreadable rows are left out.
+  // summaries; unreadable rows are left out. Each trial's `index` is its
+  // 1-based creation position, as in GetTrial (gaps where rows are unreadable).
   virtual StatusOr<std::vector<api::Trial>> ListTrials(
       const std::string& experiment) = 0;
   // The trial rows ListTrials leaves out, in creation order.

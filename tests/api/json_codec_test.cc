@@ -36,8 +36,13 @@ TEST(TrialToJson, CarriesTheApiFields) {
   t.creation_time_ms = 1000;
   t.start_time_ms = 2000;
   t.exit_code = 3;
-  json j = TrialToJson(t);
+  t.index = 7;
+  Objective objective;
+  objective.metric_name = "loss";
+  json j = TrialToJson(t, objective);
   EXPECT_EQ(j["name"], "exp-1");
+  EXPECT_EQ(j["index"], 7);
+  EXPECT_EQ(j["objectiveValue"], 1.0);
   EXPECT_EQ(j["parameterAssignments"][0]["name"], "x");
   EXPECT_EQ(j["parameterAssignments"][0]["value"], "1");
   EXPECT_EQ(j["phase"], "Failed");
@@ -52,7 +57,24 @@ TEST(TrialToJson, CarriesTheApiFields) {
   EXPECT_EQ(j["exitCode"], 3);
 
   t.exit_code.reset();
-  EXPECT_FALSE(TrialToJson(t).contains("exitCode"));
+  EXPECT_FALSE(TrialToJson(t, objective).contains("exitCode"));
+}
+
+TEST(TrialToJson, ObjectiveValueFollowsMetricStrategiesAndIsNullUntilReported) {
+  Trial t;
+  t.name = "exp-2";
+  t.metrics = {{"acc", 0.1, 0.9, 0.5}, {"loss", 0.5, 2.0, 1.0}};
+  Objective objective;
+  objective.metric_name = "loss";
+  EXPECT_EQ(TrialToJson(t, objective)["objectiveValue"], 1.0);
+  objective.metric_strategies["loss"] = "min";
+  EXPECT_EQ(TrialToJson(t, objective)["objectiveValue"], 0.5);
+  objective.metric_strategies["loss"] = "max";
+  EXPECT_EQ(TrialToJson(t, objective)["objectiveValue"], 2.0);
+  objective.metric_name = "f1";
+  json j = TrialToJson(t, objective);
+  ASSERT_TRUE(j.contains("objectiveValue"));
+  EXPECT_TRUE(j["objectiveValue"].is_null());
 }
 
 TEST(ObservationToJson, StepTimestampAndMetrics) {

@@ -132,6 +132,32 @@ TEST_F(CliTest, ClientCommandsTalkToAServer) {
   EXPECT_NE(err.find("experiment 'cli-demo' not found"), std::string::npos) << err;
 }
 
+TEST_F(CliTest, TrialsShowTheServersObjectiveValue) {
+  // Each trial prints loss=5 then loss=x (x < 1): under metricStrategies
+  // max its objective value is 5, not the latest value.
+  std::string spec = kSpec;
+  spec.replace(spec.find("name: cli-demo"), 14, "name: cli-max");
+  spec.replace(spec.find("objectiveMetricName: loss}"), 26,
+               "objectiveMetricName: loss, metricStrategies: [{name: loss, value: max}]}");
+  WriteFile(dir_.File("exp/max.yaml"), spec);
+  HptProcess server(dir_.File("max.db"));
+  std::string out, err;
+  ASSERT_EQ(RunHpt({"run", "--server", server.url(), "--quiet", dir_.File("exp/max.yaml")}, &out,
+                   &err, 60),
+            0)
+      << out << err;
+  ASSERT_EQ(RunHpt({"trials", "--server", server.url(), "cli-max"}, &out, &err), 0) << err;
+  std::istringstream lines(out);
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("cli-max-", 0) != 0) continue;
+    ++rows;
+    EXPECT_EQ(line.substr(line.size() - 3), "  5") << out;
+  }
+  EXPECT_EQ(rows, 4) << out;
+}
+
 TEST_F(CliTest, UnreachableServerIsOneReadableLine) {
   std::string out, err;
   EXPECT_EQ(RunHpt({"list", "--server", "http://127.0.0.1:1"}, &out, &err), 1);

@@ -257,6 +257,26 @@ class AskTellTest(ServerTestCase):
         losses = run_to_end(exp)
         self.assertEqual(exp.best_trial().name, max(losses, key=losses.get))
 
+    def test_objective_value_is_the_servers(self) -> None:
+        # run_to_end reports loss+1, loss+0.5 then completes with loss.
+        for strategy, offset in (("min", 0.0), ("max", 1.0), ("latest", 0.0)):
+            spec = quadratic_spec(self.unique(f"strategy-{strategy}"), 2, 2)
+            spec["objective"]["metricStrategies"] = [{"name": "loss", "value": strategy}]
+            exp = self.client.create_experiment(spec)
+            losses = run_to_end(exp)
+            for t in exp.trials():
+                self.assertAlmostEqual(t.objective_value, losses[t.name] + offset)
+                self.assertEqual(t.objective_value, t.raw["objectiveValue"])
+
+    def test_index_is_creation_order(self) -> None:
+        exp = self.client.create_experiment(quadratic_spec(self.unique("index"), 11, 11))
+        first = exp.suggest(count=1)
+        rest = exp.suggest(count=10)
+        self.assertEqual([t.index for t in first + rest], list(range(1, 12)))
+        self.assertEqual([t.name for t in exp.trials()], [t.name for t in first + rest])
+        self.assertEqual([t.index for t in exp.trials()], list(range(1, 12)))
+        self.assertEqual(exp.trial(rest[-1].name).index, 11)
+
     def test_should_stop(self) -> None:
         exp = self.client.create_experiment(quadratic_spec(self.unique("should-stop"), 2, 1))
         (trial,) = exp.suggest()
@@ -294,8 +314,10 @@ class DataFrameTest(ServerTestCase):
         self.assertEqual(df["x"].dtype.kind, "f")
         self.assertTrue(pd.api.types.is_datetime64_any_dtype(df["completionTime"]))
         by_name = dict(zip(df["name"], df["loss"]))
+        objective = dict(zip(df["name"], df["objectiveValue"]))
         for name, value in losses.items():
             self.assertAlmostEqual(by_name[name], value)
+            self.assertAlmostEqual(objective[name], value)
         empty = self.client.create_experiment(quadratic_spec(self.unique("frame-empty")))
         self.assertEqual(len(empty.trials_dataframe()), 0)
 

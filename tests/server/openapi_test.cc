@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "api/json_codec.h"
 #include "api/openapi.h"
 #include "server/api_handlers.h"
 #include "tests/testing/hpt_process.h"
@@ -61,6 +62,20 @@ TEST(OpenApiTest, EveryReferenceResolves) {
     json::json_pointer pointer(ref.substr(1));
     EXPECT_TRUE(doc.contains(pointer)) << "dangling " << ref;
   }
+}
+
+TEST(OpenApiTest, TheTrialSchemaNamesEveryFieldTheServerSends) {
+  json doc = json::parse(api::OpenApiDocument());
+  const json& properties = doc["components"]["schemas"]["Trial"]["properties"];
+  api::Trial t;
+  t.exit_code = 0;  // sent only when set
+  json trial = api::TrialToJson(t, api::Objective{});
+  for (const auto& [key, value] : trial.items()) {
+    EXPECT_TRUE(properties.contains(key)) << "undocumented Trial field: " << key;
+  }
+  EXPECT_EQ(properties["index"]["type"], "integer");
+  EXPECT_EQ(properties["objectiveValue"]["type"], "number");
+  EXPECT_EQ(properties["objectiveValue"]["nullable"], true);
 }
 
 TEST(OpenApiTest, ServedByTheRealServer) {

@@ -89,8 +89,8 @@ export function parallelOption(allTrials, spec) {
   let lo = Infinity;
   let hi = -Infinity;
   for (const t of trials) {
-    const y = objectiveOf(t, spec);
-    if (y === undefined || y === null) continue;
+    const y = objectiveOf(t);
+    if (y === undefined) continue;
     const row = axes.map((a, i) => axisValue(a, assignment(t, params[i].name)));
     if (row.some((v) => v === undefined)) continue;
     data.push([...row, y]);
@@ -210,8 +210,8 @@ export function sliceOption(allTrials, spec, { columns = 3, rowHeight = 210 } = 
   const cols = Math.max(1, Math.min(columns, params.length));
   const type = spec.objective.type;
   const scored = inCreationOrder(trials)
-    .map((t) => [t, objectiveOf(t, spec)])
-    .filter(([, y]) => y !== undefined && y !== null);
+    .map((t) => [t, objectiveOf(t)])
+    .filter(([, y]) => y !== undefined);
   let best;
   for (const [t, y] of scored) if (!best || isBetter(y, best[1], type)) best = [t, y];
   const o = { ...BASE, title: [], grid: [], xAxis: [], yAxis: [], series: [], tooltip: { trigger: 'item' } };

@@ -1,43 +1,25 @@
-// Pure functions over the REST API v1 shapes (no DOM): objective values,
-// parameter axes, sorting and filtering trials, choosing which learning
-// curves to fetch. Tested in node (tests/ui/unit/).
+// Pure functions over the REST API v1 shapes (no DOM): parameter axes,
+// sorting and filtering trials, choosing which learning curves to fetch.
+// A trial's objective value and creation index come from the server
+// (objectiveValue, index). Tested in node (tests/ui/unit/).
 import { bytes } from './format.js';
 
 export const TERMINAL_TRIAL = new Set(['Succeeded', 'Failed', 'EarlyStopped', 'MetricsUnavailable', 'Killed']);
 export const FINISHED_EXPERIMENT = new Set(['Succeeded', 'Failed', 'Stopped']);
 
-// The objective value the server ranks a trial by (api/types.cc
-// ObjectiveValue): the metric's latest value unless metricStrategies says
-// min or max. Undefined when the trial has not reported it.
-export function objectiveOf(trial, spec) {
-  const name = spec.objective.objectiveMetricName;
-  const m = (trial.metrics || []).find((x) => x.name === name);
-  if (!m) return undefined;
-  const s = (spec.objective.metricStrategies || []).find((x) => x.name === name);
-  if (s && s.value === 'min') return m.min;
-  if (s && s.value === 'max') return m.max;
-  return m.latest;
+// The objective value the server ranks a trial by (its objectiveValue,
+// metricStrategies applied); undefined until the trial has reported it.
+export function objectiveOf(trial) {
+  return trial.objectiveValue ?? undefined;
 }
 
 export function isBetter(a, b, type) {
   return type === 'maximize' ? a > b : a < b;
 }
 
-// Trials in creation order, which is the order their names number them in
-// (`<experiment>-<n>`); the server lists them that way already, but a
-// numeric sort keeps "-10" after "-9" whatever it sends.
-export function trialNumber(name) {
-  const m = /-(\d+)$/.exec(name);
-  return m ? Number(m[1]) : NaN;
-}
-
+// Trials in creation order: by the index the server gives each trial.
 export function inCreationOrder(trials) {
-  return [...trials].sort((a, b) => {
-    const na = trialNumber(a.name);
-    const nb = trialNumber(b.name);
-    if (Number.isNaN(na) || Number.isNaN(nb)) return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-    return na - nb;
-  });
+  return [...trials].sort((a, b) => a.index - b.index);
 }
 
 // The phases whose objective the server ranks (api/experiment_status.cc
@@ -50,16 +32,16 @@ export function ranked(trials) {
 }
 
 // Optimization history: one point per trial that has an objective value
-// (x = trial number), and the best ranked value up to each ranked trial.
+// (x = its creation index), and the best ranked value up to each ranked trial.
 export function history(trials, spec) {
   const type = spec.objective.type;
   const points = [];
   const best = [];
   let bestValue;
   for (const t of inCreationOrder(trials)) {
-    const v = objectiveOf(t, spec);
-    if (v === undefined || v === null) continue;
-    const x = Number.isNaN(trialNumber(t.name)) ? points.length + 1 : trialNumber(t.name);
+    const v = objectiveOf(t);
+    if (v === undefined) continue;
+    const x = t.index;
     points.push({ x, y: v, name: t.name, phase: t.phase });
     if (!RANKED_TRIAL.has(t.phase)) continue;
     if (bestValue === undefined || isBetter(v, bestValue, type)) bestValue = v;
@@ -96,13 +78,13 @@ export function axisValue(axis, raw) {
   return Number.isFinite(n) ? n : undefined;
 }
 
-// Sorting the trial table. `key` is 'name', 'phase', 'objective', 'start',
-// 'duration', 'p:<param>' or 'm:<metric>'; values that are missing sort
-// last in either direction.
-export function sortKey(trial, key, spec) {
-  if (key === 'name') return trialNumber(trial.name);
+// Sorting the trial table. `key` is 'name' (creation order), 'phase',
+// 'objective', 'start', 'duration', 'p:<param>' or 'm:<metric>'; values
+// that are missing sort last in either direction.
+export function sortKey(trial, key) {
+  if (key === 'name') return trial.index;
   if (key === 'phase') return trial.phase;
-  if (key === 'objective') return objectiveOf(trial, spec);
+  if (key === 'objective') return objectiveOf(trial);
   if (key === 'start') return trial.startTime ? Date.parse(trial.startTime) : undefined;
   if (key === 'duration') return duration(trial);
   if (key.startsWith('p:')) {
@@ -117,9 +99,9 @@ export function sortKey(trial, key, spec) {
   return undefined;
 }
 
-export function sortTrials(trials, key, dir, spec) {
+export function sortTrials(trials, key, dir) {
   const sign = dir === 'desc' ? -1 : 1;
-  const keyed = trials.map((t) => [sortKey(t, key, spec), t]);
+  const keyed = trials.map((t) => [sortKey(t, key), t]);
   keyed.sort(([a], [b]) => {
     const am = a === undefined || a === null || Number.isNaN(a);
     const bm = b === undefined || b === null || Number.isNaN(b);
@@ -159,8 +141,8 @@ export function pickCurveTrials(trials, spec, limit) {
   const chosen = new Set();
   const add = (t) => chosen.size < limit && chosen.add(t.name);
   trials.filter((t) => t.phase === 'Running').forEach(add);
-  const scored = trials.filter((t) => objectiveOf(t, spec) !== undefined);
-  sortTrials(scored, 'objective', spec.objective.type === 'maximize' ? 'desc' : 'asc', spec).forEach(add);
+  const scored = trials.filter((t) => objectiveOf(t) !== undefined);
+  sortTrials(scored, 'objective', spec.objective.type === 'maximize' ? 'desc' : 'asc').forEach(add);
   [...inCreationOrder(trials)].reverse().forEach(add);
   return inCreationOrder(trials.filter((t) => chosen.has(t.name))).map((t) => t.name);
 }

@@ -94,7 +94,7 @@ export class TrialTable {
     const arrow = (k) => (this.sort.key === k ? (this.sort.dir === 'asc' ? ' ▲' : ' ▼') : '');
     setHtml(this.el.querySelector('thead'), html`<tr>${cols.map((c) =>
       html`<th data-key="${c.key}" class="${c.num ? 'num' : ''} sortable">${c.label}${arrow(c.key)}</th>`)}<th></th></tr>`);
-    const shown = sortTrials(filterTrials(this.trials, this.text, this.phase), this.sort.key, this.sort.dir, spec);
+    const shown = sortTrials(filterTrials(this.trials, this.text, this.phase), this.sort.key, this.sort.dir);
     const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
     this.page = Math.min(Math.max(0, this.page), pages - 1);
     const first = this.page * PAGE_SIZE;
@@ -108,7 +108,7 @@ export class TrialTable {
           const v = params.get(p.name);
           return html`<td class="${p.parameterType !== 'categorical' ? 'num' : ''}">${p.parameterType === 'categorical' ? (v ?? '—') : num(v)}</td>`;
         })}
-        <td class="num">${num(objectiveOf(t, spec))}</td>
+        <td class="num">${num(objectiveOf(t))}</td>
         ${(spec.objective.additionalMetricNames || []).map((m) => html`<td class="num">${num(metrics.get(m))}</td>`)}
         <td>${time(t.startTime)}</td>
         <td class="num">${seconds(duration(t))}</td>

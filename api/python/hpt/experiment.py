@@ -1,7 +1,7 @@
 """An experiment on the server: ask for trials, read results, stop, delete."""
 
 import time
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from hpt._http import quote
 from hpt._params import converters
@@ -43,13 +43,6 @@ class Experiment:
     def objective_type(self) -> str:
         """minimize or maximize."""
         return (self.spec.get("objective") or {}).get("type", "")
-
-    def _objective_strategy(self) -> Tuple[str, str]:
-        metric = self.objective_metric
-        for s in (self.spec.get("objective") or {}).get("metricStrategies") or []:
-            if s.get("name") == metric and s.get("value") in ("min", "max"):
-                return metric, s["value"]
-        return metric, "latest"
 
     @property
     def status(self) -> Dict[str, Any]:
@@ -94,9 +87,10 @@ class Experiment:
         return self.trial(optimal["name"])
 
     def trials_dataframe(self) -> "pandas.DataFrame":
-        """The trials as a pandas DataFrame, one row per trial: name, phase,
-        one column per parameter (typed), one per metric (its latest value;
-        a metric named like a parameter becomes ``metric:NAME``), and
+        """The trials as a pandas DataFrame, one row per trial in creation
+        order: name, phase, one column per parameter (typed), objectiveValue
+        (as the server ranks the trial), one per metric (its latest value; a
+        metric named like an earlier column becomes ``metric:NAME``), and
         startTime/completionTime as timestamps. Needs pandas."""
         try:
             import pandas as pd
@@ -113,6 +107,7 @@ class Experiment:
         columns = {"name": [t.name for t in trials], "phase": [t.phase for t in trials]}
         for p in params:
             columns[p] = [t.parameters.get(p) for t in trials]
+        columns["objectiveValue"] = [t.objective_value for t in trials]
         for m in metrics:
             column = f"metric:{m}" if m in columns else m
             columns[column] = [t.metrics.get(m, {}).get("latest") for t in trials]

@@ -52,12 +52,17 @@ class Trial:
                 for m in self.raw.get("metrics") or []}
 
     @property
+    def index(self) -> int:
+        """The trial's 1-based position in its experiment's creation order."""
+        return int(self.raw.get("index", 0))
+
+    @property
     def objective_value(self) -> Optional[float]:
-        """The trial's objective value as the server ranks it: the objective
-        metric's latest value, or its min or max under the spec's
-        metricStrategies. None until the metric has been reported."""
-        metric, strategy = self._experiment._objective_strategy()
-        return self.metrics.get(metric, {}).get(strategy)
+        """The trial's objective value as the server ranks it (its
+        objectiveValue: the objective metric's latest value, or its min or
+        max under the spec's metricStrategies). None until the metric has
+        been reported."""
+        return self.raw.get("objectiveValue")
 
     @property
     def finished(self) -> bool:

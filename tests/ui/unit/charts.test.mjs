@@ -12,11 +12,14 @@ const spec = {
     { name: 'opt', parameterType: 'categorical', feasibleSpace: { list: ['sgd', 'adam'] } },
   ],
 };
+// As the server sends them: objectiveValue and index computed there.
 const trials = [1, 2, 3, 4].map((n) => ({
   name: `e-${n}`,
+  index: n,
   phase: n === 4 ? 'Running' : n === 3 ? 'EarlyStopped' : 'Succeeded',
   parameterAssignments: [{ name: 'lr', value: String(10 ** -n) }, { name: 'opt', value: n % 2 ? 'sgd' : 'adam' }],
   metrics: n === 4 ? [] : [{ name: 'loss', min: 0, max: 1, latest: 1 / n }],
+  objectiveValue: n === 4 ? null : 1 / n,
 }));
 
 test('history draws one point per scored trial and a goal line', () => {

@@ -17,25 +17,28 @@ const spec = {
   ],
 };
 
+// A trial as the server sends it: index and objectiveValue computed there.
 function trial(n, loss, phase = 'Succeeded', extra = {}) {
   return {
     name: `e-${n}`,
+    index: n,
     phase,
     parameterAssignments: [{ name: 'x', value: String(n) }, { name: 'opt', value: n % 2 ? 'sgd' : 'adam' }],
     metrics: loss === undefined ? [] : [{ name: 'loss', min: loss - 1, max: loss + 1, latest: loss }],
+    objectiveValue: loss === undefined ? null : loss,
     ...extra,
   };
 }
 
-test('objective is the latest value unless metricStrategies says otherwise', () => {
-  const t = trial(1, 5);
-  assert.equal(objectiveOf(t, spec), 5);
-  const s = { ...spec, objective: { ...spec.objective, metricStrategies: [{ name: 'loss', value: 'min' }] } };
-  assert.equal(objectiveOf(t, s), 4);
-  assert.equal(objectiveOf(trial(2), spec), undefined);
+test('objective is the server\'s objectiveValue, undefined until reported', () => {
+  // A metricStrategies min: the server sends the min, not the latest.
+  assert.equal(objectiveOf(trial(1, 5, 'Succeeded', { objectiveValue: 4 })), 4);
+  assert.equal(objectiveOf(trial(1, 5)), 5);
+  assert.equal(objectiveOf(trial(2)), undefined);
+  assert.equal(objectiveOf({ name: 'old' }), undefined);
 });
 
-test('history orders trials by number and tracks the best so far', () => {
+test('history orders trials by index and tracks the best so far', () => {
   const trials = [trial(10, 1), trial(2, 5), trial(9, 7), trial(3), trial(1, 6)];
   const h = history(trials, spec);
   assert.deepEqual(h.points.map((p) => p.x), [1, 2, 9, 10]);
@@ -47,6 +50,9 @@ test('history orders trials by number and tracks the best so far', () => {
   const mixed = history([trial(1, 5), trial(2, 1, 'Running'), trial(3, 2, 'Killed'), trial(4, 3, 'EarlyStopped')], spec);
   assert.equal(mixed.points.length, 4);
   assert.deepEqual(mixed.best, [[1, 5], [4, 3]]);
+  // The index, not the name, gives the order and the x.
+  const renamed = history([trial(2, 1, 'Succeeded', { name: 'b' }), trial(1, 3, 'Succeeded', { name: 'z-9' })], spec);
+  assert.deepEqual(renamed.points.map((p) => [p.name, p.x]), [['z-9', 1], ['b', 2]]);
 });
 
 test('axes: log for logUniform, categories for categorical and sorted discrete', () => {
@@ -58,10 +64,11 @@ test('axes: log for logUniform, categories for categorical and sorted discrete',
 
 test('sorting puts missing values last in both directions', () => {
   const trials = [trial(1, 3), trial(2), trial(3, 1), trial(10, 2)];
-  assert.deepEqual(sortTrials(trials, 'objective', 'asc', spec).map((t) => t.name), ['e-3', 'e-10', 'e-1', 'e-2']);
-  assert.deepEqual(sortTrials(trials, 'objective', 'desc', spec).map((t) => t.name), ['e-1', 'e-10', 'e-3', 'e-2']);
-  assert.deepEqual(sortTrials(trials, 'name', 'asc', spec).map((t) => t.name), ['e-1', 'e-2', 'e-3', 'e-10']);
-  assert.deepEqual(sortTrials(trials, 'p:opt', 'asc', spec).map((t) => t.name), ['e-2', 'e-10', 'e-1', 'e-3']);
+  assert.deepEqual(sortTrials(trials, 'objective', 'asc').map((t) => t.name), ['e-3', 'e-10', 'e-1', 'e-2']);
+  assert.deepEqual(sortTrials(trials, 'objective', 'desc').map((t) => t.name), ['e-1', 'e-10', 'e-3', 'e-2']);
+  assert.deepEqual(sortTrials(trials, 'name', 'asc').map((t) => t.name), ['e-1', 'e-2', 'e-3', 'e-10']);
+  assert.deepEqual(sortTrials(trials, 'name', 'desc').map((t) => t.name), ['e-10', 'e-3', 'e-2', 'e-1']);
+  assert.deepEqual(sortTrials(trials, 'p:opt', 'asc').map((t) => t.name), ['e-2', 'e-10', 'e-1', 'e-3']);
 });
 
 test('filter matches name and param=value words, and phase', () => {

@@ -68,6 +68,8 @@ const trials = [1, 2, 3, 4].map((n) => ({
   phase: ['Succeeded', 'EarlyStopped', 'Failed', 'Succeeded'][n - 1],
   parameterAssignments: [{ name: `p${X}`, value: n % 2 ? `v${X}` : 'plain' }, { name: `q${X}`, value: String(n / 10) }],
   metrics: [{ name: `m${X}`, min: 0, max: 1, latest: 1 / n }],
+  index: n,
+  objectiveValue: 1 / n,
 }));
 const observations = [1, 2, 3].map((step) => ({ step, metrics: { [`m${X}`]: 1 / step, [`a${X}`]: step } }));
 const byName = new Map(trials.map((t) => [t.name, t]));
