@@ -149,6 +149,9 @@ Eigen::MatrixXd Candidates(const UnitCube& cube,
 
 }  // namespace
 
+BayesianOptimization::BayesianOptimization(std::shared_ptr<FactorCache> cache)
+    : cache_(cache ? std::move(cache) : NewFactorCache()) {}
+
 Status BO::Validate(const api::ExperimentSpec& spec) const {
   HPT_RETURN_IF_ERROR(ReadSettings(spec).status());
   HPT_RETURN_IF_ERROR(CheckSearchSpace(spec.parameters));
@@ -228,7 +231,7 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
     GpHyperparameters h = GpHyperparameters::FromTheta(*state.theta);
     std::unique_ptr<KernelFactor> cached;
     if (n >= FactorCache::kMinPoints) {
-      cached = FactorCache::Global().Take(h.ToTheta(), data.x);
+      cached = cache_->Take(h.ToTheta(), data.x);
     }
     GaussianProcess gp(h, data.x, y, std::move(cached));
 
@@ -273,7 +276,7 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
       if (!taken) break;
       believe(*cube.Encode(batch.back()));
     }
-    FactorCache::Global().Put(gp.ReleaseFactor(n));
+    cache_->Put(gp.ReleaseFactor(n));
   }
 
   Suggestion suggestion;

@@ -44,11 +44,13 @@
 // (which also lets FactorCache extend the last Cholesky factor). An
 // unreadable state is ignored (the next call refits).
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "suggestion/algorithm.h"
+#include "suggestion/factor_cache.h"
 
 namespace hpt::suggestion {
 
@@ -61,10 +63,17 @@ class BayesianOptimization : public Algorithm {
   static constexpr char kKappa[] = "kappa";
   static constexpr double kDefaultKappa = 1.96;
 
+  // `cache` keeps kernel factors between calls (shared by the instances one
+  // registry makes, see builtins.cc); null: a cache of this instance's own.
+  explicit BayesianOptimization(std::shared_ptr<FactorCache> cache = nullptr);
+
   Status Validate(const api::ExperimentSpec& spec) const override;
   StatusOr<Suggestion> Suggest(const api::ExperimentSpec& spec,
                                const std::vector<api::Trial>& history,
                                std::string_view state, int count) override;
+
+ private:
+  std::shared_ptr<FactorCache> cache_;
 };
 
 }  // namespace hpt::suggestion

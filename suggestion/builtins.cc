@@ -2,6 +2,7 @@
 
 #include "suggestion/algorithm.h"
 #include "suggestion/bayesian_optimization.h"
+#include "suggestion/factor_cache.h"
 #include "suggestion/grid_search.h"
 #include "suggestion/hyperband.h"
 #include "suggestion/random_search.h"
@@ -27,11 +28,14 @@ void RegisterBuiltins(Registry<Algorithm>& registry) {
                 .Register(SobolSearch::kName,
                           [] { return std::make_unique<SobolSearch>(); })
                 .ok());
-  HPT_CHECK(
-      registry
-          .Register(BayesianOptimization::kName,
-                    [] { return std::make_unique<BayesianOptimization>(); })
-          .ok());
+  // One factor cache for every instance this registry makes (the
+  // controller makes one per call): no process-global state.
+  HPT_CHECK(registry
+                .Register(BayesianOptimization::kName,
+                          [cache = NewFactorCache()] {
+                            return std::make_unique<BayesianOptimization>(cache);
+                          })
+                .ok());
 }
 
 }  // namespace hpt::suggestion

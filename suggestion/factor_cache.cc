@@ -19,11 +19,8 @@ bool IsPrefix(const KernelFactor& f, const Eigen::MatrixXd& x) {
 
 }  // namespace
 
-FactorCache& FactorCache::Global() {
-  // A few experiments' worth: an entry at n = 1,000 holds about 8 to 12 MB;
-  // one past n ~ 4,000 is not kept.
-  static FactorCache* cache = new FactorCache(4, size_t{256} << 20);
-  return *cache;
+std::shared_ptr<FactorCache> NewFactorCache() {
+  return std::make_shared<FactorCache>(4, size_t{256} << 20);
 }
 
 std::unique_ptr<KernelFactor> FactorCache::Take(const Eigen::VectorXd& theta,

@@ -30,8 +30,6 @@ class FactorCache {
   FactorCache(size_t capacity, size_t max_bytes)
       : capacity_(capacity), max_bytes_(max_bytes) {}
 
-  // The process-wide cache the bayesianoptimization algorithm uses.
-  static FactorCache& Global();
 
   // Removes and returns the factor built with exactly `theta` whose points
   // are the longest prefix of x's columns; nullptr when there is none.
@@ -53,5 +51,8 @@ class FactorCache {
   size_t bytes_ = 0;
   std::list<std::unique_ptr<KernelFactor>> entries_;  // most recent first
 };
+
+// A cache with the sizes bayesianoptimization uses: 4 factors, 256 MiB.
+std::shared_ptr<FactorCache> NewFactorCache();
 
 }  // namespace hpt::suggestion
