@@ -55,6 +55,16 @@ inline api::ExperimentSpec MakeSpec(
   return spec;
 }
 
+// lr in [0, 1], epochs the resource: r_l 9, eta 3 give brackets
+// 9x1 3x3 1x9 | 5x3 1x9 | 3x9.
+inline api::ExperimentSpec HyperbandSpec(
+    std::vector<api::AlgorithmSetting> settings = {
+        {"resource_name", "epochs"}, {"r_l", "9"}, {"random_state", "1"}}) {
+  return MakeSpec("hyperband",
+                  {DoubleParam("lr", 0, 1), IntParam("epochs", 1, 81)},
+                  std::move(settings));
+}
+
 // One trial per assignment, as the server would create them.
 inline std::vector<api::Trial> TrialsFor(
     const std::vector<api::Assignment>& assignments) {
