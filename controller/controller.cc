@@ -14,7 +14,8 @@ using api::Trial;
 
 namespace {
 
-// How often experiments waiting for GPUs look again.
+// How often experiments waiting for GPUs, or with writes the store
+// refused, try again.
 constexpr auto kSweepInterval = std::chrono::milliseconds(500);
 
 }  // namespace
@@ -208,7 +209,10 @@ void Controller::SweepLoop() {
         if (entry.runner->NeedsSweep()) waiting.push_back(entry);
       }
     }
-    for (const Entry& entry : waiting) PostReconcile(entry);
+    // Client-run ones too: a refused write of their end is retried here.
+    for (const Entry& entry : waiting) {
+      entry.strand->Post([runner = entry.runner] { runner->Reconcile(); });
+    }
   }
 }
 

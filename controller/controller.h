@@ -8,8 +8,9 @@
 // take only the experiment's own runner lock (and briefly the map's);
 // executor callbacks are posted to the experiment's strand on a small work
 // pool and return at once; a sweep thread re-posts work for experiments
-// waiting for GPUs. One experiment's slow algorithm call, store commit or
-// trial start never holds up another experiment.
+// waiting for GPUs or with writes the store refused. One experiment's slow
+// algorithm call, store commit or trial start never holds up another
+// experiment.
 
 #include <memory>
 #include <mutex>

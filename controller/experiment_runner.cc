@@ -32,16 +32,23 @@ Trial* ExperimentRunner::FindLocked(const std::string& trial) {
   return it == index_.end() ? nullptr : &trials_[it->second];
 }
 
-Status ExperimentRunner::UpdateTrialLocked(Trial& trial, const storage::TrialUpdate& update) {
-  Status s = deps_.store->UpdateTrial(name_, trial.name, update);
-  if (!s.ok()) {
-    spdlog::error("experiment {}: storing trial {} failed: {}", name_, trial.name, s.message());
-    return s;
-  }
-  if (update.phase) {
-    trial.phase = *update.phase;
-    SetCurvePhaseLocked(trial.name, trial.phase);
-  }
+namespace {
+
+// `later`'s set fields over `earlier`'s.
+storage::TrialUpdate Merged(storage::TrialUpdate earlier, const storage::TrialUpdate& later) {
+  if (later.phase) earlier.phase = later.phase;
+  if (later.reason) earlier.reason = later.reason;
+  if (later.message) earlier.message = later.message;
+  if (later.start_time_ms) earlier.start_time_ms = later.start_time_ms;
+  if (later.completion_time_ms) earlier.completion_time_ms = later.completion_time_ms;
+  if (later.exit_code) earlier.exit_code = later.exit_code;
+  if (later.pid) earlier.pid = later.pid;
+  if (later.job_id) earlier.job_id = later.job_id;
+  return earlier;
+}
+
+void Mirror(Trial& trial, const storage::TrialUpdate& update) {
+  if (update.phase) trial.phase = *update.phase;
   if (update.reason) trial.reason = *update.reason;
   if (update.message) trial.message = *update.message;
   if (update.start_time_ms) trial.start_time_ms = *update.start_time_ms;
@@ -49,7 +56,46 @@ Status ExperimentRunner::UpdateTrialLocked(Trial& trial, const storage::TrialUpd
   if (update.exit_code) trial.exit_code = *update.exit_code;
   if (update.pid) trial.pid = *update.pid;
   if (update.job_id) trial.job_id = *update.job_id;
+}
+
+}  // namespace
+
+Status ExperimentRunner::UpdateTrialLocked(Trial& trial, const storage::TrialUpdate& update) {
+  // Fields refused earlier go along, so that their retry never undoes this.
+  auto pending = unwritten_.find(trial.name);
+  Status s = deps_.store->UpdateTrial(
+      name_, trial.name, pending == unwritten_.end() ? update : Merged(pending->second, update));
+  if (!s.ok()) {
+    spdlog::error("experiment {}: storing trial {} failed: {}", name_, trial.name, s.message());
+    return s;
+  }
+  if (pending != unwritten_.end()) unwritten_.erase(pending);
+  Mirror(trial, update);
+  if (update.phase) SetCurvePhaseLocked(trial.name, trial.phase);
   return Status::Ok();
+}
+
+void ExperimentRunner::RecordTrialLocked(Trial& trial, const storage::TrialUpdate& update) {
+  if (UpdateTrialLocked(trial, update).ok()) return;
+  Mirror(trial, update);
+  if (update.phase) SetCurvePhaseLocked(trial.name, trial.phase);
+  unwritten_[trial.name] = Merged(unwritten_[trial.name], update);
+  dirty_ = true;
+}
+
+bool ExperimentRunner::FlushUnwrittenLocked() {
+  while (!unwritten_.empty()) {
+    auto it = unwritten_.begin();
+    Status s = deps_.store->UpdateTrial(name_, it->first, it->second);
+    if (!s.ok()) {
+      spdlog::error("experiment {}: storing trial {} failed again: {}", name_, it->first,
+                    s.message());
+      dirty_ = true;
+      return false;
+    }
+    unwritten_.erase(it);
+  }
+  return true;
 }
 
 // The store keeps each trial's metric summaries as observations arrive.
@@ -220,6 +266,7 @@ void ExperimentRunner::FinishLocked(ExperimentPhase phase, const std::string& re
   if (!s.ok()) {
     // Left Running: the next event or sweep tries again.
     spdlog::error("experiment {}: storing its end ({}) failed: {}", name_, reason, s.message());
+    dirty_ = true;
     return;
   }
   exp_.phase = phase;
@@ -246,12 +293,11 @@ void ExperimentRunner::KillTrialLocked(Trial& t, const std::string& reason) {
   if (running && t.pid > 0 && executor()) executor()->Kill(name_, t.name);
 }
 
-StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count,
-                                                                  TrialPhase phase) {
+StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count, TrialPhase phase,
+                                                                  bool* store_failed) {
   HPT_ASSIGN_OR_RETURN(auto algorithm, deps_.algorithms->Create(exp_.spec.algorithm.name));
   auto suggestion = algorithm->Suggest(exp_.spec, trials_, exp_.algorithm_state, count);
   if (!suggestion.ok()) return suggestion.status();
-  if (suggestion->exhausted) exhausted_ = true;
   std::vector<Trial> created;
   int64_t now = api::NowMillis();
   for (size_t i = 0; i < suggestion->assignments.size() && int(i) < count; ++i) {
@@ -265,8 +311,16 @@ StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count,
     created.push_back(std::move(t));
   }
   if (!created.empty() || suggestion->state != exp_.algorithm_state) {
-    HPT_RETURN_IF_ERROR(deps_.store->CreateTrials(name_, created, suggestion->state));
+    Status s = deps_.store->CreateTrials(name_, created, suggestion->state);
+    if (!s.ok()) {
+      // Nothing changed: the same points are asked for again next time.
+      spdlog::error("experiment {}: storing new trials failed: {}", name_, s.message());
+      if (store_failed) *store_failed = true;
+      dirty_ = true;
+      return s;
+    }
   }
+  if (suggestion->exhausted) exhausted_ = true;
   exp_.algorithm_state = suggestion->state;
   for (const Trial& t : created) {
     index_[t.name] = trials_.size();

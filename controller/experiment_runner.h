@@ -65,12 +65,14 @@ class ExperimentRunner {
   // checked) and they become Failed (ServerRestarted).
   void Recover();
 
-  // Starts Pending trials and asks for new ones up to parallelTrialCount,
-  // or ends the experiment; a no-op for a finished or client-run one.
+  // Writes what the store refused before, then starts Pending trials and
+  // asks for new ones up to parallelTrialCount, or ends the experiment. A
+  // no-op for a finished one; for a client-run one, the writes and its end.
   void Reconcile();
-  // True while Reconcile() has work to do later (trials waiting for GPUs).
-  // Takes no lock: the periodic sweep must not wait on a busy runner.
-  bool NeedsSweep() const { return waiting_for_gpus_.load(); }
+  // True while Reconcile() has work to do later: trials waiting for GPUs,
+  // or writes the store refused. Takes no lock: the periodic sweep must not
+  // wait on a busy runner.
+  bool NeedsSweep() const { return waiting_for_gpus_.load() || dirty_.load(); }
 
   Status Stop();
   // Kills its active trials, ahead of the store's delete.
@@ -98,8 +100,16 @@ class ExperimentRunner {
   // Writes `update` and mirrors it into the cached trial; a failed write is
   // logged and the cache left as stored.
   Status UpdateTrialLocked(api::Trial& trial, const storage::TrialUpdate& update);
+  // For what happened whatever the store says (a process started or
+  // exited): the cache follows at once, and a refused write is kept and
+  // retried by Reconcile() until the store takes it.
+  void RecordTrialLocked(api::Trial& trial, const storage::TrialUpdate& update);
+  // Retries the refused writes; false while the store still refuses one.
+  bool FlushUnwrittenLocked();
   Status RefreshTrialLocked(api::Trial& trial);
-  StatusOr<std::vector<api::Trial>> CreateTrialsLocked(int count, api::TrialPhase phase);
+  // `store_failed` (if given) tells a refused write from the algorithm's error.
+  StatusOr<std::vector<api::Trial>> CreateTrialsLocked(int count, api::TrialPhase phase,
+                                                       bool* store_failed = nullptr);
   bool StartTrialLocked(api::Trial& trial);
   bool FinishIfDoneLocked();
   void FinishLocked(api::ExperimentPhase phase, const std::string& reason,
@@ -126,6 +136,9 @@ class ExperimentRunner {
   bool exhausted_ = false;                            // guarded by mu_
   std::map<std::string, std::vector<int>> trial_gpus_;  // guarded by mu_
   std::atomic<bool> waiting_for_gpus_{false};  // read without mu_ by the sweep
+  // Trial fields RecordTrialLocked could not write, merged per trial.
+  std::map<std::string, storage::TrialUpdate> unwritten_;  // guarded by mu_
+  std::atomic<bool> dirty_{false};  // a write failed; read without mu_ by the sweep
   std::unique_ptr<earlystop::Policy> policy_;         // null: none
   bool curves_loaded_ = false;                        // guarded by mu_
   std::vector<earlystop::TrialCurve> curves_;         // guarded by mu_

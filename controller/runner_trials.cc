@@ -37,15 +37,20 @@ void ExperimentRunner::Recover() {
     update.reason = "ServerRestarted";
     update.message = "the server restarted while the trial ran";
     update.completion_time_ms = api::NowMillis();
-    (void)UpdateTrialLocked(t, update);
+    RecordTrialLocked(t, update);
   }
 }
 
 void ExperimentRunner::Reconcile() {
   std::lock_guard<std::mutex> lock(mu_);
   waiting_for_gpus_ = false;
-  if (!runner_run_ || exp_.phase != ExperimentPhase::kRunning || !executor()) return;
-  if (FinishIfDoneLocked()) return;
+  dirty_ = false;
+  // Nothing new starts, and the experiment does not end, before the store
+  // holds what already happened.
+  if (!FlushUnwrittenLocked()) return;
+  if (exp_.phase != ExperimentPhase::kRunning || !executor()) return;
+  // A client-run experiment is here only when the sweep retries its end.
+  if (FinishIfDoneLocked() || !runner_run_) return;
   for (Trial& t : trials_) {
     if (t.phase == TrialPhase::kPending && !StartTrialLocked(t)) return;
   }
@@ -54,8 +59,10 @@ void ExperimentRunner::Reconcile() {
   int budget = exp_.spec.max_trial_count - counts.total;
   int count = std::min(room, budget);
   if (count <= 0 || exhausted_) return;
-  auto created = CreateTrialsLocked(count, TrialPhase::kPending);
+  bool store_failed = false;
+  auto created = CreateTrialsLocked(count, TrialPhase::kPending, &store_failed);
   if (!created.ok()) {
+    if (store_failed) return;  // logged; the sweep asks again
     FinishLocked(ExperimentPhase::kFailed, "AlgorithmFailed", created.status().message());
     return;
   }
@@ -120,7 +127,7 @@ bool ExperimentRunner::StartTrialLocked(Trial& trial) {
     update.message = job.status().message();
     update.completion_time_ms = update.start_time_ms;
   }
-  (void)UpdateTrialLocked(trial, update);  // logged there
+  RecordTrialLocked(trial, update);  // the job runs, stored or not
   return true;
 }
 
@@ -195,7 +202,7 @@ void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& 
         update.message = info.log_tail;
         break;
     }
-    (void)UpdateTrialLocked(*t, update);
+    RecordTrialLocked(*t, update);
   }
 }
 

@@ -1,0 +1,154 @@
+#pragma once
+// FakeExecutor: a runner::Executor that runs nothing. It records what the
+// controller asks of it (Start, Kill, KillStale) and lets a test play the
+// trials: report an observation or an exit for a chosen trial, from the
+// test's thread, as the real executor's delivery thread would.
+//
+// Thread-safe: the controller calls it from its work pool.
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/status.h"
+#include "trial-runner/executor.h"
+
+namespace hpt::controller::testing {
+
+class FakeExecutor : public runner::Executor {
+ public:
+  explicit FakeExecutor(runner::ExecutorListener* listener)
+      : listener_(listener) {}
+
+  StatusOr<runner::JobHandle> Start(const runner::LaunchSpec& spec) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (spec.argv.empty()) return InvalidArgument("argv is empty");
+    started_.push_back(spec);
+    const std::string key = Key(spec.experiment, spec.trial);
+    running_.insert(key);
+    max_running_[spec.experiment] = std::max(max_running_[spec.experiment],
+                                             RunningOfLocked(spec.experiment));
+    runner::JobHandle job;
+    job.pid = next_pid_++;
+    job.id = no_job_id_.count(spec.trial) ? "" : "fake:" + key;
+    return job;
+  }
+
+  bool KillStale(const std::string& job_id) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    stale_kills_.push_back(job_id);
+    return true;
+  }
+
+  void Kill(const std::string& experiment, const std::string& trial) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    kills_.push_back(Key(experiment, trial));
+  }
+
+  int Running() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return static_cast<int>(running_.size());
+  }
+
+  // --- The test's side.
+
+  // Trials started later get an empty job id (an executor that has none).
+  void GiveNoJobId(const std::string& trial) {
+    std::lock_guard<std::mutex> lock(mu_);
+    no_job_id_.insert(trial);
+  }
+
+  // Reports one observation of a running trial.
+  void Observe(const std::string& experiment, const std::string& trial,
+               int64_t step, std::map<std::string, double> metrics) {
+    api::Observation o;
+    o.step = step;
+    o.timestamp_ms = api::NowMillis();
+    o.metrics = std::move(metrics);
+    listener_->OnObservation(experiment, trial, o);
+  }
+
+  // Reports the trial's exit (any trial: a test may play a late one).
+  void Exit(const std::string& experiment, const std::string& trial,
+            runner::ExitInfo info = {}) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      running_.erase(Key(experiment, trial));
+    }
+    listener_->OnExit(experiment, trial, info);
+  }
+  void ExitCode(const std::string& experiment, const std::string& trial,
+                int code) {
+    runner::ExitInfo info;
+    info.exit_code = code;
+    Exit(experiment, trial, info);
+  }
+
+  std::vector<runner::LaunchSpec> started() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return started_;
+  }
+  // Names of the trials of `experiment` started so far, in order.
+  std::vector<std::string> StartedTrials(const std::string& experiment) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::string> names;
+    for (const auto& s : started_) {
+      if (s.experiment == experiment) names.push_back(s.trial);
+    }
+    return names;
+  }
+  // Trials of `experiment` started and not yet reported as exited.
+  std::vector<std::string> RunningTrials(const std::string& experiment) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::string> names;
+    for (const auto& s : started_) {
+      if (s.experiment == experiment &&
+          running_.count(Key(s.experiment, s.trial))) {
+        names.push_back(s.trial);
+      }
+    }
+    return names;
+  }
+  // The most trials of `experiment` that ever ran at once.
+  int MaxRunning(const std::string& experiment) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = max_running_.find(experiment);
+    return it == max_running_.end() ? 0 : it->second;
+  }
+  // "experiment/trial" per Kill() call, in order.
+  std::vector<std::string> kills() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return kills_;
+  }
+  std::vector<std::string> stale_kills() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stale_kills_;
+  }
+
+  static std::string Key(const std::string& experiment,
+                         const std::string& trial) {
+    return experiment + "/" + trial;
+  }
+
+ private:
+  int RunningOfLocked(const std::string& experiment) const {
+    int n = 0;
+    for (const auto& key : running_) n += key.rfind(experiment + "/", 0) == 0;
+    return n;
+  }
+
+  runner::ExecutorListener* const listener_;
+  mutable std::mutex mu_;
+  int64_t next_pid_ = 1000;
+  std::vector<runner::LaunchSpec> started_;  // guarded by mu_
+  std::set<std::string> running_;            // guarded by mu_
+  std::map<std::string, int> max_running_;   // guarded by mu_
+  std::vector<std::string> kills_;           // guarded by mu_
+  std::vector<std::string> stale_kills_;     // guarded by mu_
+  std::set<std::string> no_job_id_;          // guarded by mu_
+};
+
+}  // namespace hpt::controller::testing

@@ -1,0 +1,119 @@
+#pragma once
+// FlakyStore: a Store decorator whose writes can be made to fail, as a full
+// disk or a locked database would make them. Reads always pass through.
+//
+// Thread-safe, as the store it wraps.
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "storage/store.h"
+
+namespace hpt::controller::testing {
+
+class FlakyStore : public storage::Store {
+ public:
+  // `inner` must outlive this store. Reset() swaps it (a reopened file)
+  // while nothing uses this store.
+  explicit FlakyStore(storage::Store* inner) : inner_(inner) {}
+  void Reset(storage::Store* inner) { inner_ = inner; }
+
+  // While set, every write returns Unavailable and changes nothing.
+  void FailWrites(bool fail) { fail_writes_ = fail; }
+  // While set, the write method named `method` ("UpdateTrial", ...) fails.
+  void FailMethod(const std::string& method, bool fail) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fail) {
+      failing_.insert(method);
+    } else {
+      failing_.erase(method);
+    }
+  }
+  // Writes refused so far.
+  int failed_writes() const { return failed_writes_.load(); }
+
+  Status CreateExperiment(const api::Experiment& experiment) override {
+    if (Refuse("CreateExperiment")) return Failed("CreateExperiment");
+    return inner_->CreateExperiment(experiment);
+  }
+  StatusOr<api::Experiment> GetExperiment(const std::string& name) override {
+    return inner_->GetExperiment(name);
+  }
+  StatusOr<std::vector<api::Experiment>> ListExperiments() override {
+    return inner_->ListExperiments();
+  }
+  StatusOr<std::vector<storage::UnreadableRow>> ListUnreadableExperiments()
+      override {
+    return inner_->ListUnreadableExperiments();
+  }
+  Status UpdateExperiment(const std::string& name,
+                          const storage::ExperimentUpdate& update) override {
+    if (Refuse("UpdateExperiment")) return Failed("UpdateExperiment");
+    return inner_->UpdateExperiment(name, update);
+  }
+  Status DeleteExperiment(const std::string& name) override {
+    if (Refuse("DeleteExperiment")) return Failed("DeleteExperiment");
+    return inner_->DeleteExperiment(name);
+  }
+  Status CreateTrials(const std::string& experiment,
+                      const std::vector<api::Trial>& trials,
+                      const std::string& algorithm_state) override {
+    if (Refuse("CreateTrials")) return Failed("CreateTrials");
+    return inner_->CreateTrials(experiment, trials, algorithm_state);
+  }
+  StatusOr<std::vector<api::Trial>> ListTrials(
+      const std::string& experiment) override {
+    return inner_->ListTrials(experiment);
+  }
+  StatusOr<std::vector<storage::UnreadableRow>> ListUnreadableTrials(
+      const std::string& experiment) override {
+    return inner_->ListUnreadableTrials(experiment);
+  }
+  StatusOr<api::Trial> GetTrial(const std::string& experiment,
+                                const std::string& trial) override {
+    return inner_->GetTrial(experiment, trial);
+  }
+  Status UpdateTrial(const std::string& experiment, const std::string& trial,
+                     const storage::TrialUpdate& update) override {
+    if (Refuse("UpdateTrial")) return Failed("UpdateTrial");
+    return inner_->UpdateTrial(experiment, trial, update);
+  }
+  Status AddObservations(const std::string& experiment,
+                         const std::string& trial,
+                         const std::vector<api::Observation>& obs) override {
+    if (Refuse("AddObservations")) return Failed("AddObservations");
+    return inner_->AddObservations(experiment, trial, obs);
+  }
+  StatusOr<std::vector<api::Observation>> ListObservations(
+      const std::string& experiment, const std::string& trial) override {
+    return inner_->ListObservations(experiment, trial);
+  }
+  StatusOr<std::map<std::string, std::vector<storage::MetricPoint>>>
+  ListMetricCurves(const std::string& experiment,
+                   const std::string& metric) override {
+    return inner_->ListMetricCurves(experiment, metric);
+  }
+
+ private:
+  bool Refuse(const std::string& method) {
+    if (fail_writes_) return true;
+    std::lock_guard<std::mutex> lock(mu_);
+    return failing_.count(method) > 0;
+  }
+  Status Failed(const char* what) {
+    ++failed_writes_;
+    return Unavailable(std::string(what) + ": the disk is full (injected)");
+  }
+
+  storage::Store* inner_;
+  std::atomic<bool> fail_writes_{false};
+  std::mutex mu_;
+  std::set<std::string> failing_;  // guarded by mu_
+  std::atomic<int> failed_writes_{0};
+};
+
+}  // namespace hpt::controller::testing

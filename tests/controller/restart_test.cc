@@ -1,0 +1,118 @@
+// Restarts: a new Controller over the same store recovers what the old one
+// left running.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "api/experiment_status.h"
+#include "tests/controller/controller_fixture.h"
+
+namespace hpt::controller::testing {
+namespace {
+
+using api::ExperimentPhase;
+using api::TrialPhase;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAre;
+
+class RestartTest : public ControllerTest {
+ protected:
+  void SetUp() override { StartController(); }
+};
+
+TEST_F(RestartTest, RunningTrialsFailAsServerRestartedAndStaleJobsAreKilled) {
+  executor_->GiveNoJobId("e-2");
+  Create(RunnerSpec("e", 6, 3, /*max_failed=*/3));
+  ASSERT_TRUE(WaitForRunning("e", 3));
+  Succeed("e", "e-1", 0.4);
+  ASSERT_TRUE(WaitForRunning("e", 3));  // e-2, e-3, e-4
+  ASSERT_EQ(Trial("e", "e-2").job_id, "");
+
+  Restart();
+  // Only the trials with a job id are the executor's to clean up; a bare
+  // pid could be anyone's by now.
+  EXPECT_THAT(executor_->stale_kills(),
+              UnorderedElementsAre("fake:e/e-3", "fake:e/e-4"));
+  for (const char* name : {"e-2", "e-3", "e-4"}) {
+    api::Trial t = Trial("e", name);
+    EXPECT_EQ(t.phase, TrialPhase::kFailed) << name;
+    EXPECT_EQ(t.reason, "ServerRestarted") << name;
+    EXPECT_GT(t.completion_time_ms, 0) << name;
+  }
+  EXPECT_EQ(Trial("e", "e-1").phase, TrialPhase::kSucceeded);
+
+  // Three failures are within maxFailedTrialCount 3: the rest of the budget
+  // runs on the new server.
+  ASSERT_TRUE(WaitForRunning("e", 2));
+  EXPECT_THAT(executor_->RunningTrials("e"), ElementsAre("e-5", "e-6"));
+  Succeed("e", "e-5", 0.3);
+  Succeed("e", "e-6", 0.2);
+  ASSERT_TRUE(WaitForPhase("e", ExperimentPhase::kSucceeded));
+  EXPECT_EQ(Experiment("e").reason, "MaxTrialsReached");
+  api::TrialCounts counts = api::CountTrials(Trials("e"));
+  EXPECT_EQ(counts.total, 6);
+  EXPECT_EQ(counts.succeeded, 3);
+  EXPECT_EQ(counts.failed, 3);
+}
+
+TEST_F(RestartTest, OneMoreFailureThanAllowedFailsTheExperiment) {
+  Create(RunnerSpec("e", 6, 3, /*max_failed=*/2));
+  ASSERT_TRUE(WaitForRunning("e", 3));
+  Restart();
+  ASSERT_TRUE(WaitForPhase("e", ExperimentPhase::kFailed));
+  EXPECT_EQ(Experiment("e").reason, "MaxFailedTrialsReached");
+  EXPECT_TRUE(executor_->started().empty());
+}
+
+TEST_F(RestartTest, FinishedExperimentsAndClientTrialsAreLeftAlone) {
+  Create(RunnerSpec("done", 1, 1));
+  ASSERT_TRUE(WaitForRunning("done", 1));
+  Succeed("done", "done-1", 0.1);
+  ASSERT_TRUE(WaitForPhase("done", ExperimentPhase::kSucceeded));
+  Create(ClientSpec("ask", 3));
+  auto asked = controller_->SuggestTrials("ask", 2);
+  ASSERT_TRUE(asked.ok()) << asked.status().ToString();
+
+  Restart();
+  EXPECT_THAT(executor_->stale_kills(), IsEmpty());
+  EXPECT_TRUE(executor_->started().empty());
+  EXPECT_EQ(Experiment("done").phase, ExperimentPhase::kSucceeded);
+  // A client-run trial lives in the client: it carries on after a restart.
+  EXPECT_EQ(Trial("ask", "ask-1").phase, TrialPhase::kRunning);
+  Completion done;
+  done.metrics = {{"loss", 1.5}};
+  ASSERT_TRUE(controller_->CompleteTrial("ask", "ask-1", done).ok());
+  EXPECT_EQ(Trial("ask", "ask-1").phase, TrialPhase::kSucceeded);
+  // New suggestions continue the numbering.
+  auto more = controller_->SuggestTrials("ask", 5);
+  ASSERT_TRUE(more.ok());
+  ASSERT_EQ(more->size(), 1u);
+  EXPECT_EQ((*more)[0].name, "ask-3");
+}
+
+TEST_F(RestartTest, AlgorithmStateCarriesOver) {
+  nlohmann::json spec = ClientSpec("grid", 100);
+  spec["algorithm"] = {{"algorithmName", "grid"}};
+  spec["parameters"][0]["feasibleSpace"] = {
+      {"min", "0"}, {"max", "4"}, {"step", "1"}};
+  Create(spec);
+  auto first = controller_->SuggestTrials("grid", 2);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  Restart();
+  auto rest = controller_->SuggestTrials("grid", 10);
+  ASSERT_TRUE(rest.ok()) << rest.status().ToString();
+  std::set<std::string> xs;
+  for (const auto& t : Trials("grid"))
+    xs.insert(*api::FindValue(t.assignment, "x"));
+  // Every grid point once, none repeated across the restart.
+  EXPECT_EQ(Trials("grid").size(), 5u);
+  EXPECT_EQ(xs.size(), 5u);
+  EXPECT_TRUE(controller_->SuggestTrials("grid", 1)->empty());
+}
+
+}  // namespace
+}  // namespace hpt::controller::testing
