@@ -4,11 +4,30 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
+#include <vector>
 
 namespace hpt::api {
 namespace {
 
 using nlohmann::json;
+
+// As YamlToJson's limit. Copying or dumping JSON recurses once per level,
+// so a JSON body nested a million deep would overflow the stack.
+constexpr size_t kMaxDepth = 64;
+
+bool DeeperThan(const json& doc, size_t limit) {
+  std::vector<std::pair<const json*, size_t>> todo = {{&doc, 1}};
+  while (!todo.empty()) {
+    auto [j, depth] = todo.back();
+    todo.pop_back();
+    if (depth > limit) return true;
+    if (j->is_structured()) {
+      for (const auto& child : *j) todo.push_back({&child, depth + 1});
+    }
+  }
+  return false;
+}
 
 const json* Find(const json& obj, const std::string& key) {
   if (!obj.is_object()) return nullptr;
@@ -134,9 +153,13 @@ Status ConvertTrialTemplate(const json& katib, const std::string& namespace_name
       }
     }
   }
+  // Each placeholder is replaced once, left to right: a value that holds
+  // the placeholder itself (a label "${trialParameters.a}") is not
+  // expanded again, which would never end.
   auto resolve = [&](std::string s) {
     for (const auto& [placeholder, value] : literal) {
-      for (size_t at; (at = s.find(placeholder)) != std::string::npos;) {
+      for (size_t at = 0; (at = s.find(placeholder, at)) != std::string::npos;
+           at += value.size()) {
         s.replace(at, placeholder.size(), value);
       }
     }
@@ -159,15 +182,22 @@ Status ConvertTrialTemplate(const json& katib, const std::string& namespace_name
 
 }  // namespace
 
+// Text(Find(...)) rather than json::value(), which throws when the field
+// is not a string: these read whatever a user sent.
 bool IsKatibExperiment(const json& doc) {
-  return doc.is_object() && doc.value("kind", "") == "Experiment" &&
-         doc.value("apiVersion", "").rfind("kubeflow.org/", 0) == 0;
+  return Text(Find(doc, "kind")) == "Experiment" &&
+         Text(Find(doc, "apiVersion")).rfind("kubeflow.org/", 0) == 0;
 }
 
 StatusOr<json> FromKatibExperiment(const json& doc, std::vector<std::string>* notes) {
-  if (doc.value("apiVersion", "") != "kubeflow.org/v1beta1") {
-    return InvalidArgument("apiVersion: '" + doc.value("apiVersion", "") +
+  const std::string api_version = Text(Find(doc, "apiVersion"));
+  if (api_version != "kubeflow.org/v1beta1") {
+    return InvalidArgument("apiVersion: '" + api_version +
                            "' is not supported (supported: kubeflow.org/v1beta1)");
+  }
+  if (DeeperThan(doc, kMaxDepth)) {
+    return InvalidArgument("the document is nested more than " + std::to_string(kMaxDepth) +
+                           " levels deep");
   }
   const json* spec = Find(doc, "spec");
   if (!spec || !spec->is_object()) return InvalidArgument("spec: is required");
@@ -201,13 +231,14 @@ StatusOr<json> FromKatibExperiment(const json& doc, std::vector<std::string>* no
   if (json* mc = out.contains("metricsCollectorSpec") ? &out["metricsCollectorSpec"] : nullptr) {
     json* src = mc->contains("source") ? &(*mc)["source"] : nullptr;
     json* fsp = src && src->contains("fileSystemPath") ? &(*src)["fileSystemPath"] : nullptr;
-    if (fsp) {
-      std::string fkind = fsp->value("kind", "File");
+    // Not a mapping: left for the spec decoder to report.
+    if (fsp && fsp->is_object()) {
+      std::string fkind = Find(*fsp, "kind") ? Text(Find(*fsp, "kind")) : "File";
       if (fkind != "File") {
         return InvalidArgument("spec.metricsCollectorSpec.source.fileSystemPath.kind: " +
                                fkind + " is not supported (supported: File)");
       }
-      std::string format = fsp->value("format", "TEXT");
+      std::string format = Find(*fsp, "format") ? Text(Find(*fsp, "format")) : "TEXT";
       if (format != "TEXT" && format != "JSON") {
         return InvalidArgument("spec.metricsCollectorSpec.source.fileSystemPath.format: " +
                                format + " is not supported (supported: TEXT, JSON)");

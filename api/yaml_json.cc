@@ -1,6 +1,7 @@
 // YAML to JSON conversion, the only user of yaml-cpp.
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "api/json_reader.h"
@@ -37,6 +38,45 @@ json PlainScalarToJson(const std::string& text) {
   return text;
 }
 
+// Offset of the first byte that is not part of well-formed UTF-8 (no
+// overlong forms, surrogates or code points past U+10FFFF); npos if none.
+size_t FirstInvalidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n;  // continuation bytes
+    if (c < 0x80) {
+      n = 0;
+    } else if ((c & 0xe0) == 0xc0) {
+      n = 1;
+    } else if ((c & 0xf0) == 0xe0) {
+      n = 2;
+    } else if ((c & 0xf8) == 0xf0) {
+      n = 3;
+    } else {
+      return i;
+    }
+    if (i + n >= s.size()) return i;
+    uint32_t cp = n == 0 ? c : c & (0x3f >> n);
+    for (size_t k = 1; k <= n; ++k) {
+      unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xc0) != 0x80) return i;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += n + 1;
+  }
+  return std::string_view::npos;
+}
+
+// yaml-cpp decodes the escapes \N and \_ to single bytes, not UTF-8.
+Status NotUtf8(const YAML::Node& node) {
+  return InvalidArgument("YAML line " + std::to_string(node.Mark().line + 1) +
+                         ": text that is not valid UTF-8 (write the character, "
+                         "not the escape \\N or \\_)");
+}
+
 // Aliases can make a small document expand to billions of values; no spec
 // needs more than this many.
 constexpr int64_t kMaxNodes = 200000;
@@ -52,6 +92,7 @@ StatusOr<json> NodeToJson(const YAML::Node& node, int depth, int64_t* budget) {
     case YAML::NodeType::Undefined:
       return json(nullptr);
     case YAML::NodeType::Scalar:
+      if (FirstInvalidUtf8(node.Scalar()) != std::string_view::npos) return NotUtf8(node);
       return ScalarToJson(node);
     case YAML::NodeType::Sequence: {
       json arr = json::array();
@@ -69,6 +110,9 @@ StatusOr<json> NodeToJson(const YAML::Node& node, int depth, int64_t* budget) {
                                  std::to_string(kv.first.Mark().line + 1) +
                                  ": mapping keys must be plain text");
         }
+        if (FirstInvalidUtf8(kv.first.Scalar()) != std::string_view::npos) {
+          return NotUtf8(kv.first);
+        }
         HPT_ASSIGN_OR_RETURN(json c, NodeToJson(kv.second, depth + 1, budget));
         obj[kv.first.Scalar()] = std::move(c);
       }
@@ -83,6 +127,10 @@ void Emit(YAML::Emitter& out, const json& j) {
     case json::value_t::object:
       out << YAML::BeginMap;
       for (const auto& [k, v] : j.items()) {
+        // YAML caps an implicit key at 1024 characters, escapes included
+        // (up to 4 per byte): a longer one is written as "? key", which
+        // yaml-cpp then keeps for the rest of this mapping.
+        if (k.size() > 200) out << YAML::LongKey;
         out << YAML::Key << k << YAML::Value;
         Emit(out, v);
       }
@@ -94,9 +142,14 @@ void Emit(YAML::Emitter& out, const json& j) {
       out << YAML::EndSeq;
       break;
     case json::value_t::string: {
-      // Text that would read back as a number or boolean keeps its quotes.
+      // Text that would read back as a number or boolean keeps its quotes,
+      // and so does text with control characters: yaml-cpp writes "true\r"
+      // plain, which reads back as true.
       const std::string& text = j.get_ref<const std::string&>();
-      if (PlainScalarToJson(text).is_string() && !text.empty()) {
+      bool control = std::any_of(text.begin(), text.end(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+      });
+      if (PlainScalarToJson(text).is_string() && !text.empty() && !control) {
         out << text;
       } else {
         out << YAML::DoubleQuoted << text;
@@ -126,6 +179,12 @@ std::string JsonToYaml(const json& j) {
 }
 
 StatusOr<json> YamlToJson(std::string_view yaml) {
+  // As JSON bodies and Katib's own (Go) YAML reader: yaml-cpp would pass
+  // stray bytes through, into names, argv and logs, and `hpt get -o yaml`
+  // would not read back the same.
+  if (size_t bad = FirstInvalidUtf8(yaml); bad != std::string_view::npos) {
+    return InvalidArgument("YAML is not valid UTF-8 (byte " + std::to_string(bad) + ")");
+  }
   try {
     YAML::Node root = YAML::Load(std::string(yaml));
     int64_t budget = kMaxNodes;
