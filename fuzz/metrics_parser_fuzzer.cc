@@ -1,0 +1,73 @@
+// Trial output through runner::MetricsParser. The first byte picks the
+// mode: bit 0 clear, Katib's default format plus JSON lines; set, a custom
+// metricsFormat given as the first line of the rest. Bits 1-2 pick the
+// step key. The remaining lines are fed to one parser in order, as a
+// trial's stdout would be.
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/metrics_format.h"
+#include "api/types.h"
+#include "fuzz/fuzz_check.h"
+#include "trial-runner/metrics_parser.h"
+
+namespace {
+
+const std::vector<std::string> kMetricNames = {
+    "loss", "acc", "accuracy", "val-loss", "train/loss", "Validation-accuracy",
+    "a|b"};
+const char* const kStepKeys[] = {"", "step", "epoch", "loss"};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const uint8_t mode = data[0];
+  std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
+
+  hpt::api::MetricsCollector collector;
+  collector.step_key = kStepKeys[(mode >> 1) & 3];
+  if (mode & 1) {
+    size_t eol = rest.find('\n');
+    collector.metrics_format.emplace_back(rest.substr(0, eol));
+    rest = eol == std::string_view::npos ? std::string_view()
+                                         : rest.substr(eol + 1);
+  }
+  auto parser = hpt::runner::MetricsParser::Create(collector, kMetricNames);
+  if (mode & 1) {
+    const std::string problem =
+        hpt::api::MetricsRegexProblem(collector.metrics_format[0]);
+    FUZZ_CHECK(parser.ok() == problem.empty(),
+               "format '" + collector.metrics_format[0] + "': problem '" +
+                   problem + "', Create: " + parser.status().ToString());
+  } else {
+    FUZZ_CHECK(parser.ok(), parser.status().ToString());
+  }
+  if (!parser.ok()) {
+    FUZZ_CHECK(parser.status().code() == hpt::StatusCode::kInvalidArgument,
+               parser.status().ToString());
+    return 0;
+  }
+
+  const std::set<std::string> wanted(kMetricNames.begin(), kMetricNames.end());
+  while (true) {
+    size_t eol = rest.find('\n');
+    std::string_view line = rest.substr(0, eol);
+    if (auto obs = parser->ParseLine(line)) {
+      FUZZ_CHECK(!obs->metrics.empty(), std::string(line));
+      for (const auto& [name, value] : obs->metrics) {
+        FUZZ_CHECK(wanted.count(name), "unwanted metric '" + name + "'");
+        FUZZ_CHECK(std::isfinite(value), name + " is not finite");
+      }
+    }
+    if (eol == std::string_view::npos) break;
+    rest.remove_prefix(eol + 1);
+  }
+  return 0;
+}
