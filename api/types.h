@@ -119,6 +119,13 @@ struct MetricSummary {
   double latest = 0;
 };
 
+// One value of a metric at a step of a trial's curve (storage's curves and
+// early stopping's are the same points).
+struct MetricPoint {
+  int64_t step = 0;
+  double value = 0;
+};
+
 struct Observation {
   int64_t step = 0;
   int64_t timestamp_ms = 0;

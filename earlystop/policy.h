@@ -23,10 +23,7 @@
 namespace hpt::earlystop {
 
 // One intermediate value of the objective metric.
-struct CurvePoint {
-  int64_t step = 0;
-  double value = 0;
-};
+using CurvePoint = api::MetricPoint;
 
 // A trial's objective metric over its steps. Points are in strictly
 // increasing step order (MakeCurve in curve.h builds them so from stored

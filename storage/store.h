@@ -42,11 +42,7 @@ struct ExperimentUpdate {
   std::optional<std::string> algorithm_state;
 };
 
-// One value of a metric in a trial's curve.
-struct MetricPoint {
-  int64_t step = 0;
-  double value = 0;
-};
+using MetricPoint = api::MetricPoint;
 
 // A stored row that cannot be decoded (a damaged file, or a spec or phase
 // this version of hpt does not accept), with why. Such rows are left out of

@@ -161,7 +161,20 @@ TEST(TrialIsolationTest, TrialsGetOnlyStdioAndCrashRestartRebinds) {
   Post(*client, spec);
   int trial = ReadPid(pid_file);
   ASSERT_GT(trial, 0);
+  // Once the shell has exec'd sleep: while it redirects `echo`, dash keeps
+  // a saved copy of stdout on a high descriptor of its own.
+  ASSERT_TRUE(WaitFor([&] {
+    std::ifstream comm("/proc/" + std::to_string(trial) + "/comm");
+    std::string name;
+    return std::getline(comm, name) && name == "sleep";
+  }, seconds(10)));
   EXPECT_TRUE(ExtraFds(trial).empty()) << ::testing::PrintToString(ExtraFds(trial));
+  // The crash comes after the trial's identity is stored, as it would for
+  // any trial that had been running a while.
+  ASSERT_TRUE(WaitFor([&] {
+    auto t = client->Json("GET", "/api/v1/experiments/quiet/trials/quiet-1");
+    return t.ok() && (*t)["phase"] == "Running";
+  }, seconds(10)));
 
   server->Kill(SIGKILL);
   ASSERT_TRUE(ProcessAlive(trial)) << "the trial outlives a crash";
