@@ -1,5 +1,6 @@
 #include "tests/testing/hpt_process.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
 #include <poll.h>
@@ -79,6 +80,12 @@ HptProcess::HptProcess(const std::string& db_path, std::vector<std::string> extr
   }
   close(fds[0]);
   size_t at = line.find("http://");
+  if (at == std::string::npos) {
+    // Not left behind holding ctest's output pipe until its timeout.
+    ::kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    std::fprintf(stderr, "hpt serve did not say where it listens; it said: %s\n", line.c_str());
+  }
   HPT_CHECK(at != std::string::npos);
   size_t end = line.find(' ', at);
   url_ = line.substr(at, end - at);
