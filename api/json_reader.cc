@@ -161,32 +161,24 @@ const nlohmann::json* JsonReader::Object(const nlohmann::json& obj,
                                          const std::string& parent,
                                          const std::string& key,
                                          bool required) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) {
-    if (required) Problem(Path(parent, key), "is required");
+  const nlohmann::json* v = Field(obj, parent, key, required);
+  if (v && !v->is_object()) {
+    Problem(Path(parent, key), "must be a mapping, not " + JsonTypeName(*v));
     return nullptr;
   }
-  if (!it->is_object()) {
-    Problem(Path(parent, key), "must be a mapping, not " + JsonTypeName(*it));
-    return nullptr;
-  }
-  return &*it;
+  return v;
 }
 
 const nlohmann::json* JsonReader::Array(const nlohmann::json& obj,
                                         const std::string& parent,
                                         const std::string& key,
                                         bool required) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) {
-    if (required) Problem(Path(parent, key), "is required");
+  const nlohmann::json* v = Field(obj, parent, key, required);
+  if (v && !v->is_array()) {
+    Problem(Path(parent, key), "must be a list, not " + JsonTypeName(*v));
     return nullptr;
   }
-  if (!it->is_array()) {
-    Problem(Path(parent, key), "must be a list, not " + JsonTypeName(*it));
-    return nullptr;
-  }
-  return &*it;
+  return v;
 }
 
 void JsonReader::RejectUnknown(const nlohmann::json& obj,
