@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 #include "api/private_files.h"
@@ -17,8 +19,9 @@ namespace {
 
 constexpr char kDropped[] = "\n[hpt: output over the log cap was dropped here]\n";
 
-std::string Tail0(const std::string& path) { return path + ".tail.0"; }
-std::string Tail1(const std::string& path) { return path + ".tail.1"; }
+std::string Chunk(const std::string& path, int64_t k) {
+  return path + ".tail." + std::to_string(k);
+}
 
 int OpenForWrite(const std::string& path) {
   return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -35,17 +38,43 @@ struct Segment {
   int64_t size = 0;
 };
 
+}  // namespace
+
+std::vector<int64_t> TrialLogChunks(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::vector<int64_t> out;
+  const fs::path p(path);
+  const std::string prefix = p.filename().string() + ".tail.";
+  std::error_code ec;
+  for (fs::directory_iterator it(p.parent_path().empty() ? "." : p.parent_path(), ec), end;
+       !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.size() > 15 ||
+        digits.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    out.push_back(std::stoll(digits));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+namespace {
+
 std::vector<Segment> Segments(const std::string& path) {
   std::vector<Segment> out;
   int64_t head = FileSize(path);
   if (head < 0) return out;
   out.push_back({path, head});
-  int64_t t0 = FileSize(Tail0(path));
-  int64_t t1 = FileSize(Tail1(path));
-  if (t0 < 0 && t1 < 0) return out;
+  std::vector<int64_t> chunks = TrialLogChunks(path);
+  if (chunks.empty()) return out;
   out.push_back({"", static_cast<int64_t>(sizeof kDropped - 1)});
-  if (t0 > 0) out.push_back({Tail0(path), t0});
-  if (t1 > 0) out.push_back({Tail1(path), t1});
+  for (int64_t k : chunks) {
+    int64_t size = FileSize(Chunk(path, k));
+    if (size > 0) out.push_back({Chunk(path, k), size});
+  }
   return out;
 }
 
@@ -61,9 +90,9 @@ Status TrialLogWriter::Open(const std::string& path, int64_t max_bytes) {
   tail_limit_ = std::max<int64_t>(max_bytes / 4, 1);
   head_written_ = tail_written_ = 0;
   in_tail_ = false;
+  chunk_ = 0;
   HPT_RETURN_IF_ERROR(api::CreatePrivateParentFolders(path));
-  ::unlink(Tail0(path).c_str());
-  ::unlink(Tail1(path).c_str());
+  for (int64_t k : TrialLogChunks(path)) ::unlink(Chunk(path, k).c_str());
   fd_ = OpenForWrite(path);
   if (fd_ < 0) return Unavailable("log file " + path + ": " + std::strerror(errno));
   return Status::Ok();
@@ -91,14 +120,17 @@ void TrialLogWriter::Write(const char* data, size_t size) {
       if (head_written_ < head_limit_) return;
       ::close(fd_);
       in_tail_ = true;
-      fd_ = OpenForWrite(Tail1(path_));
+      fd_ = OpenForWrite(Chunk(path_, chunk_));
       tail_written_ = 0;
       continue;
     }
     if (tail_written_ >= tail_limit_) {
+      // The next chunk exists only once this one is complete: a follower
+      // that sees it may finish this one and move on.
       ::close(fd_);
-      std::rename(Tail1(path_).c_str(), Tail0(path_).c_str());
-      fd_ = OpenForWrite(Tail1(path_));
+      fd_ = OpenForWrite(Chunk(path_, chunk_ + 1));
+      if (chunk_ > 0) ::unlink(Chunk(path_, chunk_ - 1).c_str());
+      ++chunk_;
       tail_written_ = 0;
     }
     size_t n = std::min(static_cast<size_t>(tail_limit_ - tail_written_), size);
@@ -112,6 +144,64 @@ void TrialLogWriter::Write(const char* data, size_t size) {
 void TrialLogWriter::Close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+}
+
+TrialLogFollower::~TrialLogFollower() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool TrialLogFollower::Advance() {
+  if (next_ < 0) {
+    if (::access(Chunk(path_, chunk_ + 1).c_str(), F_OK) == 0) {
+      next_ = chunk_ + 1;
+    } else {
+      // Either nothing new, or the follower fell more than a chunk behind
+      // and the next one is gone: only a listing tells, so it is rationed.
+      auto now = std::chrono::steady_clock::now();
+      if (listed_ && now - last_listing_ < std::chrono::seconds(1)) return false;
+      listed_ = true;
+      last_listing_ = now;
+      for (int64_t k : TrialLogChunks(path_)) {
+        if (k > chunk_) {
+          next_ = k;
+          break;
+        }
+      }
+      if (next_ < 0) return false;
+    }
+    // This file is complete (the writer closed it before making the
+    // next): what is left in it is read before moving on.
+    if (fd_ >= 0) return true;
+  }
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  skipped_ += next_ - chunk_ - 1;
+  chunk_ = next_;
+  next_ = -1;
+  return true;
+}
+
+void TrialLogFollower::Read(std::string& out, size_t limit) {
+  const size_t start = out.size();
+  char buffer[64 * 1024];
+  while (out.size() - start < limit) {
+    if (fd_ < 0) {
+      const std::string file = chunk_ < 0 ? path_ : Chunk(path_, chunk_);
+      fd_ = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+      if (fd_ < 0) {
+        if (chunk_ < 0 || !Advance()) return;  // no log yet, or no chunk past it
+        continue;
+      }
+    }
+    size_t want = std::min(sizeof buffer, limit - (out.size() - start));
+    ssize_t n = ::read(fd_, buffer, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n > 0) {
+      out.append(buffer, static_cast<size_t>(n));
+      continue;
+    }
+    if (!Advance()) return;
+  }
 }
 
 StatusOr<LogRange> ReadTrialLog(const std::string& path, int64_t offset, int64_t limit) {

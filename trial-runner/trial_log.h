@@ -4,14 +4,17 @@
 // recent output (the tail), so a trial that prints forever costs at most
 // the cap on disk and a reader never loads more than it asks for.
 //
-// On disk: "<path>" holds the head; once it is full, output goes to
-// "<path>.tail.1", which is renamed to "<path>.tail.0" (replacing it) each
-// time it reaches a quarter of the cap. Readers see one stream: the head,
-// then (when anything was dropped) a marker line, then tail.0 and tail.1.
-// Every file is created 0600, its folders 0700.
+// On disk: "<path>" holds the head; once it is full, output goes to chunks
+// "<path>.tail.0", ".tail.1", ... of a quarter of the cap each, and only the
+// last two are kept. Readers see one stream: the head, then (once the head
+// is full) a marker line, then the chunks left. A chunk is complete once the
+// next one exists, so another process can follow the log as it is written
+// (TrialLogFollower). Every file is created 0600, its folders 0700.
 
+#include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "api/status.h"
 
@@ -44,8 +47,42 @@ class TrialLogWriter {
   int64_t head_written_ = 0;
   int64_t tail_written_ = 0;
   bool in_tail_ = false;
+  int64_t chunk_ = 0;  // the tail chunk being written
   int fd_ = -1;
 };
+
+// Reads a log while another process writes it, in order, without the
+// writer's help: each file is read through a descriptor kept open, so a
+// chunk rotated away after it was opened is still read whole. Only a
+// follower more than a chunk behind loses output (counted in skipped()).
+// Not thread-safe.
+class TrialLogFollower {
+ public:
+  explicit TrialLogFollower(std::string path) : path_(std::move(path)) {}
+  ~TrialLogFollower();
+  TrialLogFollower(const TrialLogFollower&) = delete;
+  TrialLogFollower& operator=(const TrialLogFollower&) = delete;
+
+  // Appends what was written since the last call, at most about `limit`
+  // bytes, to `out`. A missing log reads as empty (not written yet).
+  void Read(std::string& out, size_t limit);
+  // Chunks that were gone before they could be read.
+  int64_t skipped() const { return skipped_; }
+
+ private:
+  bool Advance();  // to the next file; false when there is none yet
+
+  const std::string path_;
+  int64_t chunk_ = -1;   // -1: the head
+  int fd_ = -1;          // chunk_'s file, once opened
+  int64_t next_ = -1;   // the file after chunk_, once known to exist
+  int64_t skipped_ = 0;
+  bool listed_ = false;
+  std::chrono::steady_clock::time_point last_listing_;
+};
+
+// The numbers of the tail chunks "<path>.tail.<n>" on disk, ascending.
+std::vector<int64_t> TrialLogChunks(const std::string& path);
 
 struct LogRange {
   std::string data;

@@ -1,0 +1,83 @@
+// The capped trial log as another process follows it: a follower that keeps
+// up reads every byte in order across chunk rotations; one that falls behind
+// loses only whole chunks (counted) and still reads the latest output.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/testing/temp_dir.h"
+#include "trial-runner/trial_log.h"
+
+namespace hpt::runner {
+namespace {
+
+using hpt::testing::TempDir;
+
+std::string Numbered(int from, int to) {
+  std::string out;
+  for (int i = from; i < to; ++i) out += "line " + std::to_string(i) + "\n";
+  return out;
+}
+
+TEST(TrialLogTest, FollowerThatKeepsUpReadsEveryByteAcrossRotations) {
+  TempDir dir;
+  const std::string path = dir.File("logs/t.log");
+  TrialLogWriter writer;
+  ASSERT_TRUE(writer.Open(path, 4096).ok());
+  TrialLogFollower follower(path);
+  std::string written, read;
+  for (int round = 0; round < 200; ++round) {
+    std::string chunk = Numbered(round * 10, round * 10 + 10);
+    writer.Write(chunk.data(), chunk.size());
+    written += chunk;
+    follower.Read(read, 1 << 20);
+  }
+  writer.Close();
+  follower.Read(read, 1 << 20);
+  EXPECT_EQ(read, written);
+  EXPECT_EQ(follower.skipped(), 0);
+  EXPECT_GT(TrialLogChunks(path).back(), 5) << "the writer rotated many times";
+  EXPECT_LE(TrialLogChunks(path).size(), 2u) << "only two chunks are kept";
+}
+
+TEST(TrialLogTest, FollowerFarBehindSkipsWholeChunksAndReadsTheLatest) {
+  TempDir dir;
+  const std::string path = dir.File("t.log");
+  TrialLogWriter writer;
+  ASSERT_TRUE(writer.Open(path, 4096).ok());
+  std::string all = Numbered(0, 2000);
+  writer.Write(all.data(), all.size());
+  writer.Close();
+  TrialLogFollower follower(path);
+  std::string read;
+  for (int i = 0; i < 10; ++i) follower.Read(read, 1 << 20);
+  EXPECT_GT(follower.skipped(), 0);
+  EXPECT_EQ(read.rfind(Numbered(0, 5), 0), 0u) << "the head is read";
+  EXPECT_EQ(read.substr(read.size() - 10), "line 1999\n") << "and the latest output";
+  // What readers of the log see: the head, the marker, the chunks left.
+  auto whole = ReadTrialLog(path, 0, 1 << 20);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_NE(whole->data.find("[hpt: output over the log cap was dropped here]"),
+            std::string::npos);
+  EXPECT_EQ(whole->data.substr(whole->data.size() - 10), "line 1999\n");
+}
+
+TEST(TrialLogTest, ReopeningRemovesAnEarlierRunsChunks) {
+  TempDir dir;
+  const std::string path = dir.File("t.log");
+  TrialLogWriter writer;
+  ASSERT_TRUE(writer.Open(path, 4096).ok());
+  std::string all = Numbered(0, 1000);
+  writer.Write(all.data(), all.size());
+  ASSERT_FALSE(TrialLogChunks(path).empty());
+  ASSERT_TRUE(writer.Open(path, 4096).ok());
+  EXPECT_TRUE(TrialLogChunks(path).empty());
+  writer.Write("new\n", 4);
+  writer.Close();
+  auto whole = ReadTrialLog(path, 0, 1 << 20);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->data, "new\n");
+}
+
+}  // namespace
+}  // namespace hpt::runner
