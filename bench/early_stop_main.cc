@@ -30,7 +30,9 @@ class FakeExecutor : public runner::Executor {
     ++started_;
     return runner::JobHandle{1000 + started_, "fake:" + std::to_string(started_)};
   }
-  bool KillStale(const std::string&) override { return false; }
+  std::vector<runner::RecoveredJob> Recover(const std::vector<runner::RunningJob>& jobs) override {
+    return std::vector<runner::RecoveredJob>(jobs.size());
+  }
   void Kill(const std::string&, const std::string&) override {}
   int Running() const override { return started_; }
 

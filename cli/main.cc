@@ -6,8 +6,14 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "trial-runner/trial_shim.h"
 
 int main(int argc, char** argv) {
+  // The supervisor `hpt serve` runs each trial under: before anything else,
+  // so that it costs no more than it must (trial-runner/trial_shim.h).
+  if (argc >= 2 && std::string(argv[1]) == "trial-shim") {
+    return hpt::runner::RunTrialShim(std::vector<std::string>(argv + 2, argv + argc));
+  }
   signal(SIGPIPE, SIG_IGN);
   using namespace hpt::cli;
   CLI::App app{"hpt: hyperparameter tuning service and client"};

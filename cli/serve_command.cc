@@ -48,6 +48,11 @@ int Serve(const ServeOptions& options) {
   so.ui_dir = options.ui_dir.empty() ? DefaultUiDir() : options.ui_dir;
   so.sync_full = options.sync_full;
   so.max_log_bytes = options.max_log_bytes;
+  // Each trial under `hpt trial-shim` of this very binary: trials outlive
+  // a crash or a restart of the server, which re-attaches to them.
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) so.trial_shim_command = {self.string(), "trial-shim"};
   auto gpus = ParseGpus(options.gpus);
   if (!gpus.ok()) return Fail(gpus.status().message());
   so.gpus = *gpus;

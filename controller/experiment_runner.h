@@ -60,9 +60,11 @@ class ExperimentRunner {
   const std::string& name() const { return name_; }
   bool runner_run() const { return runner_run_; }
 
-  // After a restart: trials stored as Running with a trialTemplate have
-  // lost their output pipe; what is left of them is killed (identity
-  // checked) and they become Failed (ServerRestarted).
+  // After a restart: trials stored as Running with a trialTemplate are
+  // handed to the executor to re-attach (their output since, and their end,
+  // are then delivered as if this server had started them); those it cannot
+  // (gone, or an executor that cannot re-attach) become Failed
+  // (ServerRestarted), what is left of them killed (identity checked).
   void Recover();
 
   // Writes what the store refused before, then starts Pending trials and
@@ -110,6 +112,8 @@ class ExperimentRunner {
   // `store_failed` (if given) tells a refused write from the algorithm's error.
   StatusOr<std::vector<api::Trial>> CreateTrialsLocked(int count, api::TrialPhase phase,
                                                        bool* store_failed = nullptr);
+  // What a launch of `trial` needs besides its command and environment.
+  runner::LaunchSpec BaseLaunchSpecLocked(const api::Trial& trial) const;
   bool StartTrialLocked(api::Trial& trial);
   bool FinishIfDoneLocked();
   void FinishLocked(api::ExperimentPhase phase, const std::string& reason,
@@ -135,6 +139,9 @@ class ExperimentRunner {
   std::map<std::string, size_t> index_;               // guarded by mu_
   bool exhausted_ = false;                            // guarded by mu_
   std::map<std::string, std::vector<int>> trial_gpus_;  // guarded by mu_
+  // Re-attached trials: the last step stored before the restart; their
+  // observations up to it are replays.
+  std::map<std::string, int64_t> replay_through_;       // guarded by mu_
   std::atomic<bool> waiting_for_gpus_{false};  // read without mu_ by the sweep
   // Trial fields RecordTrialLocked could not write, merged per trial.
   std::map<std::string, storage::TrialUpdate> unwritten_;  // guarded by mu_

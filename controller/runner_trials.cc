@@ -26,16 +26,41 @@ std::string JoinCsv(const std::vector<int>& ids) {
 void ExperimentRunner::Recover() {
   std::lock_guard<std::mutex> lock(mu_);
   if (!runner_run_ || exp_.phase != ExperimentPhase::kRunning) return;
-  for (Trial& t : trials_) {
+  std::vector<runner::RunningJob> jobs;
+  std::vector<std::string> names;
+  for (const Trial& t : trials_) {
     if (t.phase != TrialPhase::kRunning) continue;
-    // Its output pipe died with the old server; nothing can be collected.
-    // Only what provably is that trial is killed: a bare pid (from an older
-    // hpt, or after a reboot) may be anyone's by now.
-    if (!t.job_id.empty() && executor()) executor()->KillStale(t.job_id);
+    jobs.push_back({BaseLaunchSpecLocked(t), t.job_id});
+    names.push_back(t.name);
+    // A re-attached trial's log is read again from its start: what the
+    // store holds already is not added twice.
+    auto stored = deps_.store->ListObservations(name_, t.name);
+    if (stored.ok() && !stored->empty()) {
+      int64_t last = stored->front().step;
+      for (const auto& o : *stored) last = std::max(last, o.step);
+      replay_through_[t.name] = last;
+    }
+  }
+  if (jobs.empty()) return;
+  std::vector<runner::RecoveredJob> recovered =
+      executor() ? executor()->Recover(jobs) : std::vector<runner::RecoveredJob>(jobs.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    Trial& t = *FindLocked(names[i]);
+    if (i < recovered.size() && recovered[i].attached) {
+      spdlog::info("experiment {}: re-attached to running trial {}", name_, t.name);
+      auto gpus = runner::ParseGpuList(recovered[i].visible_gpus);
+      if (gpus.ok() && !gpus->empty()) {
+        deps_.gpus->Claim(*gpus);
+        trial_gpus_[t.name] = *gpus;
+      }
+      continue;
+    }
+    // Gone, and what was left of it (provably it) killed.
+    replay_through_.erase(t.name);
     storage::TrialUpdate update;
     update.phase = TrialPhase::kFailed;
     update.reason = "ServerRestarted";
-    update.message = "the server restarted while the trial ran";
+    update.message = "the server restarted and the trial's process was gone";
     update.completion_time_ms = api::NowMillis();
     RecordTrialLocked(t, update);
   }
@@ -72,17 +97,8 @@ void ExperimentRunner::Reconcile() {
   if (created->empty()) FinishIfDoneLocked();
 }
 
-bool ExperimentRunner::StartTrialLocked(Trial& trial) {
+runner::LaunchSpec ExperimentRunner::BaseLaunchSpecLocked(const Trial& trial) const {
   const api::TrialTemplate& tmpl = *exp_.spec.trial_template;
-  std::vector<int> gpus;
-  if (tmpl.gpu > 0) {
-    auto acquired = deps_.gpus->Acquire(tmpl.gpu);
-    if (!acquired) {
-      waiting_for_gpus_ = true;  // stays Pending; the sweep retries
-      return false;
-    }
-    gpus = *acquired;
-  }
   runner::LaunchSpec launch;
   launch.experiment = name_;
   launch.trial = trial.name;
@@ -95,6 +111,21 @@ bool ExperimentRunner::StartTrialLocked(Trial& trial) {
   for (const auto& m : exp_.spec.objective.additional_metric_names) {
     launch.metric_names.push_back(m);
   }
+  return launch;
+}
+
+bool ExperimentRunner::StartTrialLocked(Trial& trial) {
+  const api::TrialTemplate& tmpl = *exp_.spec.trial_template;
+  std::vector<int> gpus;
+  if (tmpl.gpu > 0) {
+    auto acquired = deps_.gpus->Acquire(tmpl.gpu);
+    if (!acquired) {
+      waiting_for_gpus_ = true;  // stays Pending; the sweep retries
+      return false;
+    }
+    gpus = *acquired;
+  }
+  runner::LaunchSpec launch = BaseLaunchSpecLocked(trial);
   Status status;
   for (const auto& arg : tmpl.command) {
     auto s = api::Substitute(arg, tmpl, trial.assignment, trial.name);
@@ -143,6 +174,10 @@ void ExperimentRunner::OnObservation(const std::string& trial,
   std::lock_guard<std::mutex> lock(mu_);
   Trial* t = FindLocked(trial);
   if (!t) return;  // deleted meanwhile
+  if (auto replay = replay_through_.find(trial); replay != replay_through_.end()) {
+    if (observation.step <= replay->second) return;  // stored before the restart
+    replay_through_.erase(replay);
+  }
   Status s = deps_.store->AddObservations(name_, trial, {observation});
   if (!s.ok()) {
     spdlog::error("experiment {}: storing an observation of {} failed: {}", name_, trial,

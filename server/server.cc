@@ -70,7 +70,9 @@ class ServerImpl : public Server {
     copts.gpus = options.gpus ? *options.gpus : runner::DetectGpus();
     controller_ = std::make_unique<controller::Controller>(
         store_.get(), &builtins_->algorithms, &builtins_->policies, copts);
-    executor_ = runner::NewLocalExecutor(controller_.get());
+    runner::LocalExecutorOptions eopts;
+    eopts.shim_command = options.trial_shim_command;
+    executor_ = runner::NewLocalExecutor(controller_.get(), eopts);
     AddApiRoutes(
         {store_.get(), controller_.get(), &builtins_->algorithms, &requests_total_, kVersion},
         router_);
@@ -89,7 +91,7 @@ class ServerImpl : public Server {
   void Stop() override {
     if (listener_) listener_->Close();
     if (controller_) controller_->Shutdown();
-    executor_.reset();  // kills what still runs
+    executor_.reset();  // kills what still runs, unless supervised
     controller_.reset();
     listener_.reset();
   }

@@ -25,6 +25,11 @@ struct ServerOptions {
   bool sync_full = false;  // SQLite synchronous=FULL
   // Cap on each trial's log (head and tail kept); 0: 64 MiB.
   int64_t max_log_bytes = 0;
+  // How to run each trial's supervisor (trial-runner/trial_shim.h), e.g.
+  // {"/usr/bin/hpt", "trial-shim"}: trials then outlive the server, and a
+  // restarted server re-attaches to them. Empty: trials are the server's
+  // children and end with it.
+  std::vector<std::string> trial_shim_command;
   // The server's own log goes to stderr from this level on: "debug",
   // "info", "warn", "error" or "off".
   std::string log_level = "info";
@@ -38,7 +43,8 @@ class Server {
 
   virtual int port() const = 0;
   virtual std::string url() const = 0;  // "http://127.0.0.1:8750"
-  // Stops listening and the controller; kills trials still running.
+  // Stops listening and the controller. Trials still running are killed,
+  // or, when they run under supervisors, left running for the next start.
   virtual void Stop() = 0;
 };
 

@@ -63,6 +63,21 @@ struct ExitInfo {
   std::string log_tail;  // the last lines of the captured output
 };
 
+// A job a previous server started, to re-attach to after a restart.
+struct RunningJob {
+  LaunchSpec spec;     // as the trial was started: its log, collector, metrics
+  std::string job_id;  // as Start() returned it; "" when it was never stored
+};
+
+struct RecoveredJob {
+  // True: the job is followed from here on as if Start() had started it
+  // (all its output is delivered again from the start, then one OnExit();
+  // a job that ended meanwhile gets its real end). False: nothing is left
+  // of it to follow, and what was left running of it has been killed.
+  bool attached = false;
+  std::string visible_gpus;  // the CUDA_VISIBLE_DEVICES it runs with
+};
+
 class ExecutorListener {
  public:
   virtual ~ExecutorListener() = default;
@@ -81,11 +96,11 @@ class Executor {
   // working dir) returns pid 0 and gets OnExit(kStartFailed) with the reason
   // in log_tail.
   virtual StatusOr<JobHandle> Start(const LaunchSpec& spec) = 0;
-  // After a restart: kills what is left of a job a previous server started,
-  // given its JobHandle::id, but only what provably belongs to it (same
-  // boot, same process start time, or the job's cookie), never a process
-  // that merely reuses its pid. True when anything was signalled.
-  virtual bool KillStale(const std::string& job_id) = 0;
+  // After a restart, for the jobs a previous server started: one result
+  // per job, in order. A job that is not attached is killed, but only what
+  // provably belongs to it (same boot, same process start time, or the
+  // job's cookie), never a process that merely reuses its pid.
+  virtual std::vector<RecoveredJob> Recover(const std::vector<RunningJob>& jobs) = 0;
   // Stops a running trial's whole process group: SIGTERM, then SIGKILL after
   // the grace period. No-op for an unknown or finished trial.
   virtual void Kill(const std::string& experiment, const std::string& trial) = 0;
@@ -96,6 +111,12 @@ class Executor {
 struct LocalExecutorOptions {
   int kill_grace_ms = 3000;
   int log_tail_lines = 20;
+  // How to run the trial supervisor (trial_shim.h), e.g. {"/usr/bin/hpt",
+  // "trial-shim"}. Set: each trial runs under one, outlives this executor
+  // (destroying it leaves trials running, as a crash would) and can be
+  // re-attached by Recover(). Empty: trials are this process's children,
+  // killed with the executor and lost to a crash.
+  std::vector<std::string> shim_command;
 };
 
 // Runs trials as local child processes, each in its own process group.

@@ -9,9 +9,9 @@
 
 namespace hpt::runner {
 
-FileTailer::FileTailer(std::string path) : path_(std::move(path)) {
+FileTailer::FileTailer(std::string path, bool skip_existing) : path_(std::move(path)) {
   struct stat st;
-  if (stat(path_.c_str(), &st) == 0) {
+  if (skip_existing && stat(path_.c_str(), &st) == 0) {
     known_ = true;
     dev_ = st.st_dev;
     ino_ = st.st_ino;

@@ -18,7 +18,8 @@ class FileTailer {
   // starts at its current end, or at 0 once the file is replaced or
   // truncated (a writer that opens it with "w"). A writer that truncates and
   // then writes past the old end between two Poll()s loses its first lines.
-  explicit FileTailer(std::string path);
+  // With !skip_existing, reading starts at 0 (re-attaching to a trial).
+  explicit FileTailer(std::string path, bool skip_existing = true);
 
   // Reads what was added since the last call, at most kMaxPollBytes, and
   // calls `on_line` for each complete line. A missing file is not an error:

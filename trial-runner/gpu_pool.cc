@@ -46,6 +46,11 @@ std::optional<std::vector<int>> GpuPool::Acquire(int n) {
   return taken;
 }
 
+void GpuPool::Claim(const std::vector<int>& ids) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int id : ids) free_.erase(id);
+}
+
 void GpuPool::Release(const std::vector<int>& ids) {
   std::lock_guard<std::mutex> lock(mu_);
   for (int id : ids) {

@@ -22,6 +22,9 @@ class GpuPool {
   // `n` free ids, lowest first, now marked busy; nullopt (nothing taken) when
   // fewer than `n` are free. n <= 0 gives an empty list.
   std::optional<std::vector<int>> Acquire(int n);
+  // Marks `ids` busy (a trial that holds them already, re-attached after a
+  // restart); ids the pool does not own are ignored.
+  void Claim(const std::vector<int>& ids);
   // Marks `ids` free again; ids the pool does not own, or that are already
   // free, are ignored.
   void Release(const std::vector<int>& ids);

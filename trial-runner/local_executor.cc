@@ -1,5 +1,6 @@
-// NewLocalExecutor: trials as local process groups (TrialProcess). Two
-// threads: the poll thread poll()s a wake-up pipe and every trial's
+// NewLocalExecutor: trials as local process groups, this process's children
+// (TrialProcess) or each under its own supervisor that outlives this
+// process (SupervisedTrial, when options.shim_command is set). Two threads: the poll thread poll()s a wake-up pipe and every trial's
 // descriptors, copies output to logs and acts on exits, timeouts and kills;
 // the delivery thread parses metric lines and calls the listener (which may
 // write to a store or run an early-stopping rule). So a slow listener or a
@@ -27,12 +28,13 @@
 
 #include "trial-runner/executor.h"
 #include "trial-runner/process_identity.h"
+#include "trial-runner/supervised_trial.h"
 #include "trial-runner/trial_process.h"
 
 namespace hpt::runner {
 namespace {
 
-using Clock = TrialProcess::Clock;
+using Clock = LocalJob::Clock;
 using Key = std::pair<std::string, std::string>;  // experiment, trial
 
 // The delivery queue's bound: past it the poll thread stops reading output,
@@ -42,7 +44,7 @@ constexpr size_t kMaxQueuedBytes = 4u << 20;
 constexpr size_t kMaxQueuedEvents = 8192;
 
 struct Entry {
-  std::unique_ptr<TrialProcess> process;  // null while Start() launches it
+  std::unique_ptr<LocalJob> process;  // null while Start() launches it
   bool kill_requested = false;
   bool finished = false;  // its exit is queued for delivery
 };
@@ -67,7 +69,11 @@ class LocalExecutor : public Executor {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stopping_ = true;
-      for (auto& [key, entry] : entries_) entry.kill_requested = true;
+      // Supervised trials go on, as after a crash: a restarted server
+      // re-attaches to them.
+      if (!supervised()) {
+        for (auto& [key, entry] : entries_) entry.kill_requested = true;
+      }
     }
     Wake();
     thread_.join();
@@ -92,8 +98,7 @@ class LocalExecutor : public Executor {
       }
     }
     // Launched without the lock: spawning waits for the child's exec.
-    StatusOr<std::unique_ptr<TrialProcess>> launched =
-        TrialProcess::Launch(spec, options_);
+    StatusOr<std::unique_ptr<LocalJob>> launched = Launch(spec);
     JobHandle job;
     if (launched.ok()) job = {(*launched)->pid(), (*launched)->job_id()};
     {
@@ -109,16 +114,7 @@ class LocalExecutor : public Executor {
     return job;
   }
 
-  bool KillStale(const std::string& job_id) override {
-    std::optional<ProcessIdentity> identity = ParseJobId(job_id);
-    if (!identity) return false;
-    // The session only while its leader is provably the trial: a reused pid
-    // may lead someone else's session. The cookie is the trial's alone.
-    bool same = IsSameProcess(*identity);
-    if (same) ::kill(-identity->pid, SIGKILL);
-    return SweepProcesses(same ? identity->pid : 0, identity->cookie) > 0 || same;
-  }
-
+  std::vector<RecoveredJob> Recover(const std::vector<RunningJob>& jobs) override;
   void Kill(const std::string& experiment, const std::string& trial) override {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -135,6 +131,15 @@ class LocalExecutor : public Executor {
   }
 
  private:
+  bool supervised() const { return !options_.shim_command.empty(); }
+  StatusOr<std::unique_ptr<LocalJob>> Launch(const LaunchSpec& spec) {
+    if (supervised()) {
+      HPT_ASSIGN_OR_RETURN(auto job, SupervisedTrial::Launch(spec, options_));
+      return std::unique_ptr<LocalJob>(std::move(job));
+    }
+    HPT_ASSIGN_OR_RETURN(auto job, TrialProcess::Launch(spec, options_));
+    return std::unique_ptr<LocalJob>(std::move(job));
+  }
   void Wake() {
     char byte = 0;
     ssize_t ignored = write(wake_[1], &byte, 1);  // full: a wake-up is pending
@@ -199,7 +204,7 @@ void LocalExecutor::Deliver() {
       }
       // Erased first, so that the trial no longer counts in Running() and
       // its name can be started again from OnExit().
-      std::unique_ptr<TrialProcess> finished;
+      std::unique_ptr<LocalJob> finished;
       {
         std::lock_guard<std::mutex> lock(mu_);
         auto it = entries_.find(event.key);
@@ -216,7 +221,7 @@ void LocalExecutor::Deliver() {
 void LocalExecutor::Loop() {
   struct Running {
     Key key;
-    TrialProcess* process;
+    LocalJob* process;
   };
   std::vector<Running> running;
   std::vector<pollfd> fds;
@@ -234,7 +239,7 @@ void LocalExecutor::Loop() {
         if (entry.kill_requested) entry.process->Kill(ExitKind::kKilled, now);
         running.push_back({key, entry.process.get()});
       }
-      if (stopping_ && all_finished) return;
+      if (stopping_ && (all_finished || supervised())) return;
     }
     bool read_output;
     {
@@ -285,6 +290,40 @@ void LocalExecutor::Loop() {
     }
     if (!events.empty()) Enqueue(events, bytes);
   }
+}
+
+std::vector<RecoveredJob> LocalExecutor::Recover(const std::vector<RunningJob>& jobs) {
+  std::vector<RecoveredJob> out(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const RunningJob& job = jobs[i];
+    if (!supervised()) {
+      // A child of the previous server: its output pipe died with it.
+      std::optional<ProcessIdentity> id = ParseJobId(job.job_id);
+      if (!id) continue;
+      // The session only while its leader is provably the trial: a reused
+      // pid may lead someone else's session. The cookie is the trial's alone.
+      bool same = IsSameProcess(*id);
+      if (same) ::kill(-id->pid, SIGKILL);
+      SweepProcesses(same ? id->pid : 0, id->cookie);
+      continue;
+    }
+    Key key(job.spec.experiment, job.spec.trial);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_ || !entries_.try_emplace(key).second) continue;
+    }
+    auto attached = SupervisedTrial::Attach(job.spec, job.job_id, options_);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!attached.ok() || !*attached) {
+      entries_.erase(key);
+      continue;
+    }
+    out[i].attached = true;
+    out[i].visible_gpus = (*attached)->visible_gpus();
+    entries_[key].process = std::move(*attached);
+  }
+  Wake();
+  return out;
 }
 
 }  // namespace

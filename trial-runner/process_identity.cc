@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -123,6 +124,32 @@ std::string NewCookie() {
     for (int j = 0; j < 8; ++j) out.push_back(kHex[(word >> (4 * j)) & 15]);
   }
   return out;
+}
+
+// Through syscall(): Debian 12's <sys/pidfd.h> lacks extern "C", so its
+// wrapper does not link from C++.
+int OpenPidfd(int pid) {
+#ifdef SYS_pidfd_open
+  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+#else
+  (void)pid;
+  return -1;
+#endif
+}
+
+std::optional<std::string> ProcessEnvironmentValue(int pid, const std::string& name) {
+  std::string env = ReadSmallFile("/proc/" + std::to_string(pid) + "/environ", 1 << 20);
+  const std::string prefix = name + "=";
+  size_t pos = 0;
+  while (pos < env.size()) {
+    size_t end = env.find('\0', pos);
+    if (end == std::string::npos) end = env.size();
+    if (env.compare(pos, prefix.size(), prefix) == 0) {
+      return env.substr(pos + prefix.size(), end - pos - prefix.size());
+    }
+    pos = end + 1;
+  }
+  return std::nullopt;
 }
 
 bool IsSameProcess(const ProcessIdentity& identity) {

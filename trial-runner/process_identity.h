@@ -38,6 +38,14 @@ std::string BootId();
 // 32 random hex digits.
 std::string NewCookie();
 
+// A descriptor readable once `pid` has exited (close-on-exec), for a child
+// or any other process; -1 on kernels before 5.3.
+int OpenPidfd(int pid);
+
+// The value of `name` in the environment `pid` started with; nullopt when
+// it has none or is not readable.
+std::optional<std::string> ProcessEnvironmentValue(int pid, const std::string& name);
+
 // True when the process `identity` names is alive now: same boot, and the
 // pid's start time unchanged (so the pid was not reused).
 bool IsSameProcess(const ProcessIdentity& identity);

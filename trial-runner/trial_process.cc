@@ -30,17 +30,6 @@ constexpr milliseconds kDrainLimit(2000);
 
 std::string ErrnoText(int err) { return std::generic_category().message(err); }
 
-// Readable once `pid` has exited; -1 on kernels before 5.3. Through
-// syscall(): Debian 12's <sys/pidfd.h> lacks extern "C", so its wrapper
-// does not link from C++. The kernel sets close-on-exec.
-int PidfdOpen(int pid) {
-#ifdef SYS_pidfd_open
-  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-#else
-  return -1;
-#endif
-}
-
 void CloseFd(int& fd) {
   if (fd >= 0) close(fd);
   fd = -1;
@@ -61,31 +50,13 @@ TrialProcess::~TrialProcess() {
 StatusOr<std::unique_ptr<TrialProcess>> TrialProcess::Launch(
     const LaunchSpec& spec, const LocalExecutorOptions& options) {
   if (spec.argv.empty()) return InvalidArgument("argv is empty");
-  const std::string& kind = spec.collector.kind;
-  if (kind != "StdOut" && kind != "File" && kind != "Push" && kind != "None") {
-    return InvalidArgument("metricsCollector.kind '" + kind +
-                           "': want StdOut, File, Push or None");
-  }
-  if (kind == "File" && spec.collector.file_path.empty()) {
-    return InvalidArgument(
-        "metricsCollector.filePath is required for kind File");
-  }
   std::unique_ptr<TrialProcess> trial(new TrialProcess(options));
-  if (kind == "StdOut" || kind == "File") {
-    HPT_ASSIGN_OR_RETURN(
-        MetricsParser parser,
-        MetricsParser::Create(spec.collector, spec.metric_names));
-    (kind == "StdOut" ? trial->stdout_parser_ : trial->file_parser_) =
-        std::make_shared<MetricsParser>(std::move(parser));
-  }
-  if (kind == "File") {
-    // Made before the trial runs, so that what the file holds now is skipped.
-    const std::string& path = spec.collector.file_path;
-    trial->file_ =
-        std::make_unique<FileTailer>(path[0] == '/' || spec.working_dir.empty()
-                                         ? path
-                                         : spec.working_dir + "/" + path);
-  }
+  // Made before the trial runs, so that what a metrics file holds now is
+  // skipped.
+  HPT_ASSIGN_OR_RETURN(TrialCollectors collectors, NewTrialCollectors(spec, true));
+  trial->stdout_parser_ = std::move(collectors.stdout_parser);
+  trial->file_ = std::move(collectors.file);
+  trial->file_parser_ = std::move(collectors.file_parser);
 
   if (!spec.log_path.empty()) {
     Status opened = trial->log_.Open(spec.log_path, spec.max_log_bytes);
@@ -102,8 +73,9 @@ StatusOr<std::unique_ptr<TrialProcess>> TrialProcess::Launch(
   fcntl(out[0], F_SETFL, O_NONBLOCK);
   // Every process of the trial carries the cookie, so that those that leave
   // its session can still be found and killed.
-  trial->cookie_ = NewCookie();
   std::map<std::string, std::string> env = spec.env;
+  auto given = env.find(kCookieVariable);
+  trial->cookie_ = given != env.end() && !given->second.empty() ? given->second : NewCookie();
   env[kCookieVariable] = trial->cookie_;
   StatusOr<SpawnResult> spawned =
       Spawn(SpawnOptions{spec.argv, spec.working_dir, std::move(env), out[1]});
@@ -120,7 +92,7 @@ StatusOr<std::unique_ptr<TrialProcess>> TrialProcess::Launch(
   trial->job_id_ = FormatJobId({trial->pid_, ProcessStartTime(trial->pid_).value_or(0),
                                 BootId(), trial->cookie_});
   trial->out_fd_ = out[0];
-  trial->pid_fd_ = PidfdOpen(trial->pid_);
+  trial->pid_fd_ = OpenPidfd(trial->pid_);
   if (spec.timeout_seconds > 0) {
     trial->deadline_ =
         Clock::now() + std::chrono::seconds(spec.timeout_seconds);

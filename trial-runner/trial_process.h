@@ -1,21 +1,16 @@
 #pragma once
-// TrialProcess: one trial run as a local process group, as the local
-// executor's thread drives it: it spawns the trial, copies its output to the
-// log, parses metrics (from stdout or a file), enforces the timeout, and
-// notices the exit.
-//
-// The executor's thread polls the descriptors AddPollFds() names, then calls
-// Step(); when done(), Finish() gives the ExitInfo. Not thread-safe.
+// TrialProcess: one trial run as a local process group that is this
+// process's child (a LocalJob): it spawns the trial, copies its output to
+// the log, parses metrics (from stdout or a file), enforces the timeout, and
+// notices the exit. `hpt trial-shim` runs one too, for the trial it
+// supervises.
 //
 // Lines that may hold metrics are handed out with the trial's parser, not
 // parsed here: the executor parses them on its delivery thread, so that no
 // output (however long its lines, whatever the metricsFormat) holds up the
 // thread that watches every trial's exit, timeout and kill.
 
-#include <poll.h>
-
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,67 +21,46 @@
 #include "trial-runner/executor.h"
 #include "trial-runner/file_tailer.h"
 #include "trial-runner/line_buffer.h"
+#include "trial-runner/local_job.h"
 #include "trial-runner/metrics_parser.h"
 #include "trial-runner/trial_log.h"
 
 namespace hpt::runner {
 
-// A line of a trial's output or metrics file, with the parser that reads it.
-struct MetricLine {
-  std::shared_ptr<MetricsParser> parser;
-  std::string text;
-};
-
-class TrialProcess {
+class TrialProcess : public LocalJob {
  public:
-  using Clock = std::chrono::steady_clock;
-  using MetricLineFn = std::function<void(MetricLine)>;
-
   // Starts `spec`. InvalidArgument for an empty argv, an unknown collector
   // kind or a bad metrics format; Unavailable when this process is out of
   // processes or descriptors. A trial that could not be started (no such
   // program or working dir, unwritable log) is returned too, with pid() 0:
   // it is done() at once and finishes as kStartFailed, the reason written to
-  // its log.
+  // its log. Its processes carry spec.env's HPT_JOB_COOKIE, or a new one.
   static StatusOr<std::unique_ptr<TrialProcess>> Launch(
       const LaunchSpec& spec, const LocalExecutorOptions& options);
-  ~TrialProcess();
+  ~TrialProcess() override;
   TrialProcess(const TrialProcess&) = delete;
   TrialProcess& operator=(const TrialProcess&) = delete;
 
   // The process-group (and session) id; 0 when it did not start.
-  int pid() const { return pid_; }
-  // The job id stored with the trial (process_identity.h); "" when it did
-  // not start.
-  const std::string& job_id() const { return job_id_; }
+  int pid() const override { return pid_; }
+  const std::string& job_id() const override { return job_id_; }
 
-  // SIGTERM to the whole group, SIGKILL after the grace period. Only the
-  // first call counts, and the ExitKind it gives is the one reported.
-  void Kill(ExitKind why, Clock::time_point now);
-
-  // Appends the descriptors to wait on; the output pipe only when
-  // `read_output` (false: the reader is behind, so the trial waits on a full
-  // pipe, and its metrics file waits, rather than the server buffering
-  // without bound).
-  void AddPollFds(std::vector<pollfd>& fds, bool read_output = true);
-  // After poll(): reads output, notices the exit, acts on the timeout.
-  // Lines that may hold metrics go to `emit`, in order.
+  void Kill(ExitKind why, Clock::time_point now) override;
+  // The output pipe only when `read_output` (false: the trial waits on a
+  // full pipe, and its metrics file waits, rather than the server
+  // buffering without bound).
+  void AddPollFds(std::vector<pollfd>& fds, bool read_output = true) override;
   void Step(const std::vector<pollfd>& fds, Clock::time_point now,
-            const MetricLineFn& emit);
-  // When Step() next has something to do without any descriptor becoming
-  // ready; nullopt: nothing.
-  std::optional<Clock::time_point> NextWake(Clock::time_point now) const;
-
-  // The process group has ended and its output been read (or given up on).
-  bool done(Clock::time_point now) const;
-  // Reads what is left (the File collector's last lines go to `emit`) and
-  // closes everything; the exited process stays unreaped.
-  ExitInfo Finish(const MetricLineFn& emit);
-  // After Finish(), from any one thread: kills whatever escaped the process
-  // group (same session, or carrying the job's cookie), then reaps the
-  // process. Reaping last keeps its pid, and so its session id, from being
-  // reused while the sweep looks for the session.
-  void SweepAndReap();
+            const MetricLineFn& emit) override;
+  std::optional<Clock::time_point> NextWake(Clock::time_point now) const override;
+  bool done(Clock::time_point now) const override;
+  // The exited process stays unreaped until SweepAndReap().
+  ExitInfo Finish(const MetricLineFn& emit) override;
+  // Kills whatever escaped the process group (same session, or carrying
+  // the job's cookie), then reaps the process. Reaping last keeps its pid,
+  // and so its session id, from being reused while the sweep looks for the
+  // session.
+  void SweepAndReap() override;
 
  private:
   explicit TrialProcess(const LocalExecutorOptions& options);

@@ -113,6 +113,7 @@ class ControllerTest : public ::testing::Test {
     controller_ = std::make_unique<Controller>(&flaky_, &builtins_->algorithms,
                                                &builtins_->policies, options);
     executor_ = std::make_unique<FakeExecutor>(controller_.get());
+    if (before_start_) before_start_(*executor_);
     Status s = controller_->Start(executor_.get());
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
@@ -179,6 +180,9 @@ class ControllerTest : public ::testing::Test {
   }
 
   hpt::testing::TempDir dir_;
+  // Run on each new executor before the controller starts with it (e.g. to
+  // say which trials it re-attaches on recovery).
+  std::function<void(FakeExecutor&)> before_start_;
   std::unique_ptr<Builtins> builtins_;
   std::unique_ptr<storage::Store> store_;
   FlakyStore flaky_{nullptr};

@@ -1,6 +1,6 @@
 #pragma once
 // FakeExecutor: a runner::Executor that runs nothing. It records what the
-// controller asks of it (Start, Kill, KillStale) and lets a test play the
+// controller asks of it (Start, Kill, Recover) and lets a test play the
 // trials: report an observation or an exit for a chosen trial, from the
 // test's thread, as the real executor's delivery thread would.
 //
@@ -37,10 +37,25 @@ class FakeExecutor : public runner::Executor {
     return job;
   }
 
-  bool KillStale(const std::string& job_id) override {
+  // Re-attaches the trials AttachOnRecover() names (they run again, as
+  // far as the test is concerned); the others count as stale kills.
+  std::vector<runner::RecoveredJob> Recover(
+      const std::vector<runner::RunningJob>& jobs) override {
     std::lock_guard<std::mutex> lock(mu_);
-    stale_kills_.push_back(job_id);
-    return true;
+    std::vector<runner::RecoveredJob> out(jobs.size());
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      const runner::LaunchSpec& spec = jobs[i].spec;
+      if (attach_.count(spec.trial)) {
+        out[i].attached = true;
+        out[i].visible_gpus = attach_[spec.trial];
+        started_.push_back(spec);
+        running_.insert(Key(spec.experiment, spec.trial));
+        recovered_.push_back(jobs[i]);
+      } else if (!jobs[i].job_id.empty()) {
+        stale_kills_.push_back(jobs[i].job_id);
+      }
+    }
+    return out;
   }
 
   void Kill(const std::string& experiment, const std::string& trial) override {
@@ -54,6 +69,17 @@ class FakeExecutor : public runner::Executor {
   }
 
   // --- The test's side.
+
+  // Recover() re-attaches `trial`, which holds `gpus` (CUDA_VISIBLE_DEVICES).
+  void AttachOnRecover(const std::string& trial, const std::string& gpus = "") {
+    std::lock_guard<std::mutex> lock(mu_);
+    attach_[trial] = gpus;
+  }
+  // The jobs Recover() re-attached, as the controller described them.
+  std::vector<runner::RunningJob> recovered() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return recovered_;
+  }
 
   // Trials started later get an empty job id (an executor that has none).
   void GiveNoJobId(const std::string& trial) {
@@ -149,6 +175,8 @@ class FakeExecutor : public runner::Executor {
   std::vector<std::string> kills_;           // guarded by mu_
   std::vector<std::string> stale_kills_;     // guarded by mu_
   std::set<std::string> no_job_id_;          // guarded by mu_
+  std::map<std::string, std::string> attach_;  // guarded by mu_
+  std::vector<runner::RunningJob> recovered_;  // guarded by mu_
 };
 
 }  // namespace hpt::controller::testing

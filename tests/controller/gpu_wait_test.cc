@@ -101,5 +101,19 @@ TEST_F(GpuWaitTest, PendingTrialStartsAfterARestart) {
   EXPECT_EQ(Gpus("e-2"), "0");
 }
 
+TEST_F(GpuWaitTest, ReattachedTrialKeepsItsGpuAcrossARestart) {
+  Create(GpuSpec("e", 2, 2));
+  ASSERT_TRUE(WaitForRunning("e", 1));
+  ASSERT_TRUE(WaitForTrialPhase("e", "e-2", TrialPhase::kPending));
+  before_start_ = [](FakeExecutor& e) { e.AttachOnRecover("e-1", "0"); };
+  Restart();
+  // e-1 runs on with GPU 0: e-2 waits for it as before.
+  EXPECT_TRUE(HoldsFor([&] { return Trial("e", "e-2").phase == TrialPhase::kPending; },
+                       std::chrono::milliseconds(700)));
+  Succeed("e", "e-1", 0.2);
+  ASSERT_TRUE(WaitForTrialPhase("e", "e-2", TrialPhase::kRunning));
+  EXPECT_EQ(Gpus("e-2"), "0");
+}
+
 }  // namespace
 }  // namespace hpt::controller::testing

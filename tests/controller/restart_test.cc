@@ -59,6 +59,47 @@ TEST_F(RestartTest, RunningTrialsFailAsServerRestartedAndStaleJobsAreKilled) {
   EXPECT_EQ(counts.failed, 3);
 }
 
+TEST_F(RestartTest, ReattachedTrialsRunOnAndReplayedLinesAreStoredOnce) {
+  Create(RunnerSpec("e", 3, 3, /*max_failed=*/1));
+  ASSERT_TRUE(WaitForRunning("e", 3));
+  executor_->Observe("e", "e-1", 0, {{"loss", 0.9}});
+  executor_->Observe("e", "e-1", 1, {{"loss", 0.8}});
+  ASSERT_TRUE(WaitFor([&] {
+    auto o = store_->ListObservations("e", "e-1");
+    return o.ok() && o->size() == 2;
+  }));
+  before_start_ = [](FakeExecutor& e) {
+    e.AttachOnRecover("e-1");
+    e.AttachOnRecover("e-2");
+  };
+  Restart();
+  EXPECT_EQ(Trial("e", "e-1").phase, TrialPhase::kRunning);
+  EXPECT_EQ(Trial("e", "e-2").phase, TrialPhase::kRunning);
+  EXPECT_EQ(Trial("e", "e-3").reason, "ServerRestarted");
+  EXPECT_THAT(executor_->stale_kills(), ElementsAre("fake:e/e-3"));
+  auto recovered = executor_->recovered();
+  ASSERT_EQ(recovered.size(), 2u);
+  EXPECT_EQ(recovered[0].job_id, "fake:e/e-1");
+  EXPECT_EQ(recovered[0].spec.log_path, controller_->LogPath("e", "e-1"));
+  EXPECT_EQ(recovered[0].spec.metric_names, std::vector<std::string>{"loss"});
+
+  // The executor reads the log again from its start.
+  executor_->Observe("e", "e-1", 0, {{"loss", 0.9}});
+  executor_->Observe("e", "e-1", 1, {{"loss", 0.8}});
+  executor_->Observe("e", "e-1", 2, {{"loss", 0.7}});
+  Succeed("e", "e-2", 0.5);
+  executor_->ExitCode("e", "e-1", 0);
+  ASSERT_TRUE(WaitForPhase("e", ExperimentPhase::kSucceeded));
+  EXPECT_EQ(Trial("e", "e-1").phase, TrialPhase::kSucceeded);
+  EXPECT_EQ(Trial("e", "e-2").phase, TrialPhase::kSucceeded);
+  auto stored = store_->ListObservations("e", "e-1");
+  ASSERT_TRUE(stored.ok());
+  std::vector<int64_t> steps;
+  for (const auto& o : *stored) steps.push_back(o.step);
+  EXPECT_THAT(steps, ElementsAre(0, 1, 2));
+  EXPECT_EQ(api::CountTrials(Trials("e")).failed, 1);
+}
+
 TEST_F(RestartTest, OneMoreFailureThanAllowedFailsTheExperiment) {
   Create(RunnerSpec("e", 6, 3, /*max_failed=*/2));
   ASSERT_TRUE(WaitForRunning("e", 3));

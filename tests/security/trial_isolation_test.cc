@@ -181,8 +181,15 @@ TEST(TrialIsolationTest, TrialsGetOnlyStdioAndCrashRestartRebinds) {
   HptProcess restarted(dir.File("hpt.db"), {"--port", std::to_string(port)});
   EXPECT_EQ(restarted.url(), "http://127.0.0.1:" + std::to_string(port));
   EXPECT_TRUE(restarted.Client()->Json("GET", "/healthz").ok());
-  // The crashed server's trial cannot report any more; it is killed, having
-  // been identified as that very trial.
+  // The crashed server's trial runs on under its supervisor; the restarted
+  // server, having identified it, re-attaches and controls it again.
+  auto again = restarted.Client();
+  auto t = again->Json("GET", "/api/v1/experiments/quiet/trials/quiet-1");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ((*t)["phase"], "Running") << t->dump();
+  EXPECT_TRUE(ProcessAlive(trial));
+  ASSERT_TRUE(again->Json("POST", "/api/v1/experiments/quiet/trials/quiet-1:stop",
+                          nlohmann::json::object()).ok());
   EXPECT_TRUE(WaitFor([&] { return !ProcessAlive(trial); }, seconds(10)));
 }
 

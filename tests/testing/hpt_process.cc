@@ -1,6 +1,7 @@
 #include "tests/testing/hpt_process.h"
 
 #include <cstdio>
+#include <dirent.h>
 #include <cstdlib>
 #include <fcntl.h>
 #include <poll.h>
@@ -92,7 +93,25 @@ HptProcess::HptProcess(const std::string& db_path, std::vector<std::string> extr
 }
 
 HptProcess::~HptProcess() {
-  if (pid_ > 0) Kill(SIGKILL);
+  if (pid_ <= 0) return;  // a test that stopped it may restart on its trials
+  Kill(SIGKILL);
+  // Its trials run under supervisors that outlive it: they go with the test.
+  const std::string entry = "HPT_URL=" + url_;
+  if (DIR* proc = opendir("/proc")) {
+    while (dirent* d = readdir(proc)) {
+      const int pid = std::atoi(d->d_name);
+      if (pid <= 1 || pid == getpid()) continue;
+      std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+      std::string var;
+      while (std::getline(in, var, '\0')) {
+        if (var == entry) {
+          ::kill(pid, SIGKILL);
+          break;
+        }
+      }
+    }
+    closedir(proc);
+  }
 }
 
 std::unique_ptr<hpt::client::ApiClient> HptProcess::Client(const std::string& token) const {

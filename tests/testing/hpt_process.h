@@ -20,7 +20,9 @@ class HptProcess {
   // Starts `hpt serve --port 0 --db <db_path> <extra_args...>` (extra_args
   // may name another --port).
   HptProcess(const std::string& db_path, std::vector<std::string> extra_args = {});
-  ~HptProcess();  // SIGKILLs the server if still running
+  // SIGKILLs the server if still running, and then its trials (they would
+  // outlive it under their supervisors).
+  ~HptProcess();
 
   const std::string& url() const { return url_; }
   pid_t pid() const { return pid_; }

@@ -57,10 +57,21 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
-TEST(LocalExecutorTest, ExitZeroDeliversObservationsAndWritesTheLog) {
+// Every case runs twice: trials as the executor's own children, and each
+// under `hpt trial-shim` (what `hpt serve` does).
+class LocalExecutorTest : public ::testing::TestWithParam<bool> {
+ protected:
+  static LocalExecutorOptions Options() {
+    LocalExecutorOptions options;
+    if (GetParam()) options.shim_command = {HPT_BINARY, "trial-shim"};
+    return options;
+  }
+};
+
+TEST_P(LocalExecutorTest, ExitZeroDeliversObservationsAndWritesTheLog) {
   TempDir dir;
   RecordingListener listener;
-  auto executor = NewLocalExecutor(&listener);
+  auto executor = NewLocalExecutor(&listener, Options());
   StatusOr<JobHandle> pid = executor->Start(Sh(
       dir, "t1",
       "echo 'epoch 1: loss=0.5 acc=0.7'; echo noise; echo step=7 loss=0.25"));
@@ -84,10 +95,10 @@ TEST(LocalExecutorTest, ExitZeroDeliversObservationsAndWritesTheLog) {
   EXPECT_EQ(executor->Running(), 0);
 }
 
-TEST(LocalExecutorTest, StderrAndUnterminatedLastLineAreCaptured) {
+TEST_P(LocalExecutorTest, StderrAndUnterminatedLastLineAreCaptured) {
   TempDir dir;
   RecordingListener listener;
-  auto executor = NewLocalExecutor(&listener);
+  auto executor = NewLocalExecutor(&listener, Options());
   ASSERT_TRUE(
       executor->Start(Sh(dir, "t", "echo acc=0.1 >&2; printf loss=0.5")).ok());
   ASSERT_TRUE(listener.WaitForExits(1));
@@ -98,10 +109,10 @@ TEST(LocalExecutorTest, StderrAndUnterminatedLastLineAreCaptured) {
   EXPECT_EQ(listener.ExitOf("t").log_tail, "acc=0.1\nloss=0.5");
 }
 
-TEST(LocalExecutorTest, NonZeroExitReportsCodeAndLogTail) {
+TEST_P(LocalExecutorTest, NonZeroExitReportsCodeAndLogTail) {
   TempDir dir;
   RecordingListener listener;
-  LocalExecutorOptions options;
+  LocalExecutorOptions options = Options();
   options.log_tail_lines = 2;
   auto executor = NewLocalExecutor(&listener, options);
   ASSERT_TRUE(executor
@@ -116,10 +127,10 @@ TEST(LocalExecutorTest, NonZeroExitReportsCodeAndLogTail) {
   EXPECT_EQ(exit.log_tail, "line4\noops");
 }
 
-TEST(LocalExecutorTest, DeathBySignalIsSignaled) {
+TEST_P(LocalExecutorTest, DeathBySignalIsSignaled) {
   TempDir dir;
   RecordingListener listener;
-  auto executor = NewLocalExecutor(&listener);
+  auto executor = NewLocalExecutor(&listener, Options());
   ASSERT_TRUE(executor->Start(Sh(dir, "t", "kill -9 $$")).ok());
   ASSERT_TRUE(listener.WaitForExits(1));
   ExitInfo exit = listener.ExitOf("t");
@@ -127,10 +138,10 @@ TEST(LocalExecutorTest, DeathBySignalIsSignaled) {
   EXPECT_EQ(exit.signal, SIGKILL);
 }
 
-TEST(LocalExecutorTest, MissingProgramIsStartFailed) {
+TEST_P(LocalExecutorTest, MissingProgramIsStartFailed) {
   TempDir dir;
   RecordingListener listener;
-  auto executor = NewLocalExecutor(&listener);
+  auto executor = NewLocalExecutor(&listener, Options());
   LaunchSpec in_path = Sh(dir, "path", "");
   in_path.argv = {"hpt-no-such-program", "--flag"};
   LaunchSpec absolute = Sh(dir, "absolute", "");
@@ -151,10 +162,10 @@ TEST(LocalExecutorTest, MissingProgramIsStartFailed) {
       << exit.log_tail;
 }
 
-TEST(LocalExecutorTest, MissingWorkingDirIsStartFailed) {
+TEST_P(LocalExecutorTest, MissingWorkingDirIsStartFailed) {
   TempDir dir;
   RecordingListener listener;
-  auto executor = NewLocalExecutor(&listener);
+  auto executor = NewLocalExecutor(&listener, Options());
   LaunchSpec spec = Sh(dir, "t", "echo loss=1");
   spec.working_dir = dir.File("nowhere");
   ASSERT_TRUE(executor->Start(spec).ok());
@@ -166,10 +177,10 @@ TEST(LocalExecutorTest, MissingWorkingDirIsStartFailed) {
   EXPECT_TRUE(listener.observations("t").empty());
 }
 
-TEST(LocalExecutorTest, InvalidSpecsAndDuplicatesAreRejected) {
+TEST_P(LocalExecutorTest, InvalidSpecsAndDuplicatesAreRejected) {
   TempDir dir;
   RecordingListener listener;
-  auto executor = NewLocalExecutor(&listener);
+  auto executor = NewLocalExecutor(&listener, Options());
   LaunchSpec empty = Sh(dir, "empty", "");
   empty.argv.clear();
   EXPECT_EQ(executor->Start(empty).status().code(),
@@ -192,10 +203,10 @@ TEST(LocalExecutorTest, InvalidSpecsAndDuplicatesAreRejected) {
   EXPECT_EQ(listener.exits().size(), 1u);  // only the one that started
 }
 
-TEST(LocalExecutorTest, TimeoutKillsTheTrial) {
+TEST_P(LocalExecutorTest, TimeoutKillsTheTrial) {
   TempDir dir;
   RecordingListener listener;
-  auto executor = NewLocalExecutor(&listener);
+  auto executor = NewLocalExecutor(&listener, Options());
   LaunchSpec spec = Sh(dir, "t", "echo loss=1; sleep 30");
   spec.timeout_seconds = 1;
   Clock::time_point start = Clock::now();
@@ -209,10 +220,10 @@ TEST(LocalExecutorTest, TimeoutKillsTheTrial) {
   EXPECT_EQ(listener.observations("t").size(), 1u);
 }
 
-TEST(LocalExecutorTest, KillStopsTheWholeProcessGroup) {
+TEST_P(LocalExecutorTest, KillStopsTheWholeProcessGroup) {
   TempDir dir;
   RecordingListener listener;
-  auto executor = NewLocalExecutor(&listener);
+  auto executor = NewLocalExecutor(&listener, Options());
   LaunchSpec spec = Sh(dir, "t", "sleep 100 & echo child=$!; sleep 100");
   spec.metric_names = {"child"};
   StatusOr<JobHandle> job = executor->Start(spec);
@@ -235,10 +246,10 @@ TEST(LocalExecutorTest, KillStopsTheWholeProcessGroup) {
   executor->Kill("exp", "unknown");
 }
 
-TEST(LocalExecutorTest, KillEscalatesToSigkillAfterTheGracePeriod) {
+TEST_P(LocalExecutorTest, KillEscalatesToSigkillAfterTheGracePeriod) {
   TempDir dir;
   RecordingListener listener;
-  LocalExecutorOptions options;
+  LocalExecutorOptions options = Options();
   options.kill_grace_ms = 200;
   auto executor = NewLocalExecutor(&listener, options);
   ASSERT_TRUE(
@@ -255,10 +266,10 @@ TEST(LocalExecutorTest, KillEscalatesToSigkillAfterTheGracePeriod) {
   EXPECT_EQ(exit.signal, SIGKILL);
 }
 
-TEST(LocalExecutorTest, LeftoverBackgroundProcessesEndWithTheTrial) {
+TEST_P(LocalExecutorTest, LeftoverBackgroundProcessesEndWithTheTrial) {
   TempDir dir;
   RecordingListener listener;
-  auto executor = NewLocalExecutor(&listener);
+  auto executor = NewLocalExecutor(&listener, Options());
   LaunchSpec spec = Sh(dir, "t", "sleep 100 & echo child=$!");
   spec.metric_names = {"child"};
   Clock::time_point start = Clock::now();
@@ -271,10 +282,10 @@ TEST(LocalExecutorTest, LeftoverBackgroundProcessesEndWithTheTrial) {
       static_cast<int>(listener.observations("t")[0].metrics.at("child"))));
 }
 
-TEST(LocalExecutorTest, PassesEnvironmentAndWorkingDir) {
+TEST_P(LocalExecutorTest, PassesEnvironmentAndWorkingDir) {
   TempDir dir;
   RecordingListener listener;
-  auto executor = NewLocalExecutor(&listener);
+  auto executor = NewLocalExecutor(&listener, Options());
   setenv("HPT_RUNNER_TEST_KEPT", "11", 1);
   setenv("HPT_RUNNER_TEST_OVERRIDDEN", "1", 1);
   LaunchSpec spec =
@@ -294,10 +305,10 @@ TEST(LocalExecutorTest, PassesEnvironmentAndWorkingDir) {
   EXPECT_EQ(ReadFile(dir.File("where.txt")), dir.path() + "\n");
 }
 
-TEST(LocalExecutorTest, FindsProgramsInTheTrialsPathAndRunsPlainScripts) {
+TEST_P(LocalExecutorTest, FindsProgramsInTheTrialsPathAndRunsPlainScripts) {
   TempDir dir;
   RecordingListener listener;
-  auto executor = NewLocalExecutor(&listener);
+  auto executor = NewLocalExecutor(&listener, Options());
   // No "#!": run by /bin/sh, as execvp does.
   WriteFile(dir.File("bin/train"), "echo loss=$1\n");
   std::filesystem::permissions(dir.File("bin/train"),
@@ -313,10 +324,10 @@ TEST(LocalExecutorTest, FindsProgramsInTheTrialsPathAndRunsPlainScripts) {
   EXPECT_DOUBLE_EQ(obs[0].metrics.at("loss"), 0.125);
 }
 
-TEST(LocalExecutorTest, FileCollectorTailsTheFileAndSkipsStaleContent) {
+TEST_P(LocalExecutorTest, FileCollectorTailsTheFileAndSkipsStaleContent) {
   TempDir dir;
   RecordingListener listener;
-  auto executor = NewLocalExecutor(&listener);
+  auto executor = NewLocalExecutor(&listener, Options());
   WriteFile(dir.File("out/metrics.txt"), "loss=9\n");  // a previous run's
   LaunchSpec spec = Sh(dir, "t",
                        "echo loss=0.9 >> out/metrics.txt; sleep 0.3; "
@@ -338,10 +349,10 @@ TEST(LocalExecutorTest, FileCollectorTailsTheFileAndSkipsStaleContent) {
   EXPECT_EQ(ReadFile(dir.File("logs/t.log")), "loss=0.77\n");
 }
 
-TEST(LocalExecutorTest, FileCollectorRereadsARewrittenFile) {
+TEST_P(LocalExecutorTest, FileCollectorRereadsARewrittenFile) {
   TempDir dir;
   RecordingListener listener;
-  auto executor = NewLocalExecutor(&listener);
+  auto executor = NewLocalExecutor(&listener, Options());
   WriteFile(dir.File("metrics.txt"), "loss=9\nloss=8\nloss=7\n");
   LaunchSpec spec = Sh(dir, "t", "echo loss=0.5 > metrics.txt");
   spec.collector.kind = "File";
@@ -353,10 +364,10 @@ TEST(LocalExecutorTest, FileCollectorRereadsARewrittenFile) {
   EXPECT_DOUBLE_EQ(obs[0].metrics.at("loss"), 0.5);
 }
 
-TEST(LocalExecutorTest, PushAndNoneCollectorsOnlyLog) {
+TEST_P(LocalExecutorTest, PushAndNoneCollectorsOnlyLog) {
   TempDir dir;
   RecordingListener listener;
-  auto executor = NewLocalExecutor(&listener);
+  auto executor = NewLocalExecutor(&listener, Options());
   for (const char* kind : {"Push", "None"}) {
     LaunchSpec spec = Sh(dir, kind, "echo loss=0.5");
     spec.collector.kind = kind;
@@ -367,6 +378,9 @@ TEST(LocalExecutorTest, PushAndNoneCollectorsOnlyLog) {
   EXPECT_TRUE(listener.observations("None").empty());
   EXPECT_EQ(ReadFile(dir.File("logs/Push.log")), "loss=0.5\n");
 }
+
+INSTANTIATE_TEST_SUITE_P(Modes, LocalExecutorTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Supervised" : "Direct"; });
 
 }  // namespace
 }  // namespace hpt::runner
