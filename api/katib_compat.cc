@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "api/text.h"
+
 namespace hpt::api {
 namespace {
 
@@ -123,12 +125,13 @@ Status ConvertTrialTemplate(const json& katib, const std::string& namespace_name
       const json* s = Find(*res, section);
       const json* g = s ? Find(*s, "nvidia.com/gpu") : nullptr;
       if (!g) continue;
-      try {
-        gpus = std::max(gpus, std::stoi(Text(g)));
-      } catch (const std::exception&) {
+      // A whole count: "2abc", "-1" or "1.5" are not (stoi took their prefix).
+      std::optional<int64_t> n = api::ParseInt(Text(g));
+      if (!n || *n < 0 || *n > 1024) {
         return InvalidArgument(p + ".trialSpec: nvidia.com/gpu '" + Text(g) +
                                "' is not a GPU count");
       }
+      gpus = std::max(gpus, static_cast<int>(*n));
     }
   }
   if (const json* image = Find(*container, "image")) {

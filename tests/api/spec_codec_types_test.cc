@@ -119,5 +119,26 @@ TEST(KatibExperimentTypes, MetadataNameMustBeAString) {
   EXPECT_THAT(DecodeError(*converted), HasSubstr("name: must be a string, not a number"));
 }
 
+TEST(KatibExperimentTypes, GpuLimitMustBeAWholeCount) {
+  for (const char* bad : {"2abc", "-1", "1.5", "many"}) {
+    json doc = {{"apiVersion", "kubeflow.org/v1beta1"},
+                {"kind", "Experiment"},
+                {"metadata", {{"name", "gpus"}}},
+                {"spec", FullJson()}};
+    doc["spec"].erase("name");
+    doc["spec"]["trialTemplate"] = json::parse(R"({"trialSpec": {
+        "apiVersion": "batch/v1", "kind": "Job",
+        "spec": {"template": {"spec": {"containers": [{
+          "name": "main", "command": ["python3", "train.py"],
+          "resources": {"limits": {"nvidia.com/gpu": "GPUS"}}}]}}}}})");
+    doc["spec"]["trialTemplate"]["trialSpec"]["spec"]["template"]["spec"]["containers"][0]
+       ["resources"]["limits"]["nvidia.com/gpu"] = bad;
+    std::vector<std::string> notes;
+    auto converted = FromKatibExperiment(doc, &notes);
+    ASSERT_FALSE(converted.ok()) << bad;
+    EXPECT_THAT(converted.status().message(), HasSubstr("is not a GPU count")) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace hpt::api
