@@ -1,8 +1,10 @@
 #pragma once
-// Registry<T>: extensions (algorithms, early-stopping policies, executors)
-// found by name. Registration is explicit (no static initialisers); a name
-// can be registered once. Not thread-safe for writes: fill it at start-up,
-// then read it from any thread.
+// Registry<T, Args...>: extensions (algorithms, early-stopping policies,
+// executors) found by name. Registration is explicit (no static
+// initialisers); a name can be registered once. Factories receive their
+// dependencies as Args (an executor its listener and options); none for
+// algorithms and policies. Not thread-safe for writes: fill it at
+// start-up, then read it from any thread.
 
 #include <functional>
 #include <map>
@@ -15,10 +17,10 @@
 
 namespace hpt {
 
-template <typename T>
+template <typename T, typename... Args>
 class Registry {
  public:
-  using Factory = std::function<std::unique_ptr<T>()>;
+  using Factory = std::function<std::unique_ptr<T>(Args...)>;
 
   // AlreadyExists when `name` is taken.
   Status Register(const std::string& name, Factory factory) {
@@ -29,13 +31,13 @@ class Registry {
   }
 
   // A new instance, or NotFound naming the supported names.
-  StatusOr<std::unique_ptr<T>> Create(const std::string& name) const {
+  StatusOr<std::unique_ptr<T>> Create(const std::string& name, Args... args) const {
     auto it = factories_.find(name);
     if (it == factories_.end()) {
       return NotFound("'" + name + "' is not supported (supported: " +
                       api::Join(Names(), ", ") + ")");
     }
-    return it->second();
+    return it->second(std::forward<Args>(args)...);
   }
 
   bool Contains(const std::string& name) const {

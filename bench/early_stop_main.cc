@@ -33,6 +33,9 @@ class FakeExecutor : public runner::Executor {
   std::vector<runner::RecoveredJob> Recover(const std::vector<runner::RunningJob>& jobs) override {
     return std::vector<runner::RecoveredJob>(jobs.size());
   }
+  StatusOr<runner::LogRange> ReadLog(const runner::LogQuery&) const override {
+    return runner::LogRange{};
+  }
   void Kill(const std::string&, const std::string&) override {}
   int Running() const override { return started_; }
 

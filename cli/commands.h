@@ -23,6 +23,7 @@ struct ServeOptions {
   std::string ui_dir;
   bool sync_full = false;
   int64_t max_log_bytes = 64ll << 20;
+  std::string executor = "local";
 };
 
 struct RunOptions {

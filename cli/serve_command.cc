@@ -48,6 +48,7 @@ int Serve(const ServeOptions& options) {
   so.ui_dir = options.ui_dir.empty() ? DefaultUiDir() : options.ui_dir;
   so.sync_full = options.sync_full;
   so.max_log_bytes = options.max_log_bytes;
+  so.executor = options.executor;
   // Each trial under `hpt trial-shim` of this very binary: trials outlive
   // a crash or a restart of the server, which re-attaches to them.
   std::error_code ec;

@@ -8,6 +8,7 @@ std::unique_ptr<Builtins> NewBuiltins() {
   auto builtins = std::make_unique<Builtins>();
   suggestion::RegisterBuiltins(builtins->algorithms);
   earlystop::RegisterBuiltins(builtins->policies);
+  runner::RegisterBuiltinExecutors(builtins->executors);
   return builtins;
 }
 

@@ -1,19 +1,21 @@
 #pragma once
-// Every built-in algorithm and early-stopping policy, registered once for
-// the server and for `hpt validate` (which needs no server), and the full
-// validation of an experiment spec against them.
+// Every built-in algorithm, early-stopping policy and executor, registered
+// once for the server and for `hpt validate` (which needs no server), and
+// the full validation of an experiment spec against them.
 
 #include "api/registry.h"
 #include "api/status.h"
 #include "api/types.h"
 #include "earlystop/policy.h"
 #include "suggestion/algorithm.h"
+#include "trial-runner/executor.h"
 
 namespace hpt::controller {
 
 struct Builtins {
   Registry<suggestion::Algorithm> algorithms;
   Registry<earlystop::Policy> policies;
+  runner::ExecutorRegistry executors;
 };
 
 // A registry of every built-in; each call builds a new one.

@@ -27,13 +27,11 @@ Controller::Controller(storage::Store* store,
       algorithms_(algorithms),
       policies_(policies),
       options_(std::move(options)),
-      gpu_pool_(options_.gpus),
       pool_(std::max(1, options_.worker_threads)) {
   deps_.store = store_;
   deps_.stopping = &stopping_;
   deps_.algorithms = algorithms_;
   deps_.policies = policies_;
-  deps_.gpus = &gpu_pool_;
   deps_.server_url = options_.server_url;
   deps_.token = options_.token;
   deps_.log_dir = options_.log_dir;
@@ -193,6 +191,12 @@ void Controller::OnExit(const std::string& experiment, const std::string& trial,
 
 std::string Controller::LogPath(const std::string& experiment, const std::string& trial) const {
   return options_.log_dir + "/" + experiment + "/" + trial + ".log";
+}
+
+StatusOr<runner::LogRange> Controller::ReadTrialLog(runner::LogQuery query) const {
+  if (stopping_ || !deps_.executor) return Unavailable("the server is shutting down");
+  query.log_path = LogPath(query.experiment, query.trial);
+  return deps_.executor->ReadLog(query);
 }
 
 int Controller::RunningProcesses() const {

@@ -29,7 +29,6 @@ struct ControllerOptions {
   std::string token;       // admin token; trials get a TrialToken of it
   std::string log_dir;     // <log_dir>/<experiment>/<trial>.log
   int64_t max_log_bytes = 0;
-  std::vector<int> gpus;   // GPU ids trials may use
   int worker_threads = 4;
 };
 
@@ -65,6 +64,9 @@ class Controller : public runner::ExecutorListener {
                                                const std::string& trial);
 
   std::string LogPath(const std::string& experiment, const std::string& trial) const;
+  // A piece of a trial's log, read through the executor (query's log_path
+  // is filled in). Unavailable once the server is shutting down.
+  StatusOr<runner::LogRange> ReadTrialLog(runner::LogQuery query) const;
   int RunningProcesses() const;
 
   // runner::ExecutorListener: posted to the experiment's strand.
@@ -90,7 +92,6 @@ class Controller : public runner::ExecutorListener {
   const Registry<suggestion::Algorithm>* algorithms_;
   const Registry<earlystop::Policy>* policies_;
   ControllerOptions options_;
-  runner::GpuPool gpu_pool_;
   std::atomic<bool> stopping_{false};
   RunnerDeps deps_;
   WorkPool pool_;

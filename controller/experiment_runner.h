@@ -26,7 +26,6 @@
 #include "storage/store.h"
 #include "suggestion/algorithm.h"
 #include "trial-runner/executor.h"
-#include "trial-runner/gpu_pool.h"
 
 namespace hpt::controller {
 
@@ -44,7 +43,6 @@ struct RunnerDeps {
   const Registry<earlystop::Policy>* policies = nullptr;
   runner::Executor* executor = nullptr;  // not used once *stopping
   const std::atomic<bool>* stopping = nullptr;  // the server is shutting down
-  runner::GpuPool* gpus = nullptr;
   std::string server_url;     // HPT_URL
   std::string token;          // admin token; trials get a TrialToken of it
   std::string log_dir;        // <log_dir>/<experiment>/<trial>.log
@@ -74,7 +72,7 @@ class ExperimentRunner {
   // True while Reconcile() has work to do later: trials waiting for GPUs,
   // or writes the store refused. Takes no lock: the periodic sweep must not
   // wait on a busy runner.
-  bool NeedsSweep() const { return waiting_for_gpus_.load() || dirty_.load(); }
+  bool NeedsSweep() const { return waiting_for_resources_.load() || dirty_.load(); }
 
   Status Stop();
   // Kills its active trials, ahead of the store's delete.
@@ -120,7 +118,6 @@ class ExperimentRunner {
                     const std::string& message);
   void KillActiveLocked(const std::string& reason);
   void KillTrialLocked(api::Trial& trial, const std::string& reason);
-  void ReleaseGpusLocked(const std::string& trial);
 
   // Early stopping over the cached curves (runner_stopping.cc).
   void LoadCurvesLocked();
@@ -138,11 +135,12 @@ class ExperimentRunner {
   std::vector<api::Trial> trials_;  // guarded by mu_; creation order
   std::map<std::string, size_t> index_;               // guarded by mu_
   bool exhausted_ = false;                            // guarded by mu_
-  std::map<std::string, std::vector<int>> trial_gpus_;  // guarded by mu_
   // Re-attached trials: the last step stored before the restart; their
   // observations up to it are replays.
   std::map<std::string, int64_t> replay_through_;       // guarded by mu_
-  std::atomic<bool> waiting_for_gpus_{false};  // read without mu_ by the sweep
+  // A trial waits for the executor's resources (GPUs); read without mu_ by
+  // the sweep.
+  std::atomic<bool> waiting_for_resources_{false};
   // Trial fields RecordTrialLocked could not write, merged per trial.
   std::map<std::string, storage::TrialUpdate> unwritten_;  // guarded by mu_
   std::atomic<bool> dirty_{false};  // a write failed; read without mu_ by the sweep

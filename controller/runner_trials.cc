@@ -13,16 +13,6 @@ using api::ExperimentPhase;
 using api::Trial;
 using api::TrialPhase;
 
-namespace {
-
-std::string JoinCsv(const std::vector<int>& ids) {
-  std::string out;
-  for (int id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
-  return out;
-}
-
-}  // namespace
-
 void ExperimentRunner::Recover() {
   std::lock_guard<std::mutex> lock(mu_);
   if (!runner_run_ || exp_.phase != ExperimentPhase::kRunning) return;
@@ -48,11 +38,6 @@ void ExperimentRunner::Recover() {
     Trial& t = *FindLocked(names[i]);
     if (i < recovered.size() && recovered[i].attached) {
       spdlog::info("experiment {}: re-attached to running trial {}", name_, t.name);
-      auto gpus = runner::ParseGpuList(recovered[i].visible_gpus);
-      if (gpus.ok() && !gpus->empty()) {
-        deps_.gpus->Claim(*gpus);
-        trial_gpus_[t.name] = *gpus;
-      }
       continue;
     }
     // Gone, and what was left of it (provably it) killed.
@@ -68,7 +53,7 @@ void ExperimentRunner::Recover() {
 
 void ExperimentRunner::Reconcile() {
   std::lock_guard<std::mutex> lock(mu_);
-  waiting_for_gpus_ = false;
+  waiting_for_resources_ = false;
   dirty_ = false;
   // Nothing new starts, and the experiment does not end, before the store
   // holds what already happened.
@@ -107,6 +92,7 @@ runner::LaunchSpec ExperimentRunner::BaseLaunchSpecLocked(const Trial& trial) co
   launch.max_log_bytes = deps_.max_log_bytes;
   launch.timeout_seconds = tmpl.timeout_seconds;
   launch.collector = exp_.spec.metrics_collector;
+  launch.resources.gpu = tmpl.gpu;
   launch.metric_names.push_back(exp_.spec.objective.metric_name);
   for (const auto& m : exp_.spec.objective.additional_metric_names) {
     launch.metric_names.push_back(m);
@@ -116,15 +102,6 @@ runner::LaunchSpec ExperimentRunner::BaseLaunchSpecLocked(const Trial& trial) co
 
 bool ExperimentRunner::StartTrialLocked(Trial& trial) {
   const api::TrialTemplate& tmpl = *exp_.spec.trial_template;
-  std::vector<int> gpus;
-  if (tmpl.gpu > 0) {
-    auto acquired = deps_.gpus->Acquire(tmpl.gpu);
-    if (!acquired) {
-      waiting_for_gpus_ = true;  // stays Pending; the sweep retries
-      return false;
-    }
-    gpus = *acquired;
-  }
   runner::LaunchSpec launch = BaseLaunchSpecLocked(trial);
   Status status;
   for (const auto& arg : tmpl.command) {
@@ -140,19 +117,20 @@ bool ExperimentRunner::StartTrialLocked(Trial& trial) {
   launch.env["HPT_TRIAL"] = trial.name;
   // A credential for this trial alone: the admin token never leaves the server.
   if (!deps_.token.empty()) launch.env["HPT_TOKEN"] = TrialToken(deps_.token, name_, trial.name);
-  launch.env["CUDA_VISIBLE_DEVICES"] = JoinCsv(gpus);
 
   StatusOr<runner::JobHandle> job =
       status.ok() ? executor()->Start(launch) : StatusOr<runner::JobHandle>(status);
+  if (job.status().code() == StatusCode::kUnavailable) {
+    waiting_for_resources_ = true;  // stays Pending; the sweep retries
+    return false;
+  }
   storage::TrialUpdate update;
   update.start_time_ms = api::NowMillis();
   if (job.ok()) {
     update.phase = TrialPhase::kRunning;
     update.pid = job->pid;
     update.job_id = job->id;
-    if (!gpus.empty()) trial_gpus_[trial.name] = gpus;
   } else {
-    deps_.gpus->Release(gpus);
     update.phase = TrialPhase::kFailed;
     update.reason = "StartFailed";
     update.message = job.status().message();
@@ -160,13 +138,6 @@ bool ExperimentRunner::StartTrialLocked(Trial& trial) {
   }
   RecordTrialLocked(trial, update);  // the job runs, stored or not
   return true;
-}
-
-void ExperimentRunner::ReleaseGpusLocked(const std::string& trial) {
-  auto it = trial_gpus_.find(trial);
-  if (it == trial_gpus_.end()) return;
-  deps_.gpus->Release(it->second);
-  trial_gpus_.erase(it);
 }
 
 void ExperimentRunner::OnObservation(const std::string& trial,
@@ -192,7 +163,6 @@ void ExperimentRunner::OnObservation(const std::string& trial,
 
 void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& info) {
   std::lock_guard<std::mutex> lock(mu_);
-  ReleaseGpusLocked(trial);
   Trial* t = FindLocked(trial);
   if (!t) return;
   if (!api::IsFinished(t->phase)) {  // else already Killed or EarlyStopped

@@ -186,19 +186,22 @@ HttpResponse Logs(const ApiContext& ctx, const HttpRequest& req) {
     }
     return value;
   };
-  const std::string path = ctx.controller->LogPath(req.Var("name"), req.Var("trial"));
-  StatusOr<runner::LogRange> range = InvalidArgument("");
+  runner::LogQuery query;
+  query.experiment = req.Var("name");
+  query.trial = req.Var("trial");
   if (req.query.count("tail")) {
     StatusOr<int64_t> tail = param("tail", 0);
     if (!tail.ok()) return ErrorResponse(tail.status());
-    range = runner::ReadTrialLogTail(path, std::min(*tail, kMaxLogRead));
+    query.tail = std::min(*tail, kMaxLogRead);
   } else {
     StatusOr<int64_t> offset = param("offset", 0);
     StatusOr<int64_t> limit = param("limit", kMaxLogRead);
     if (!offset.ok()) return ErrorResponse(offset.status());
     if (!limit.ok()) return ErrorResponse(limit.status());
-    range = runner::ReadTrialLog(path, *offset, std::min(*limit, kMaxLogRead));
+    query.offset = *offset;
+    query.limit = std::min(*limit, kMaxLogRead);
   }
+  StatusOr<runner::LogRange> range = ctx.controller->ReadTrialLog(query);
   if (!range.ok()) return ErrorResponse(range.status());
   HttpResponse r;
   r.content_type = "text/plain; charset=utf-8";

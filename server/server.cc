@@ -67,12 +67,15 @@ class ServerImpl : public Server {
     copts.max_log_bytes = options.max_log_bytes;
     copts.log_dir = (std::filesystem::path(options.db_path).parent_path() / "logs").string();
     if (copts.log_dir == "logs") copts.log_dir = "./logs";
-    copts.gpus = options.gpus ? *options.gpus : runner::DetectGpus();
     controller_ = std::make_unique<controller::Controller>(
         store_.get(), &builtins_->algorithms, &builtins_->policies, copts);
-    runner::LocalExecutorOptions eopts;
-    eopts.shim_command = options.trial_shim_command;
-    executor_ = runner::NewLocalExecutor(controller_.get(), eopts);
+    runner::ExecutorContext ectx;
+    ectx.listener = controller_.get();
+    ectx.local.shim_command = options.trial_shim_command;
+    ectx.local.gpus = options.gpus ? *options.gpus : runner::DetectGpus();
+    auto executor = builtins_->executors.Create(options.executor, ectx);
+    if (!executor.ok()) return InvalidArgument("executor: " + executor.status().message());
+    executor_ = std::move(*executor);
     AddApiRoutes(
         {store_.get(), controller_.get(), &builtins_->algorithms, &requests_total_, kVersion},
         router_);

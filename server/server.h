@@ -30,6 +30,8 @@ struct ServerOptions {
   // restarted server re-attaches to them. Empty: trials are the server's
   // children and end with it.
   std::vector<std::string> trial_shim_command;
+  // Which executor runs trials (a name in the executor registry).
+  std::string executor = "local";
   // The server's own log goes to stderr from this level on: "debug",
   // "info", "warn", "error" or "off".
   std::string log_level = "info";

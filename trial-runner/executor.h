@@ -20,10 +20,17 @@
 #include <string>
 #include <vector>
 
+#include "api/registry.h"
 #include "api/status.h"
 #include "api/types.h"
+#include "trial-runner/trial_log.h"
 
 namespace hpt::runner {
+
+// What a trial needs of the machine it runs on.
+struct Resources {
+  int gpu = 0;  // whole GPUs, handed over as CUDA_VISIBLE_DEVICES
+};
 
 struct LaunchSpec {
   std::string experiment;
@@ -38,6 +45,7 @@ struct LaunchSpec {
   api::MetricsCollector collector;
   // Metrics to collect (objective first, then additional); others ignored.
   std::vector<std::string> metric_names;
+  Resources resources;
 };
 
 // A started trial: the process-group id, and an opaque id that names the job
@@ -75,7 +83,17 @@ struct RecoveredJob {
   // a job that ended meanwhile gets its real end). False: nothing is left
   // of it to follow, and what was left running of it has been killed.
   bool attached = false;
-  std::string visible_gpus;  // the CUDA_VISIBLE_DEVICES it runs with
+};
+
+// A read of a trial's log: bytes [offset, offset + limit), or, when tail
+// >= 0, its last `tail` bytes.
+struct LogQuery {
+  std::string experiment;
+  std::string trial;
+  std::string log_path;  // LaunchSpec::log_path
+  int64_t offset = 0;
+  int64_t limit = 0;
+  int64_t tail = -1;
 };
 
 class ExecutorListener {
@@ -92,7 +110,9 @@ class Executor {
  public:
   virtual ~Executor() = default;
   // The started trial's job. InvalidArgument for an empty argv or an invalid
-  // metrics format. A trial that cannot be started (no such program, no such
+  // metrics format. Unavailable while the resources it asks for are taken
+  // (the message says what it waits for; try again once a trial has
+  // ended); FailedPrecondition when this executor never has them. A trial that cannot be started (no such program, no such
   // working dir) returns pid 0 and gets OnExit(kStartFailed) with the reason
   // in log_tail.
   virtual StatusOr<JobHandle> Start(const LaunchSpec& spec) = 0;
@@ -106,11 +126,17 @@ class Executor {
   virtual void Kill(const std::string& experiment, const std::string& trial) = 0;
   // Number of trials started and not yet reported by OnExit().
   virtual int Running() const = 0;
+  // A piece of a trial's log, running or finished, wherever the executor
+  // keeps it. InvalidArgument for a negative offset, limit or tail.
+  virtual StatusOr<LogRange> ReadLog(const LogQuery& query) const = 0;
 };
 
 struct LocalExecutorOptions {
   int kill_grace_ms = 3000;
   int log_tail_lines = 20;
+  // GPU ids trials may use; each trial gets its own (resources.gpu of
+  // them) as CUDA_VISIBLE_DEVICES, "" when it asks for none.
+  std::vector<int> gpus;
   // How to run the trial supervisor (trial_shim.h), e.g. {"/usr/bin/hpt",
   // "trial-shim"}. Set: each trial runs under one, outlives this executor
   // (destroying it leaves trials running, as a crash would) and can be
@@ -123,5 +149,15 @@ struct LocalExecutorOptions {
 // `listener` must outlive the executor. The destructor kills what still runs.
 std::unique_ptr<Executor> NewLocalExecutor(ExecutorListener* listener,
                                            const LocalExecutorOptions& options = {});
+
+// What an executor factory is given: the listener (which must outlive the
+// executor) and the options of each kind of executor.
+struct ExecutorContext {
+  ExecutorListener* listener = nullptr;
+  LocalExecutorOptions local;
+};
+using ExecutorRegistry = Registry<Executor, const ExecutorContext&>;
+// Registers "local" (NewLocalExecutor).
+void RegisterBuiltinExecutors(ExecutorRegistry& registry);
 
 }  // namespace hpt::runner

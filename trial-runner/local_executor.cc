@@ -27,6 +27,7 @@
 #include <signal.h>
 
 #include "trial-runner/executor.h"
+#include "trial-runner/gpu_pool.h"
 #include "trial-runner/process_identity.h"
 #include "trial-runner/supervised_trial.h"
 #include "trial-runner/trial_process.h"
@@ -43,8 +44,15 @@ using Key = std::pair<std::string, std::string>;  // experiment, trial
 constexpr size_t kMaxQueuedBytes = 4u << 20;
 constexpr size_t kMaxQueuedEvents = 8192;
 
+std::string JoinCsv(const std::vector<int>& ids) {
+  std::string out;
+  for (int id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
+  return out;
+}
+
 struct Entry {
   std::unique_ptr<LocalJob> process;  // null while Start() launches it
+  std::vector<int> gpus;              // held until its exit is delivered
   bool kill_requested = false;
   bool finished = false;  // its exit is queued for delivery
 };
@@ -59,7 +67,7 @@ struct Event {
 class LocalExecutor : public Executor {
  public:
   LocalExecutor(ExecutorListener* listener, const LocalExecutorOptions& options)
-      : listener_(listener), options_(options) {
+      : listener_(listener), options_(options), gpus_(options.gpus) {
     HPT_CHECK(pipe2(wake_, O_CLOEXEC | O_NONBLOCK) == 0);
     delivery_ = std::thread([this] { Deliver(); });
     thread_ = std::thread([this] { Loop(); });
@@ -89,16 +97,32 @@ class LocalExecutor : public Executor {
 
   StatusOr<JobHandle> Start(const LaunchSpec& spec) override {
     Key key(spec.experiment, spec.trial);
+    const int want = spec.resources.gpu;
+    if (want > gpus_.size()) {
+      return FailedPrecondition("the trial needs " + std::to_string(want) +
+                                " GPU(s); this server has " + std::to_string(gpus_.size()));
+    }
+    std::vector<int> gpus;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stopping_) return FailedPrecondition("the executor is shutting down");
-      if (!entries_.try_emplace(key).second) {
+      if (entries_.count(key)) {
         return AlreadyExists("trial " + spec.experiment + "/" + spec.trial +
                              " is already running");
       }
+      auto acquired = gpus_.Acquire(want);
+      if (!acquired) {
+        return Unavailable("waiting for " + std::to_string(want) + " GPU(s) (" +
+                           std::to_string(gpus_.available()) + " of " +
+                           std::to_string(gpus_.size()) + " free)");
+      }
+      gpus = *acquired;
+      entries_[key].gpus = gpus;
     }
+    LaunchSpec with_gpus = spec;
+    with_gpus.env["CUDA_VISIBLE_DEVICES"] = JoinCsv(gpus);
     // Launched without the lock: spawning waits for the child's exec.
-    StatusOr<std::unique_ptr<LocalJob>> launched = Launch(spec);
+    StatusOr<std::unique_ptr<LocalJob>> launched = Launch(with_gpus);
     JobHandle job;
     if (launched.ok()) job = {(*launched)->pid(), (*launched)->job_id()};
     {
@@ -106,6 +130,7 @@ class LocalExecutor : public Executor {
       if (launched.ok()) {
         entries_[key].process = std::move(*launched);
       } else {
+        gpus_.Release(gpus);
         entries_.erase(key);
       }
     }
@@ -128,6 +153,13 @@ class LocalExecutor : public Executor {
   int Running() const override {
     std::lock_guard<std::mutex> lock(mu_);
     return static_cast<int>(entries_.size());
+  }
+
+  // The log is a local file, written by the trial's supervisor or by the
+  // poll thread: read straight from disk, whoever writes it.
+  StatusOr<LogRange> ReadLog(const LogQuery& q) const override {
+    if (q.tail >= 0) return ReadTrialLogTail(q.log_path, q.tail);
+    return ReadTrialLog(q.log_path, q.offset, q.limit);
   }
 
  private:
@@ -153,6 +185,7 @@ class LocalExecutor : public Executor {
 
   ExecutorListener* const listener_;
   const LocalExecutorOptions options_;
+  GpuPool gpus_;
   int wake_[2] = {-1, -1};
   std::thread thread_;
   std::thread delivery_;
@@ -209,6 +242,7 @@ void LocalExecutor::Deliver() {
         std::lock_guard<std::mutex> lock(mu_);
         auto it = entries_.find(event.key);
         finished = std::move(it->second.process);
+        gpus_.Release(it->second.gpus);
         entries_.erase(it);
       }
       if (finished) finished->SweepAndReap();
@@ -319,7 +353,12 @@ std::vector<RecoveredJob> LocalExecutor::Recover(const std::vector<RunningJob>& 
       continue;
     }
     out[i].attached = true;
-    out[i].visible_gpus = (*attached)->visible_gpus();
+    // It holds the GPUs it was started with.
+    auto gpus = ParseGpuList((*attached)->visible_gpus());
+    if (gpus.ok()) {
+      gpus_.Claim(*gpus);
+      entries_[key].gpus = *gpus;
+    }
     entries_[key].process = std::move(*attached);
   }
   Wake();
@@ -331,6 +370,15 @@ std::vector<RecoveredJob> LocalExecutor::Recover(const std::vector<RunningJob>& 
 std::unique_ptr<Executor> NewLocalExecutor(
     ExecutorListener* listener, const LocalExecutorOptions& options) {
   return std::make_unique<LocalExecutor>(listener, options);
+}
+
+void RegisterBuiltinExecutors(ExecutorRegistry& registry) {
+  HPT_CHECK(registry
+                .Register("local",
+                          [](const ExecutorContext& c) {
+                            return NewLocalExecutor(c.listener, c.local);
+                          })
+                .ok());
 }
 
 }  // namespace hpt::runner

@@ -58,6 +58,15 @@ TEST_F(CliTest, ValidateNamesTheFieldInOneLine) {
   EXPECT_NE(err.find("invalid YAML"), std::string::npos) << err;
 }
 
+TEST_F(CliTest, ServeRefusesAnUnknownExecutorNamingTheKnownOnes) {
+  std::string out, err;
+  EXPECT_NE(RunHpt({"serve", "--port", "0", "--db", dir_.File("x/hpt.db"), "--executor", "nope"},
+                   &out, &err),
+            0);
+  EXPECT_NE(err.find("executor: 'nope' is not supported (supported: local)"), std::string::npos)
+      << err;
+}
+
 TEST_F(CliTest, RunWithAnEmbeddedServerPrintsTheBestTrial) {
   std::string out, err;
   int code = RunHpt({"run", "--db", dir_.File("db/hpt.db"), dir_.File("exp/experiment.yaml")},

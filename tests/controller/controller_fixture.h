@@ -112,7 +112,7 @@ class ControllerTest : public ::testing::Test {
     options.server_url = "http://127.0.0.1:9";
     controller_ = std::make_unique<Controller>(&flaky_, &builtins_->algorithms,
                                                &builtins_->policies, options);
-    executor_ = std::make_unique<FakeExecutor>(controller_.get());
+    executor_ = std::make_unique<FakeExecutor>(controller_.get(), gpus_);
     if (before_start_) before_start_(*executor_);
     Status s = controller_->Start(executor_.get());
     ASSERT_TRUE(s.ok()) << s.ToString();
@@ -183,6 +183,7 @@ class ControllerTest : public ::testing::Test {
   // Run on each new executor before the controller starts with it (e.g. to
   // say which trials it re-attaches on recovery).
   std::function<void(FakeExecutor&)> before_start_;
+  std::vector<int> gpus_;  // the executor's GPUs
   std::unique_ptr<Builtins> builtins_;
   std::unique_ptr<storage::Store> store_;
   FlakyStore flaky_{nullptr};

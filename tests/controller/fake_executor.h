@@ -2,7 +2,9 @@
 // FakeExecutor: a runner::Executor that runs nothing. It records what the
 // controller asks of it (Start, Kill, Recover) and lets a test play the
 // trials: report an observation or an exit for a chosen trial, from the
-// test's thread, as the real executor's delivery thread would.
+// test's thread, as the real executor's delivery thread would. Its GPUs
+// are handed out as the local executor's are: a trial holds them from
+// Start() to its exit.
 //
 // Thread-safe: the controller calls it from its work pool.
 
@@ -15,19 +17,28 @@
 
 #include "api/status.h"
 #include "trial-runner/executor.h"
+#include "trial-runner/gpu_pool.h"
 
 namespace hpt::controller::testing {
 
 class FakeExecutor : public runner::Executor {
  public:
-  explicit FakeExecutor(runner::ExecutorListener* listener)
-      : listener_(listener) {}
+  explicit FakeExecutor(runner::ExecutorListener* listener, std::vector<int> gpus = {})
+      : listener_(listener), gpus_(std::move(gpus)) {}
 
-  StatusOr<runner::JobHandle> Start(const runner::LaunchSpec& spec) override {
+  StatusOr<runner::JobHandle> Start(const runner::LaunchSpec& given) override {
     std::lock_guard<std::mutex> lock(mu_);
-    if (spec.argv.empty()) return InvalidArgument("argv is empty");
+    if (given.argv.empty()) return InvalidArgument("argv is empty");
+    if (given.resources.gpu > gpus_.size()) return FailedPrecondition("not enough GPUs");
+    auto gpus = gpus_.Acquire(given.resources.gpu);
+    if (!gpus) return Unavailable("waiting for GPUs");
+    runner::LaunchSpec spec = given;
+    std::string visible;
+    for (int id : *gpus) visible += (visible.empty() ? "" : ",") + std::to_string(id);
+    spec.env["CUDA_VISIBLE_DEVICES"] = visible;
     started_.push_back(spec);
     const std::string key = Key(spec.experiment, spec.trial);
+    held_[key] = *gpus;
     running_.insert(key);
     max_running_[spec.experiment] = std::max(max_running_[spec.experiment],
                                              RunningOfLocked(spec.experiment));
@@ -47,7 +58,11 @@ class FakeExecutor : public runner::Executor {
       const runner::LaunchSpec& spec = jobs[i].spec;
       if (attach_.count(spec.trial)) {
         out[i].attached = true;
-        out[i].visible_gpus = attach_[spec.trial];
+        auto gpus = runner::ParseGpuList(attach_[spec.trial]);
+        if (gpus.ok()) {
+          gpus_.Claim(*gpus);
+          held_[Key(spec.experiment, spec.trial)] = *gpus;
+        }
         started_.push_back(spec);
         running_.insert(Key(spec.experiment, spec.trial));
         recovered_.push_back(jobs[i]);
@@ -66,6 +81,11 @@ class FakeExecutor : public runner::Executor {
   int Running() const override {
     std::lock_guard<std::mutex> lock(mu_);
     return static_cast<int>(running_.size());
+  }
+
+  StatusOr<runner::LogRange> ReadLog(const runner::LogQuery& q) const override {
+    if (q.tail >= 0) return runner::ReadTrialLogTail(q.log_path, q.tail);
+    return runner::ReadTrialLog(q.log_path, q.offset, q.limit);
   }
 
   // --- The test's side.
@@ -103,6 +123,8 @@ class FakeExecutor : public runner::Executor {
     {
       std::lock_guard<std::mutex> lock(mu_);
       running_.erase(Key(experiment, trial));
+      gpus_.Release(held_[Key(experiment, trial)]);
+      held_.erase(Key(experiment, trial));
     }
     listener_->OnExit(experiment, trial, info);
   }
@@ -168,6 +190,8 @@ class FakeExecutor : public runner::Executor {
 
   runner::ExecutorListener* const listener_;
   mutable std::mutex mu_;
+  runner::GpuPool gpus_;
+  std::map<std::string, std::vector<int>> held_;  // guarded by mu_
   int64_t next_pid_ = 1000;
   std::vector<runner::LaunchSpec> started_;  // guarded by mu_
   std::set<std::string> running_;            // guarded by mu_

@@ -26,7 +26,7 @@ nlohmann::json GpuSpec(const std::string& name, int max_trials, int parallel) {
 class GpuWaitTest : public ControllerTest {
  protected:
   void SetUp() override {
-    options_.gpus = {0};
+    gpus_ = {0};
     StartController();
   }
   std::string Gpus(const std::string& trial) {

@@ -155,6 +155,33 @@ TEST(TrialRecoveryTest, KillThroughTheNewExecutorStopsTheTrial) {
   EXPECT_FALSE(Alive(trial));
 }
 
+TEST(TrialRecoveryTest, ReattachedTrialKeepsItsGpu) {
+  TempDir dir;
+  LocalExecutorOptions options = Supervised();
+  options.gpus = {0};
+  LaunchSpec spec = Sh(dir, "t", "echo loss=1; sleep 60");
+  spec.resources.gpu = 1;
+  std::string job_id;
+  {
+    RecordingListener first;
+    auto executor = NewLocalExecutor(&first, options);
+    auto job = executor->Start(spec);
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    job_id = job->id;
+    ASSERT_TRUE(first.WaitForObservations("t", 1));
+  }
+  RecordingListener second;
+  auto executor = NewLocalExecutor(&second, options);
+  ASSERT_TRUE(executor->Recover({{spec, job_id}})[0].attached);
+  LaunchSpec other = Sh(dir, "u", "true");
+  other.resources.gpu = 1;
+  EXPECT_EQ(executor->Start(other).status().code(), StatusCode::kUnavailable);
+  executor->Kill("exp", "t");
+  ASSERT_TRUE(second.WaitForExits(1));
+  EXPECT_TRUE(executor->Start(other).ok());
+  ASSERT_TRUE(second.WaitForExits(2));
+}
+
 TEST(TrialRecoveryTest, ShimArgumentsRoundTripAndBadOnesAreNamed) {
   ShimOptions o{"/tmp/x.log", 4096, 7, 100, "/tmp", {"sh", "-c", "echo --log"}};
   auto parsed = ParseShimArguments(ShimArguments(o));
