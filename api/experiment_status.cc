@@ -2,19 +2,32 @@
 
 namespace hpt::api {
 
+namespace {
+
+int& CountOf(TrialCounts& c, TrialPhase phase) {
+  switch (phase) {
+    case TrialPhase::kPending: return c.pending;
+    case TrialPhase::kRunning: return c.running;
+    case TrialPhase::kSucceeded: return c.succeeded;
+    case TrialPhase::kFailed: return c.failed;
+    case TrialPhase::kEarlyStopped: return c.early_stopped;
+    case TrialPhase::kMetricsUnavailable: return c.metrics_unavailable;
+    case TrialPhase::kKilled: return c.killed;
+  }
+  return c.killed;
+}
+
+bool CountsForBest(TrialPhase phase) {
+  return phase == TrialPhase::kSucceeded || phase == TrialPhase::kEarlyStopped;
+}
+
+}  // namespace
+
 TrialCounts CountTrials(const std::vector<Trial>& trials) {
   TrialCounts c;
   for (const auto& t : trials) {
     ++c.total;
-    switch (t.phase) {
-      case TrialPhase::kPending: ++c.pending; break;
-      case TrialPhase::kRunning: ++c.running; break;
-      case TrialPhase::kSucceeded: ++c.succeeded; break;
-      case TrialPhase::kFailed: ++c.failed; break;
-      case TrialPhase::kEarlyStopped: ++c.early_stopped; break;
-      case TrialPhase::kMetricsUnavailable: ++c.metrics_unavailable; break;
-      case TrialPhase::kKilled: ++c.killed; break;
-    }
+    ++CountOf(c, t.phase);
   }
   return c;
 }
@@ -25,9 +38,7 @@ std::optional<size_t> BestTrialIndex(const std::vector<Trial>& trials,
   std::optional<double> best_value;
   for (size_t i = 0; i < trials.size(); ++i) {
     const Trial& t = trials[i];
-    if (t.phase != TrialPhase::kSucceeded && t.phase != TrialPhase::kEarlyStopped) {
-      continue;
-    }
+    if (!CountsForBest(t.phase)) continue;
     auto v = ObjectiveValue(t, objective);
     if (!v) continue;
     if (!best_value || IsBetter(*v, *best_value, objective.type)) {
@@ -42,6 +53,53 @@ bool GoalReached(const Objective& objective, double value) {
   if (!objective.goal) return false;
   return objective.type == ObjectiveType::kMinimize ? value <= *objective.goal
                                                     : value >= *objective.goal;
+}
+
+void TrialTally::Rescan(const std::vector<Trial>& trials) {
+  counts_ = CountTrials(trials);
+  best_ = BestTrialIndex(trials, objective_);
+  if (best_) best_value_ = *ObjectiveValue(trials[*best_], objective_);
+  valid_ = true;
+}
+
+void TrialTally::Consider(const std::vector<Trial>& trials, size_t index) {
+  if (!CountsForBest(trials[index].phase)) return;
+  auto v = ObjectiveValue(trials[index], objective_);
+  if (!v) return;
+  // The first on ties, as BestTrialIndex.
+  if (!best_ || IsBetter(*v, best_value_, objective_.type) ||
+      (*v == best_value_ && index < *best_)) {
+    best_ = index;
+    best_value_ = *v;
+  }
+}
+
+void TrialTally::Added(const std::vector<Trial>& trials, size_t index) {
+  if (!valid_) return;
+  ++counts_.total;
+  ++CountOf(counts_, trials[index].phase);
+  Consider(trials, index);
+}
+
+void TrialTally::PhaseChanged(const std::vector<Trial>& trials, size_t index, TrialPhase from) {
+  if (!valid_ || from == trials[index].phase) return;
+  --CountOf(counts_, from);
+  ++CountOf(counts_, trials[index].phase);
+  if (best_ && *best_ == index) {
+    valid_ = false;  // the best left the running: rescan
+    return;
+  }
+  Consider(trials, index);
+}
+
+const TrialCounts& TrialTally::Counts(const std::vector<Trial>& trials) {
+  if (!valid_) Rescan(trials);
+  return counts_;
+}
+
+std::optional<size_t> TrialTally::Best(const std::vector<Trial>& trials) {
+  if (!valid_) Rescan(trials);
+  return best_;
 }
 
 }  // namespace hpt::api

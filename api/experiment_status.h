@@ -34,4 +34,35 @@ std::optional<size_t> BestTrialIndex(const std::vector<Trial>& trials,
 // True when `value` meets the goal (<= for minimize, >= for maximize).
 bool GoalReached(const Objective& objective, double value);
 
+// CountTrials and BestTrialIndex of a growing list of trials, kept up to
+// date as trials are added and change phase, for a caller that asks after
+// every change (a runner, after every completion: rescanning would make n
+// completions cost O(n^2)). Not thread-safe; the caller passes the same
+// list every time.
+class TrialTally {
+ public:
+  explicit TrialTally(Objective objective) : objective_(std::move(objective)) {}
+
+  // trials[index] was just appended.
+  void Added(const std::vector<Trial>& trials, size_t index);
+  // trials[index] changed phase from `from` (its metrics as they are now).
+  void PhaseChanged(const std::vector<Trial>& trials, size_t index, TrialPhase from);
+  // Something else changed (a finished trial's metrics): the next read
+  // rescans.
+  void Invalidate() { valid_ = false; }
+
+  const TrialCounts& Counts(const std::vector<Trial>& trials);
+  std::optional<size_t> Best(const std::vector<Trial>& trials);
+
+ private:
+  void Rescan(const std::vector<Trial>& trials);
+  void Consider(const std::vector<Trial>& trials, size_t index);
+
+  const Objective objective_;
+  bool valid_ = false;
+  TrialCounts counts_;
+  std::optional<size_t> best_;
+  double best_value_ = 0;
+};
+
 }  // namespace hpt::api

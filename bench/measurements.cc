@@ -87,23 +87,35 @@ StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients, bool ra
                  });
 }
 
-StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config, bool raw_client) {
+StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config, bool raw_client,
+                                       int batch) {
   TempDir dir;
   HPT_ASSIGN_OR_RETURN(auto hpt, StartHpt(config.hpt_binary, dir));
   auto client = raw_client ? NewRawClient(hpt->url()) : hpt::client::NewApiClient(hpt->url(), "");
+  const int total = batch > 1 ? config.asktell_batch_trials : config.asktell_trials;
   HPT_RETURN_IF_ERROR(
-      client->Json("POST", kExperiments, ClientRunSpec("asktell", config.asktell_trials))
-          .status());
+      client->Json("POST", kExperiments, ClientRunSpec("asktell", total)).status());
   const std::string base = kExperiments + "/asktell/trials";
+  const std::string ask = json({{"count", batch}}).dump();
   std::vector<double> done_at;  // seconds since start, per finished trial
-  done_at.reserve(config.asktell_trials);
+  done_at.reserve(total);
   const auto start = Clock::now();
-  while (static_cast<int>(done_at.size()) < config.asktell_trials &&
+  while (static_cast<int>(done_at.size()) < total &&
          Since(start) < config.asktell_max_seconds) {
-    auto suggested = client->Call("POST", base + ":suggest", R"({"count": 1})");
+    auto suggested = client->Call("POST", base + ":suggest", ask);
     if (std::string e = CheckAnswer(suggested); !e.empty()) return Internal("suggest: " + e);
     json trials = json::parse(suggested->body)["trials"];
     if (trials.empty()) break;  // budget used
+    if (batch > 1) {
+      json tell = {{"trials", json::array()}};
+      for (const json& t : trials) {
+        tell["trials"].push_back({{"name", t["name"]}, {"metrics", {{"loss", Loss(t)}}}});
+      }
+      auto completed = client->Call("POST", base + ":batchComplete", tell.dump());
+      if (std::string e = CheckAnswer(completed); !e.empty()) return Internal("tell: " + e);
+      for (size_t i = 0; i < trials.size(); ++i) done_at.push_back(Since(start));
+      continue;
+    }
     const json& trial = trials[0];
     char body[96];
     std::snprintf(body, sizeof(body), R"({"metrics": {"loss": %.17g}})", Loss(trial));

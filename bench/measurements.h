@@ -16,6 +16,8 @@ struct BenchConfig {
   double seconds = 4.0;       // window of each load measurement
   int asktell_trials = 2000;  // maxTrialCount of the ask/tell experiment
   double asktell_max_seconds = 30;  // ... stopped early if it takes longer
+  int asktell_batch = 100;            // trials per call of the batched ask/tell
+  int asktell_batch_trials = 20000;   // maxTrialCount of the batched one
   int runner_trials = 1000;
   int batch_size = 1000;      // observations per batched POST
   int runner_timeout_seconds = 180;
@@ -37,8 +39,10 @@ struct AskTellResult {
   double last_rate = 0;   // ... and over the last 10%: the cost of history
   double Rate() const { return seconds > 0 ? trials / seconds : 0; }
 };
+// `batch` > 1: suggest {"count": batch}, then one :batchComplete for them
+// all, over asktell_batch_trials.
 StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config,
-                                       bool raw_client = false);
+                                       bool raw_client = false, int batch = 1);
 
 // 3. Single-observation writes, each client to its own Running trial.
 // `sync_full`: the server runs with --sync-full (an fsync per commit, the

@@ -145,10 +145,22 @@ StatusOr<std::vector<Trial>> Controller::SuggestTrials(const std::string& name, 
   return entry.runner->Suggest(count);
 }
 
-Status Controller::CompleteTrial(const std::string& experiment, const std::string& trial,
-                                 const Completion& completion) {
+StatusOr<api::Trial> Controller::CompleteTrial(const std::string& experiment,
+                                               const std::string& trial,
+                                               const Completion& completion) {
   HPT_ASSIGN_OR_RETURN(Entry entry, Find(experiment));
   return entry.runner->Complete(trial, completion);
+}
+
+StatusOr<std::vector<api::Trial>> Controller::CompleteTrials(
+    const std::string& experiment, const std::vector<NamedCompletion>& batch) {
+  HPT_ASSIGN_OR_RETURN(Entry entry, Find(experiment));
+  return entry.runner->CompleteMany(batch);
+}
+
+StatusOr<api::Objective> Controller::Objective(const std::string& experiment) {
+  HPT_ASSIGN_OR_RETURN(Entry entry, Find(experiment));
+  return entry.runner->objective();
 }
 
 Status Controller::AddObservations(const std::string& experiment, const std::string& trial,

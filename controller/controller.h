@@ -55,8 +55,12 @@ class Controller : public runner::ExecutorListener {
   Status DeleteExperiment(const std::string& name);
 
   StatusOr<std::vector<api::Trial>> SuggestTrials(const std::string& name, int count);
-  Status CompleteTrial(const std::string& experiment, const std::string& trial,
-                       const Completion& completion);
+  StatusOr<api::Trial> CompleteTrial(const std::string& experiment, const std::string& trial,
+                                     const Completion& completion);
+  StatusOr<std::vector<api::Trial>> CompleteTrials(const std::string& experiment,
+                                                   const std::vector<NamedCompletion>& batch);
+  // The experiment's objective, which gives its trials their objective value.
+  StatusOr<api::Objective> Objective(const std::string& experiment);
   Status AddObservations(const std::string& experiment, const std::string& trial,
                          const std::vector<api::Observation>& observations);
   Status StopTrial(const std::string& experiment, const std::string& trial);

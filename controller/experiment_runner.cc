@@ -1,6 +1,7 @@
-// ExperimentRunner's lifecycle: suggestions, completions, stops and the end
-// conditions. Runner-run trials (start, exit) are in runner_trials.cc, early
-// stopping in runner_stopping.cc.
+// ExperimentRunner's lifecycle: stops and the end conditions. Client-run
+// trials (suggest, observations, complete) are in runner_client.cc,
+// runner-run ones (start, exit) in runner_trials.cc, early stopping in
+// runner_stopping.cc.
 #include "controller/experiment_runner.h"
 
 #include <spdlog/spdlog.h>
@@ -19,7 +20,8 @@ ExperimentRunner::ExperimentRunner(const RunnerDeps& deps, api::Experiment exper
       name_(experiment.spec.name),
       runner_run_(experiment.spec.trial_template.has_value()),
       exp_(std::move(experiment)),
-      trials_(std::move(trials)) {
+      trials_(std::move(trials)),
+      tally_(exp_.spec.objective) {
   for (size_t i = 0; i < trials_.size(); ++i) index_[trials_[i].name] = i;
   if (!exp_.spec.early_stopping.name.empty()) {
     auto policy = deps_.policies->Create(exp_.spec.early_stopping.name);
@@ -44,6 +46,8 @@ storage::TrialUpdate Merged(storage::TrialUpdate earlier, const storage::TrialUp
   if (later.exit_code) earlier.exit_code = later.exit_code;
   if (later.pid) earlier.pid = later.pid;
   if (later.job_id) earlier.job_id = later.job_id;
+  earlier.observations.insert(earlier.observations.end(), later.observations.begin(),
+                              later.observations.end());
   return earlier;
 }
 
@@ -70,15 +74,21 @@ Status ExperimentRunner::UpdateTrialLocked(Trial& trial, const storage::TrialUpd
     return s;
   }
   if (pending != unwritten_.end()) unwritten_.erase(pending);
-  Mirror(trial, update);
-  if (update.phase) SetCurvePhaseLocked(trial.name, trial.phase);
+  MirrorLocked(trial, update);
   return Status::Ok();
+}
+
+void ExperimentRunner::MirrorLocked(Trial& trial, const storage::TrialUpdate& update) {
+  const TrialPhase from = trial.phase;
+  Mirror(trial, update);
+  if (!update.phase) return;
+  SetCurvePhaseLocked(trial.name, trial.phase);
+  tally_.PhaseChanged(trials_, static_cast<size_t>(&trial - trials_.data()), from);
 }
 
 void ExperimentRunner::RecordTrialLocked(Trial& trial, const storage::TrialUpdate& update) {
   if (UpdateTrialLocked(trial, update).ok()) return;
-  Mirror(trial, update);
-  if (update.phase) SetCurvePhaseLocked(trial.name, trial.phase);
+  MirrorLocked(trial, update);
   unwritten_[trial.name] = Merged(unwritten_[trial.name], update);
   dirty_ = true;
 }
@@ -102,6 +112,8 @@ bool ExperimentRunner::FlushUnwrittenLocked() {
 Status ExperimentRunner::RefreshTrialLocked(Trial& trial) {
   HPT_ASSIGN_OR_RETURN(Trial stored, deps_.store->GetTrial(name_, trial.name));
   trial.metrics = std::move(stored.metrics);
+  // A finished trial's value may be the best's: counted again when asked.
+  if (api::IsFinished(trial.phase)) tally_.Invalidate();
   return Status::Ok();
 }
 
@@ -120,97 +132,6 @@ void ExperimentRunner::PrepareDelete() {
   KillActiveLocked("ExperimentDeleted");
 }
 
-StatusOr<std::vector<Trial>> ExperimentRunner::Suggest(int count) {
-  if (count < 1 || count > 1000) {
-    return InvalidArgument("count: must be between 1 and 1000, not " + std::to_string(count));
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  if (runner_run_) {
-    return FailedPrecondition("experiment '" + name_ +
-                              "' has a trialTemplate: the server runs its trials; "
-                              ":suggest is for client-run experiments");
-  }
-  if (api::IsFinished(exp_.phase)) return std::vector<Trial>{};
-  if (exp_.phase == ExperimentPhase::kCreated) {
-    storage::ExperimentUpdate update;
-    update.phase = ExperimentPhase::kRunning;
-    update.start_time_ms = api::NowMillis();
-    HPT_RETURN_IF_ERROR(deps_.store->UpdateExperiment(name_, update));
-    exp_.phase = *update.phase;
-    exp_.start_time_ms = *update.start_time_ms;
-  }
-  int budget = exp_.spec.max_trial_count - static_cast<int>(trials_.size());
-  if (budget <= 0 || exhausted_) return std::vector<Trial>{};
-  HPT_ASSIGN_OR_RETURN(auto created,
-                       CreateTrialsLocked(std::min(count, budget), TrialPhase::kRunning));
-  if (created.empty() && exhausted_) FinishIfDoneLocked();
-  return created;
-}
-
-Status ExperimentRunner::AddObservations(const std::string& trial,
-                                         const std::vector<api::Observation>& observations) {
-  std::lock_guard<std::mutex> lock(mu_);
-  Trial* t = FindLocked(trial);
-  if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
-  if (api::IsFinished(t->phase)) {
-    return FailedPrecondition("trial '" + trial + "' is " + api::ToString(t->phase) +
-                              "; observations are taken only while it runs");
-  }
-  HPT_RETURN_IF_ERROR(deps_.store->AddObservations(name_, trial, observations));
-  for (const auto& o : observations) AppendCurveLocked(trial, o);
-  Status refreshed = RefreshTrialLocked(*t);
-  if (!refreshed.ok()) spdlog::warn("experiment {}: {}", name_, refreshed.message());
-  // Pushed metrics of a runner-run trial are judged like printed ones.
-  if (runner_run_) StopIfHopelessLocked(*t);
-  return Status::Ok();
-}
-
-Status ExperimentRunner::Complete(const std::string& trial, const Completion& completion) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (runner_run_) {
-    return FailedPrecondition("trial '" + trial +
-                              "' is run by the server; it completes when its "
-                              "process exits");
-  }
-  Trial* t = FindLocked(trial);
-  if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
-  if (api::IsFinished(t->phase)) {
-    return FailedPrecondition("trial '" + trial + "' is already " + api::ToString(t->phase));
-  }
-  storage::TrialUpdate update;
-  update.completion_time_ms = api::NowMillis();
-  if (completion.infeasible) {
-    update.phase = TrialPhase::kFailed;
-    update.reason = "Infeasible";
-    update.message = completion.reason;
-  } else {
-    if (!completion.metrics.empty()) {
-      HPT_ASSIGN_OR_RETURN(auto observations, deps_.store->ListObservations(name_, trial));
-      api::Observation final_obs;
-      final_obs.step = observations.empty() ? 0 : observations.back().step + 1;
-      final_obs.timestamp_ms = *update.completion_time_ms;
-      final_obs.metrics = completion.metrics;
-      HPT_RETURN_IF_ERROR(deps_.store->AddObservations(name_, trial, {final_obs}));
-      AppendCurveLocked(trial, final_obs);
-    }
-    HPT_RETURN_IF_ERROR(RefreshTrialLocked(*t));
-    bool has_objective = api::ObjectiveValue(*t, exp_.spec.objective).has_value();
-    // The advice survives a restart: it is stored as the trial's reason.
-    bool advised = t->reason == "EarlyStopAdvised";
-    update.phase = has_objective ? (advised ? TrialPhase::kEarlyStopped : TrialPhase::kSucceeded)
-                                 : TrialPhase::kMetricsUnavailable;
-    update.reason = has_objective ? (advised ? "EarlyStopped" : "Completed")
-                                  : "MetricsUnavailable";
-    if (!has_objective) {
-      update.message =
-          "objective metric '" + exp_.spec.objective.metric_name + "' was never reported";
-    }
-  }
-  HPT_RETURN_IF_ERROR(UpdateTrialLocked(*t, update));
-  FinishIfDoneLocked();
-  return Status::Ok();
-}
-
 Status ExperimentRunner::StopTrial(const std::string& trial) {
   std::lock_guard<std::mutex> lock(mu_);
   Trial* t = FindLocked(trial);
@@ -225,8 +146,8 @@ Status ExperimentRunner::StopTrial(const std::string& trial) {
 bool ExperimentRunner::FinishIfDoneLocked() {
   if (api::IsFinished(exp_.phase)) return true;
   const api::ExperimentSpec& spec = exp_.spec;
-  api::TrialCounts counts = api::CountTrials(trials_);
-  if (auto best = api::BestTrialIndex(trials_, spec.objective)) {
+  const api::TrialCounts counts = tally_.Counts(trials_);
+  if (auto best = tally_.Best(trials_)) {
     double value = *api::ObjectiveValue(trials_[*best], spec.objective);
     if (api::GoalReached(spec.objective, value)) {
       FinishLocked(ExperimentPhase::kSucceeded, "GoalReached",
@@ -325,6 +246,7 @@ StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count, Tri
   for (const Trial& t : created) {
     index_[t.name] = trials_.size();
     trials_.push_back(t);
+    tally_.Added(trials_, trials_.size() - 1);
   }
   return created;
 }

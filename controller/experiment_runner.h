@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "api/experiment_status.h"
 #include "api/registry.h"
 #include "api/types.h"
 #include "earlystop/policy.h"
@@ -34,6 +35,12 @@ struct Completion {
   std::map<std::string, double> metrics;
   bool infeasible = false;
   std::string reason;
+};
+
+// One trial's completion in a batch.
+struct NamedCompletion {
+  std::string trial;
+  Completion completion;
 };
 
 // What every runner shares; all outlive the runners.
@@ -79,7 +86,14 @@ class ExperimentRunner {
   void PrepareDelete();
 
   StatusOr<std::vector<api::Trial>> Suggest(int count);
-  Status Complete(const std::string& trial, const Completion& completion);
+  // The trial as completed (its objective value needs objective()).
+  StatusOr<api::Trial> Complete(const std::string& trial, const Completion& completion);
+  // Several at once, in order. Every entry is checked first (a bad one,
+  // named by its index, changes nothing); a store error part-way is
+  // reported with how many were completed before it.
+  StatusOr<std::vector<api::Trial>> CompleteMany(
+      const std::vector<NamedCompletion>& completions);
+  api::Objective objective();
   Status AddObservations(const std::string& trial,
                          const std::vector<api::Observation>& observations);
   Status StopTrial(const std::string& trial);
@@ -104,9 +118,19 @@ class ExperimentRunner {
   // exited): the cache follows at once, and a refused write is kept and
   // retried by Reconcile() until the store takes it.
   void RecordTrialLocked(api::Trial& trial, const storage::TrialUpdate& update);
+  // Copies `update` into the cached trial, and its phase into the curves
+  // and the tally.
+  void MirrorLocked(api::Trial& trial, const storage::TrialUpdate& update);
   // Retries the refused writes; false while the store still refuses one.
   bool FlushUnwrittenLocked();
   Status RefreshTrialLocked(api::Trial& trial);
+  // Client-run completions (runner_client.cc).
+  Status CheckCompletableLocked(const std::string& trial);
+  Status CompleteLocked(api::Trial& trial, const Completion& completion);
+  // The last step stored for a running trial (-1: none), read from the
+  // store once and then kept.
+  StatusOr<int64_t> LastStepLocked(const std::string& trial);
+  void NoteStepLocked(const std::string& trial, int64_t step);
   // `store_failed` (if given) tells a refused write from the algorithm's error.
   StatusOr<std::vector<api::Trial>> CreateTrialsLocked(int count, api::TrialPhase phase,
                                                        bool* store_failed = nullptr);
@@ -133,11 +157,13 @@ class ExperimentRunner {
   std::mutex mu_;
   api::Experiment exp_;             // guarded by mu_
   std::vector<api::Trial> trials_;  // guarded by mu_; creation order
+  api::TrialTally tally_;           // guarded by mu_; of trials_
   std::map<std::string, size_t> index_;               // guarded by mu_
   bool exhausted_ = false;                            // guarded by mu_
   // Re-attached trials: the last step stored before the restart; their
   // observations up to it are replays.
   std::map<std::string, int64_t> replay_through_;       // guarded by mu_
+  std::map<std::string, int64_t> last_step_;            // guarded by mu_
   // A trial waits for the executor's resources (GPUs); read without mu_ by
   // the sweep.
   std::atomic<bool> waiting_for_resources_{false};

@@ -64,7 +64,7 @@ void ExperimentRunner::Reconcile() {
   for (Trial& t : trials_) {
     if (t.phase == TrialPhase::kPending && !StartTrialLocked(t)) return;
   }
-  api::TrialCounts counts = api::CountTrials(trials_);
+  const api::TrialCounts counts = tally_.Counts(trials_);
   int room = exp_.spec.parallel_trial_count - counts.active();
   int budget = exp_.spec.max_trial_count - counts.total;
   int count = std::min(room, budget);

@@ -153,9 +153,26 @@ HttpResponse Complete(const ApiContext& ctx, const HttpRequest& req) {
   if (!body.ok()) return ErrorResponse(body.status());
   auto completion = DecodeCompletion(*body);
   if (!completion.ok()) return ErrorResponse(completion.status());
-  Status s = ctx.controller->CompleteTrial(req.Var("name"), req.Var("trial"), *completion);
-  if (!s.ok()) return ErrorResponse(s);
-  return GetTrial(ctx, req);
+  auto trial = ctx.controller->CompleteTrial(req.Var("name"), req.Var("trial"), *completion);
+  if (!trial.ok()) return ErrorResponse(trial.status());
+  // Answered from the runner's own copy: nothing is read back from the store.
+  auto objective = ctx.controller->Objective(req.Var("name"));
+  if (!objective.ok()) return ErrorResponse(objective.status());
+  return JsonResponse(200, api::TrialToJson(*trial, *objective));
+}
+
+HttpResponse CompleteMany(const ApiContext& ctx, const HttpRequest& req) {
+  auto body = ParseBody(req);
+  if (!body.ok()) return ErrorResponse(body.status());
+  auto batch = DecodeCompletions(*body);
+  if (!batch.ok()) return ErrorResponse(batch.status());
+  auto trials = ctx.controller->CompleteTrials(req.Var("name"), *batch);
+  if (!trials.ok()) return ErrorResponse(trials.status());
+  auto objective = ctx.controller->Objective(req.Var("name"));
+  if (!objective.ok()) return ErrorResponse(objective.status());
+  json list = json::array();
+  for (const auto& t : *trials) list.push_back(api::TrialToJson(t, *objective));
+  return JsonResponse(200, {{"trials", list}});
 }
 
 HttpResponse StopTrial(const ApiContext& ctx, const HttpRequest& req) {
@@ -279,6 +296,8 @@ void AddApiRoutes(const ApiContext& c, Router& r) {
   r.Add("GET", t, [c](const HttpRequest& q) { return ListTrials(c, q); });
   r.Add("POST", e + "/{name}/trials:suggest",
         [c](const HttpRequest& q) { return Suggest(c, q); });
+  r.Add("POST", e + "/{name}/trials:batchComplete",
+        [c](const HttpRequest& q) { return CompleteMany(c, q); });
   // kTrial: the calls a trial makes about itself, open to its own token.
   r.Add("GET", t + "/{trial}", [c](const HttpRequest& q) { return GetTrial(c, q); },
         Access::kTrial);

@@ -101,23 +101,66 @@ StatusOr<std::vector<api::Observation>> DecodeObservations(const json& body,
   return out;
 }
 
-StatusOr<controller::Completion> DecodeCompletion(const json& body) {
-  JsonReader r;
+namespace {
+
+// One completion at `path` ("" for a whole body); problems go to `r`.
+controller::Completion DecodeCompletionAt(JsonReader& r, const json& obj,
+                                          const std::string& path) {
   controller::Completion c;
-  if (!body.is_object()) return InvalidArgument("body must be a JSON object");
-  r.RejectUnknown(body, "", {"metrics", "infeasible", "reason"});
-  c.infeasible = r.Bool(body, "", "infeasible").value_or(false);
-  if (auto reason = r.String(body, "", "reason", false)) c.reason = *reason;
-  auto m = body.find("metrics");
-  if (m != body.end()) {
+  c.infeasible = r.Bool(obj, path, "infeasible").value_or(false);
+  if (auto reason = r.String(obj, path, "reason", false)) c.reason = *reason;
+  auto m = obj.find("metrics");
+  if (m != obj.end()) {
     std::set<std::string> names;
-    DecodeMetrics(r, *m, "metrics", &c.metrics, &names);
+    const std::string at = path.empty() ? "metrics" : path + ".metrics";
+    DecodeMetrics(r, *m, at, &c.metrics, &names);
     if (c.infeasible && !c.metrics.empty()) {
-      r.Problem("metrics", "an infeasible trial reports no metrics");
+      r.Problem(at, "an infeasible trial reports no metrics");
     }
   }
+  return c;
+}
+
+}  // namespace
+
+StatusOr<controller::Completion> DecodeCompletion(const json& body) {
+  JsonReader r;
+  if (!body.is_object()) return InvalidArgument("body must be a JSON object");
+  r.RejectUnknown(body, "", {"metrics", "infeasible", "reason"});
+  controller::Completion c = DecodeCompletionAt(r, body, "");
   HPT_RETURN_IF_ERROR(r.ToStatus());
   return c;
+}
+
+StatusOr<std::vector<controller::NamedCompletion>> DecodeCompletions(const json& body) {
+  constexpr size_t kMaxCompletions = 1000;
+  if (!body.is_object()) return InvalidArgument("body must be a JSON object");
+  JsonReader r;
+  r.RejectUnknown(body, "", {"trials"});
+  auto list = body.find("trials");
+  if (list == body.end() || !list->is_array() || list->empty()) {
+    return InvalidArgument("trials: a non-empty list of {\"name\", \"metrics\"} is required");
+  }
+  if (list->size() > kMaxCompletions) {
+    return InvalidArgument("trials: at most " + std::to_string(kMaxCompletions) +
+                           " per request, not " + std::to_string(list->size()));
+  }
+  std::vector<controller::NamedCompletion> out;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const std::string path = "trials[" + std::to_string(i) + "]";
+    const json& entry = (*list)[i];
+    if (!entry.is_object()) {
+      r.Problem(path, "must be an object");
+      continue;
+    }
+    r.RejectUnknown(entry, path, {"name", "metrics", "infeasible", "reason"});
+    controller::NamedCompletion named;
+    if (auto name = r.String(entry, path, "name", true)) named.trial = *name;
+    named.completion = DecodeCompletionAt(r, entry, path);
+    out.push_back(std::move(named));
+  }
+  HPT_RETURN_IF_ERROR(r.ToStatus());
+  return out;
 }
 
 }  // namespace hpt::server

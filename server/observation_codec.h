@@ -19,5 +19,10 @@ StatusOr<std::vector<api::Observation>> DecodeObservations(const nlohmann::json&
                                                            int64_t timestamp_ms);
 // `{"metrics": {...}}` or `{"infeasible": true, "reason": "..."}`.
 StatusOr<controller::Completion> DecodeCompletion(const nlohmann::json& body);
+// {"trials": [{"name": "e-1", "metrics": {...}} | {"name": ..., "infeasible":
+// true, "reason": ...}, ...]}: at most 1,000 entries; problems named by
+// their path (trials[3].metrics.loss).
+StatusOr<std::vector<controller::NamedCompletion>> DecodeCompletions(
+    const nlohmann::json& body);
 
 }  // namespace hpt::server

@@ -55,6 +55,8 @@ class SqliteStore final : public Store {
  private:
   // Helpers below expect mu_ to be held.
 
+  // AddObservations' work inside the caller's write transaction.
+  Status AddObservationsLocked(int64_t trial_id, const std::vector<api::Observation>& obs);
   // The row id of an experiment; NotFound naming it when absent.
   StatusOr<int64_t> ExperimentId(const std::string& name);
   // The row id of a trial; NotFound naming the experiment when that is what

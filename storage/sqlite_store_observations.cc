@@ -62,7 +62,13 @@ Status SqliteStore::AddObservations(const std::string& experiment,
   HPT_ASSIGN_OR_RETURN(Transaction txn,
                        Transaction::Begin(*db_, Transaction::Kind::kWrite));
   HPT_ASSIGN_OR_RETURN(int64_t trial_id, TrialId(experiment, trial));
+  HPT_RETURN_IF_ERROR(AddObservationsLocked(trial_id, obs));
+  return txn.Commit();
+}
 
+Status SqliteStore::AddObservationsLocked(int64_t trial_id,
+                                          const std::vector<api::Observation>& obs) {
+  if (obs.empty()) return Status::Ok();
   // Row ids are assigned here, under the write lock, so that each row can
   // carry the id of its write's first row as write_id without a second pass.
   int64_t next_id = 0;
@@ -104,7 +110,7 @@ Status SqliteStore::AddObservations(const std::string& experiment,
     upsert.Bind(6, s.latest_step);
     HPT_RETURN_IF_ERROR(upsert.Run());
   }
-  return txn.Commit();
+  return Status::Ok();
 }
 
 StatusOr<std::vector<api::Observation>> SqliteStore::ListObservations(

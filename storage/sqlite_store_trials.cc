@@ -304,6 +304,7 @@ Status SqliteStore::UpdateTrial(const std::string& experiment,
   stmt.Bind(8, trial_id);
   stmt.BindOptional(9, update.job_id);
   HPT_RETURN_IF_ERROR(stmt.Run());
+  HPT_RETURN_IF_ERROR(AddObservationsLocked(trial_id, update.observations));
   return txn.Commit();
 }
 

@@ -30,6 +30,9 @@ struct TrialUpdate {
   std::optional<int> exit_code;
   std::optional<int64_t> pid;
   std::optional<std::string> job_id;
+  // Added as AddObservations adds them, in the same transaction as the
+  // fields above (a completion's final metrics and its phase together).
+  std::vector<api::Observation> observations;
 };
 
 // Fields of an experiment that change after creation.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace hpt::api {
 namespace {
 
@@ -96,6 +98,53 @@ TEST(GoalReached, MinimizeAndMaximize) {
   EXPECT_FALSE(GoalReached(Maximize(0.9), 0.5));
   EXPECT_FALSE(GoalReached(Minimize(), -1e300));
   EXPECT_FALSE(GoalReached(Maximize(), 1e300));
+}
+
+// The tally agrees with a rescan after every step of a long random history
+// of additions and phase changes, ties and goal-less objectives included.
+TEST(TrialTally, AgreesWithARescanAfterEveryChange) {
+  for (const Objective& objective : {Minimize(), Maximize()}) {
+    std::mt19937 rng(7);
+    std::vector<Trial> trials;
+    TrialTally tally(objective);
+    const TrialPhase finished[] = {TrialPhase::kSucceeded, TrialPhase::kFailed,
+                                   TrialPhase::kEarlyStopped, TrialPhase::kMetricsUnavailable,
+                                   TrialPhase::kKilled};
+    for (int step = 0; step < 3000; ++step) {
+      std::vector<size_t> active;
+      for (size_t i = 0; i < trials.size(); ++i) {
+        if (!IsFinished(trials[i].phase)) active.push_back(i);
+      }
+      if (active.empty() || rng() % 3 == 0) {
+        trials.push_back(MakeTrial(rng() % 2 ? TrialPhase::kPending : TrialPhase::kRunning));
+        tally.Added(trials, trials.size() - 1);
+      } else {
+        size_t i = active[rng() % active.size()];
+        TrialPhase from = trials[i].phase;
+        if (from == TrialPhase::kPending) {
+          trials[i].phase = TrialPhase::kRunning;
+        } else {
+          // Few distinct values, so ties between trials are common.
+          double loss = static_cast<int>(rng() % 20) / 4.0;
+          trials[i].metrics = {{"loss", loss, loss, loss}};
+          trials[i].phase = finished[rng() % 5];
+        }
+        tally.PhaseChanged(trials, i, from);
+      }
+      if (step % 97 == 0) tally.Invalidate();
+      TrialCounts want = CountTrials(trials);
+      const TrialCounts& got = tally.Counts(trials);
+      ASSERT_EQ(got.total, want.total) << step;
+      ASSERT_EQ(got.pending, want.pending) << step;
+      ASSERT_EQ(got.running, want.running) << step;
+      ASSERT_EQ(got.succeeded, want.succeeded) << step;
+      ASSERT_EQ(got.failed, want.failed) << step;
+      ASSERT_EQ(got.early_stopped, want.early_stopped) << step;
+      ASSERT_EQ(got.metrics_unavailable, want.metrics_unavailable) << step;
+      ASSERT_EQ(got.killed, want.killed) << step;
+      ASSERT_EQ(tally.Best(trials), BestTrialIndex(trials, objective)) << step;
+    }
+  }
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ class ClientRunTest : public ControllerTest {
                   double loss) {
     Completion c;
     c.metrics = {{"loss", loss}};
-    return controller_->CompleteTrial(exp, trial, c);
+    return controller_->CompleteTrial(exp, trial, c).status();
   }
 };
 

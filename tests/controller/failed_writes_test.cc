@@ -126,7 +126,7 @@ TEST_F(FailedWritesTest, ClientCallsFailCleanlyAndCanBeRetried) {
   flaky_.FailWrites(true);
   Completion done;
   done.metrics = {{"loss", 1.0}};
-  EXPECT_EQ(controller_->CompleteTrial("g", "g-1", done).code(),
+  EXPECT_EQ(controller_->CompleteTrial("g", "g-1", done).status().code(),
             StatusCode::kUnavailable);
   EXPECT_EQ(Trial("g", "g-1").phase, TrialPhase::kRunning);
   flaky_.FailWrites(false);

@@ -211,7 +211,7 @@ TEST_F(RunnerRunTest, ClientCallsAreRefused) {
   EXPECT_EQ(suggested.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_THAT(suggested.status().message(),
               StartsWith("experiment 'e' has a trialTemplate"));
-  EXPECT_EQ(controller_->CompleteTrial("e", "e-1", {}).code(),
+  EXPECT_EQ(controller_->CompleteTrial("e", "e-1", {}).status().code(),
             StatusCode::kFailedPrecondition);
 }
 

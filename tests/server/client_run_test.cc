@@ -94,6 +94,50 @@ TEST_F(ClientRunTest, CompletionStoresTheFinalObservationLast) {
   EXPECT_EQ(twice.status().code(), StatusCode::kFailedPrecondition);
 }
 
+TEST_F(ClientRunTest, BatchCompleteTellsManyAtOnce) {
+  ASSERT_TRUE(client_->Json("POST", "/api/v1/experiments", ClientExperiment("batch", 6)).ok());
+  json trials = Suggest("batch", 4);
+  ASSERT_EQ(trials.size(), 4u);
+  const std::string path = "/api/v1/experiments/batch/trials:batchComplete";
+  json body = {{"trials",
+                {{{"name", trials[0]["name"]}, {"metrics", {{"loss", 0.5}}}},
+                 {{"name", trials[1]["name"]}, {"metrics", {{"loss", 0.25}}}},
+                 {{"name", trials[2]["name"]}, {"infeasible", true}, {"reason", "diverged"}}}}};
+  auto done = client_->Json("POST", path, body);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  ASSERT_EQ((*done)["trials"].size(), 3u);
+  EXPECT_EQ((*done)["trials"][0]["phase"], "Succeeded");
+  EXPECT_EQ((*done)["trials"][1]["objectiveValue"], 0.25);
+  EXPECT_EQ((*done)["trials"][2]["phase"], "Failed");
+  EXPECT_EQ((*done)["trials"][2]["reason"], "Infeasible");
+  auto stored = client_->Json("GET", TrialPath("batch", trials[1]["name"]));
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ((*stored)["phase"], "Succeeded");
+
+  // A bad entry is named by its index and changes nothing.
+  const std::string last = trials[3]["name"];
+  auto call = [&](const json& b) { return client_->Call("POST", path, b.dump()); };
+  auto twice = call({{"trials", {{{"name", last}, {"metrics", {{"loss", 1}}}},
+                                 {{"name", last}, {"metrics", {{"loss", 2}}}}}}});
+  ASSERT_TRUE(twice.ok());
+  EXPECT_EQ(twice->status, 400);
+  EXPECT_NE(twice->body.find("trials[1].name: trial '" + last + "' is listed twice"),
+            std::string::npos)
+      << twice->body;
+  auto finished = call({{"trials", {{{"name", last}, {"metrics", {{"loss", 1}}}},
+                                    {{"name", trials[0]["name"]}, {"metrics", {{"loss", 1}}}}}}});
+  EXPECT_EQ(finished->status, 409) << finished->body;
+  EXPECT_NE(finished->body.find("trials[1]: trial"), std::string::npos) << finished->body;
+  auto typed = call({{"trials", {{{"name", last}, {"metrics", {{"loss", "low"}}}}}}});
+  EXPECT_EQ(typed->status, 400);
+  EXPECT_NE(typed->body.find("trials[0].metrics.loss"), std::string::npos) << typed->body;
+  EXPECT_EQ(call({{"trials", json::array()}})->status, 400);
+  EXPECT_EQ(call({{"trials", {{{"name", "nope"}}}}})->status, 404);
+  auto untouched = client_->Json("GET", TrialPath("batch", last));
+  ASSERT_TRUE(untouched.ok());
+  EXPECT_EQ((*untouched)["phase"], "Running") << untouched->dump();
+}
+
 TEST_F(ClientRunTest, InfeasibleTrialsFail) {
   ASSERT_TRUE(client_->Json("POST", "/api/v1/experiments", ClientExperiment("infeasible")).ok());
   std::string trial = Suggest("infeasible", 1)[0]["name"];

@@ -268,6 +268,40 @@ TEST_P(StoreConformanceTest, UpdateTrialChangesOnlySetFields) {
   EXPECT_EQ(got->creation_time_ms, 2000);
 }
 
+TEST_P(StoreConformanceTest, UpdateTrialAddsItsObservationsInTheSameWrite) {
+  ASSERT_TRUE(store().CreateExperiment(MakeExperiment("e")).ok());
+  ASSERT_TRUE(store().CreateTrials("e", {MakeTrial("t", "1")}, "").ok());
+  ASSERT_TRUE(store().AddObservations("e", "t", {{0, 10, {{"loss", 0.5}}}}).ok());
+  TrialUpdate done;
+  done.phase = api::TrialPhase::kSucceeded;
+  done.observations = {{1, 20, {{"loss", 0.25}, {"acc", 0.9}}}};
+  ASSERT_TRUE(store().UpdateTrial("e", "t", done).ok());
+  auto got = store().GetTrial("e", "t");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->phase, api::TrialPhase::kSucceeded);
+  ASSERT_EQ(got->metrics.size(), 2u);
+  for (const auto& m : got->metrics) {
+    if (m.name == "loss") {
+      EXPECT_EQ(m.latest, 0.25);
+      EXPECT_EQ(m.max, 0.5);
+    } else {
+      EXPECT_EQ(m.name, "acc");
+      EXPECT_EQ(m.latest, 0.9);
+    }
+  }
+  auto obs = store().ListObservations("e", "t");
+  ASSERT_TRUE(obs.ok());
+  ASSERT_EQ(obs->size(), 2u);
+  EXPECT_EQ((*obs)[1].step, 1);
+
+  // Nothing of a refused update is kept: a missing trial changes nothing.
+  TrialUpdate stray;
+  stray.phase = api::TrialPhase::kFailed;
+  stray.observations = {{5, 30, {{"loss", 9}}}};
+  EXPECT_EQ(store().UpdateTrial("e", "nope", stray).code(), StatusCode::kNotFound);
+  EXPECT_EQ(store().ListObservations("e", "t")->size(), 2u);
+}
+
 TEST_P(StoreConformanceTest, JobIdRoundTrips) {
   ASSERT_TRUE(store().CreateExperiment(MakeExperiment("e")).ok());
   api::Trial created = MakeTrial("t1", "1");

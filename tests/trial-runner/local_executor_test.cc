@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tests/testing/temp_dir.h"
+#include "tests/trial-runner/local_executor_fixture.h"
 #include "tests/trial-runner/recording_listener.h"
 #include "trial-runner/executor.h"
 
@@ -19,55 +20,8 @@ namespace {
 using hpt::testing::ReadFile;
 using hpt::testing::TempDir;
 using hpt::testing::WriteFile;
-using runner::testing::RecordingListener;
+using namespace runner::testing;  // NOLINT: the fixture's helpers
 using std::chrono::milliseconds;
-using Clock = std::chrono::steady_clock;
-
-LaunchSpec Sh(const TempDir& dir, const std::string& trial,
-              const std::string& script) {
-  LaunchSpec spec;
-  spec.experiment = "exp";
-  spec.trial = trial;
-  spec.argv = {"/bin/sh", "-c", script};
-  spec.working_dir = dir.path();
-  spec.log_path = dir.File("logs/" + trial + ".log");
-  spec.metric_names = {"loss", "acc"};
-  return spec;
-}
-
-// A killed grandchild is re-parented; where nobody reaps it (PID 1 of some
-// containers), it lingers as a zombie, which counts as gone.
-bool Gone(int pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string content;
-  if (!std::getline(stat, content)) return true;
-  size_t paren = content.rfind(')');
-  char state = paren + 2 < content.size() ? content[paren + 2] : 'X';
-  return state == 'Z' || state == 'X';
-}
-
-bool WaitGone(int pid) {
-  for (int i = 0; i < 300; ++i) {
-    if (Gone(pid)) return true;
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  return false;
-}
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-// Every case runs twice: trials as the executor's own children, and each
-// under `hpt trial-shim` (what `hpt serve` does).
-class LocalExecutorTest : public ::testing::TestWithParam<bool> {
- protected:
-  static LocalExecutorOptions Options() {
-    LocalExecutorOptions options;
-    if (GetParam()) options.shim_command = {HPT_BINARY, "trial-shim"};
-    return options;
-  }
-};
 
 TEST_P(LocalExecutorTest, ExitZeroDeliversObservationsAndWritesTheLog) {
   TempDir dir;
@@ -378,40 +332,6 @@ TEST_P(LocalExecutorTest, PushAndNoneCollectorsOnlyLog) {
   EXPECT_TRUE(listener.observations("Push").empty());
   EXPECT_TRUE(listener.observations("None").empty());
   EXPECT_EQ(ReadFile(dir.File("logs/Push.log")), "loss=0.5\n");
-}
-
-TEST_P(LocalExecutorTest, GpusAreHandedOutDisjointAndWaitedFor) {
-  TempDir dir;
-  RecordingListener listener;
-  LocalExecutorOptions options = Options();
-  options.gpus = {0, 1};
-  auto executor = NewLocalExecutor(&listener, options);
-  auto gpu_trial = [&](const std::string& name, int gpus, const std::string& script) {
-    LaunchSpec spec = Sh(dir, name, "echo gpus=$CUDA_VISIBLE_DEVICES > " + dir.File(name + ".gpus") +
-                                        "; " + script);
-    spec.resources.gpu = gpus;
-    return executor->Start(spec);
-  };
-  ASSERT_TRUE(gpu_trial("a", 1, "sleep 30").ok());
-  ASSERT_TRUE(gpu_trial("b", 1, "sleep 30").ok());
-  auto waiting = gpu_trial("c", 1, "true");
-  EXPECT_EQ(waiting.status().code(), StatusCode::kUnavailable);
-  EXPECT_NE(waiting.status().message().find("0 of 2 free"), std::string::npos)
-      << waiting.status().message();
-  EXPECT_EQ(gpu_trial("big", 3, "true").status().code(), StatusCode::kFailedPrecondition);
-  ASSERT_TRUE(gpu_trial("none", 0, "true").ok());
-  ASSERT_TRUE(listener.WaitForExits(1));
-  executor->Kill("exp", "a");
-  ASSERT_TRUE(listener.WaitForExits(2));
-  // a's GPU is free again once its exit is delivered.
-  ASSERT_TRUE(gpu_trial("c", 1, "true").ok());
-  ASSERT_TRUE(listener.WaitForExits(3));
-  std::set<std::string> seen = {ReadFile(dir.File("a.gpus")), ReadFile(dir.File("b.gpus"))};
-  EXPECT_EQ(seen, (std::set<std::string>{"gpus=0\n", "gpus=1\n"}));
-  EXPECT_EQ(ReadFile(dir.File("c.gpus")), ReadFile(dir.File("a.gpus")));
-  EXPECT_EQ(ReadFile(dir.File("none.gpus")), "gpus=\n");
-  executor->Kill("exp", "b");
-  ASSERT_TRUE(listener.WaitForExits(4));
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, LocalExecutorTest, ::testing::Bool(),

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "tests/testing/temp_dir.h"
+#include "tests/trial-runner/local_executor_fixture.h"
 #include "tests/trial-runner/recording_listener.h"
 #include "trial-runner/executor.h"
 #include "trial-runner/trial_shim.h"
@@ -20,24 +21,9 @@ namespace {
 using hpt::testing::ReadFile;
 using hpt::testing::TempDir;
 using runner::testing::RecordingListener;
+using runner::testing::Sh;
+using runner::testing::Supervised;
 using std::chrono::milliseconds;
-
-LocalExecutorOptions Supervised() {
-  LocalExecutorOptions options;
-  options.shim_command = {HPT_BINARY, "trial-shim"};
-  return options;
-}
-
-LaunchSpec Sh(const TempDir& dir, const std::string& trial, const std::string& script) {
-  LaunchSpec spec;
-  spec.experiment = "exp";
-  spec.trial = trial;
-  spec.argv = {"/bin/sh", "-c", script};
-  spec.working_dir = dir.path();
-  spec.log_path = dir.File("logs/" + trial + ".log");
-  spec.metric_names = {"loss"};
-  return spec;
-}
 
 bool Alive(int pid) { return pid > 0 && ::kill(pid, 0) == 0; }
 

@@ -1,0 +1,206 @@
+// ExperimentRunner's client-run trials (ask/tell): suggestions,
+// observations and completions, one at a time or many per call. These run
+// on the HTTP thread under the runner's lock, so a completion reads nothing
+// back from the store: the trial's metrics and last step are kept here.
+#include <spdlog/spdlog.h>
+
+#include <set>
+
+#include "api/experiment_status.h"
+#include "controller/experiment_runner.h"
+
+namespace hpt::controller {
+
+using api::ExperimentPhase;
+using api::Trial;
+using api::TrialPhase;
+
+namespace {
+
+// The summaries after an observation at a step past every stored one: its
+// values are each metric's latest.
+void MergeFinal(std::vector<api::MetricSummary>& summaries,
+                const std::map<std::string, double>& metrics) {
+  for (const auto& [name, value] : metrics) {
+    auto it = std::find_if(summaries.begin(), summaries.end(),
+                           [&](const api::MetricSummary& m) { return m.name == name; });
+    if (it == summaries.end()) {
+      summaries.push_back({name, value, value, value});
+      continue;
+    }
+    it->min = std::min(it->min, value);
+    it->max = std::max(it->max, value);
+    it->latest = value;
+  }
+}
+
+}  // namespace
+
+StatusOr<std::vector<Trial>> ExperimentRunner::Suggest(int count) {
+  if (count < 1 || count > 1000) {
+    return InvalidArgument("count: must be between 1 and 1000, not " + std::to_string(count));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (runner_run_) {
+    return FailedPrecondition("experiment '" + name_ +
+                              "' has a trialTemplate: the server runs its trials; "
+                              ":suggest is for client-run experiments");
+  }
+  if (api::IsFinished(exp_.phase)) return std::vector<Trial>{};
+  if (exp_.phase == ExperimentPhase::kCreated) {
+    storage::ExperimentUpdate update;
+    update.phase = ExperimentPhase::kRunning;
+    update.start_time_ms = api::NowMillis();
+    HPT_RETURN_IF_ERROR(deps_.store->UpdateExperiment(name_, update));
+    exp_.phase = *update.phase;
+    exp_.start_time_ms = *update.start_time_ms;
+  }
+  int budget = exp_.spec.max_trial_count - static_cast<int>(trials_.size());
+  if (budget <= 0 || exhausted_) return std::vector<Trial>{};
+  HPT_ASSIGN_OR_RETURN(auto created,
+                       CreateTrialsLocked(std::min(count, budget), TrialPhase::kRunning));
+  for (const Trial& t : created) last_step_[t.name] = -1;  // nothing observed yet
+  if (created.empty() && exhausted_) FinishIfDoneLocked();
+  return created;
+}
+
+Status ExperimentRunner::AddObservations(const std::string& trial,
+                                         const std::vector<api::Observation>& observations) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Trial* t = FindLocked(trial);
+  if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
+  if (api::IsFinished(t->phase)) {
+    return FailedPrecondition("trial '" + trial + "' is " + api::ToString(t->phase) +
+                              "; observations are taken only while it runs");
+  }
+  HPT_RETURN_IF_ERROR(deps_.store->AddObservations(name_, trial, observations));
+  for (const auto& o : observations) {
+    AppendCurveLocked(trial, o);
+    NoteStepLocked(trial, o.step);
+  }
+  Status refreshed = RefreshTrialLocked(*t);
+  if (!refreshed.ok()) spdlog::warn("experiment {}: {}", name_, refreshed.message());
+  // Pushed metrics of a runner-run trial are judged like printed ones.
+  if (runner_run_) StopIfHopelessLocked(*t);
+  return Status::Ok();
+}
+
+void ExperimentRunner::NoteStepLocked(const std::string& trial, int64_t step) {
+  // Only once known: an unknown last step is read from the store when needed.
+  auto it = last_step_.find(trial);
+  if (it != last_step_.end()) it->second = std::max(it->second, step);
+}
+
+StatusOr<int64_t> ExperimentRunner::LastStepLocked(const std::string& trial) {
+  auto it = last_step_.find(trial);
+  if (it != last_step_.end()) return it->second;
+  HPT_ASSIGN_OR_RETURN(auto observations, deps_.store->ListObservations(name_, trial));
+  int64_t last = -1;
+  for (const auto& o : observations) last = std::max(last, o.step);
+  last_step_[trial] = last;
+  return last;
+}
+
+Status ExperimentRunner::CheckCompletableLocked(const std::string& trial) {
+  if (runner_run_) {
+    return FailedPrecondition("trial '" + trial +
+                              "' is run by the server; it completes when its "
+                              "process exits");
+  }
+  Trial* t = FindLocked(trial);
+  if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
+  if (api::IsFinished(t->phase)) {
+    return FailedPrecondition("trial '" + trial + "' is already " + api::ToString(t->phase));
+  }
+  return Status::Ok();
+}
+
+Status ExperimentRunner::CompleteLocked(Trial& t, const Completion& completion) {
+  std::vector<api::MetricSummary> before = t.metrics;
+  storage::TrialUpdate update;
+  update.completion_time_ms = api::NowMillis();
+  if (completion.infeasible) {
+    update.phase = TrialPhase::kFailed;
+    update.reason = "Infeasible";
+    update.message = completion.reason;
+  } else {
+    if (!completion.metrics.empty()) {
+      HPT_ASSIGN_OR_RETURN(int64_t last, LastStepLocked(t.name));
+      api::Observation final_obs;
+      final_obs.step = last + 1;
+      final_obs.timestamp_ms = *update.completion_time_ms;
+      final_obs.metrics = completion.metrics;
+      // Stored with the phase, in one transaction.
+      update.observations.push_back(std::move(final_obs));
+    }
+    // The trial as it will be (the final values are each metric's latest),
+    // so that its new phase is tallied with its value.
+    MergeFinal(t.metrics, completion.metrics);
+    bool has_objective = api::ObjectiveValue(t, exp_.spec.objective).has_value();
+    // The advice survives a restart: it is stored as the trial's reason.
+    bool advised = t.reason == "EarlyStopAdvised";
+    update.phase = has_objective ? (advised ? TrialPhase::kEarlyStopped : TrialPhase::kSucceeded)
+                                 : TrialPhase::kMetricsUnavailable;
+    update.reason = has_objective ? (advised ? "EarlyStopped" : "Completed")
+                                  : "MetricsUnavailable";
+    if (!has_objective) {
+      update.message =
+          "objective metric '" + exp_.spec.objective.metric_name + "' was never reported";
+    }
+  }
+  Status stored = UpdateTrialLocked(t, update);
+  if (!stored.ok()) {
+    t.metrics = std::move(before);  // as stored
+    return stored;
+  }
+  if (!update.observations.empty()) {
+    AppendCurveLocked(t.name, update.observations.front());
+  }
+  last_step_.erase(t.name);  // finished: no more observations
+  return Status::Ok();
+}
+
+StatusOr<Trial> ExperimentRunner::Complete(const std::string& trial,
+                                           const Completion& completion) {
+  std::lock_guard<std::mutex> lock(mu_);
+  HPT_RETURN_IF_ERROR(CheckCompletableLocked(trial));
+  Trial& t = *FindLocked(trial);
+  HPT_RETURN_IF_ERROR(CompleteLocked(t, completion));
+  FinishIfDoneLocked();
+  return t;
+}
+
+StatusOr<std::vector<Trial>> ExperimentRunner::CompleteMany(
+    const std::vector<NamedCompletion>& completions) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // All checked before any is applied: a bad entry changes nothing.
+  std::set<std::string> seen;
+  for (size_t i = 0; i < completions.size(); ++i) {
+    const std::string& name = completions[i].trial;
+    const std::string field = "trials[" + std::to_string(i) + "]";
+    if (!seen.insert(name).second) {
+      return InvalidArgument(field + ".name: trial '" + name + "' is listed twice");
+    }
+    Status s = CheckCompletableLocked(name);
+    if (!s.ok()) return Status(s.code(), field + ": " + s.message());
+  }
+  std::vector<Trial> done;
+  for (size_t i = 0; i < completions.size(); ++i) {
+    Trial& t = *FindLocked(completions[i].trial);
+    Status s = CompleteLocked(t, completions[i].completion);
+    if (!s.ok()) {
+      return Status(s.code(), "trials[" + std::to_string(i) + "]: " + s.message() +
+                                  " (the " + std::to_string(i) + " before it were completed)");
+    }
+    done.push_back(t);
+  }
+  FinishIfDoneLocked();
+  return done;
+}
+
+api::Objective ExperimentRunner::objective() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return exp_.spec.objective;
+}
+
+}  // namespace hpt::controller
