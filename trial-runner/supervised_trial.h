@@ -12,11 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "api/status.h"
-#include "trial-runner/executor.h"
-#include "trial-runner/file_tailer.h"
 #include "trial-runner/line_buffer.h"
-#include "trial-runner/local_job.h"
+#include "trial-runner/local_job.h"  // Executor, FileTailer, MetricsParser
 #include "trial-runner/process_identity.h"
 #include "trial-runner/trial_log.h"
 

@@ -19,6 +19,13 @@ std::string Numbered(int from, int to) {
   return out;
 }
 
+// A capped (4 KiB) log of lines 0..n-1, left open in `writer`.
+void WriteLines(TrialLogWriter& writer, const std::string& path, int n) {
+  ASSERT_TRUE(writer.Open(path, 4096).ok());
+  std::string all = Numbered(0, n);
+  writer.Write(all.data(), all.size());
+}
+
 TEST(TrialLogTest, FollowerThatKeepsUpReadsEveryByteAcrossRotations) {
   TempDir dir;
   const std::string path = dir.File("logs/t.log");
@@ -44,9 +51,7 @@ TEST(TrialLogTest, FollowerFarBehindSkipsWholeChunksAndReadsTheLatest) {
   TempDir dir;
   const std::string path = dir.File("t.log");
   TrialLogWriter writer;
-  ASSERT_TRUE(writer.Open(path, 4096).ok());
-  std::string all = Numbered(0, 2000);
-  writer.Write(all.data(), all.size());
+  WriteLines(writer, path, 2000);
   writer.Close();
   TrialLogFollower follower(path);
   std::string read;
@@ -66,9 +71,7 @@ TEST(TrialLogTest, ReopeningRemovesAnEarlierRunsChunks) {
   TempDir dir;
   const std::string path = dir.File("t.log");
   TrialLogWriter writer;
-  ASSERT_TRUE(writer.Open(path, 4096).ok());
-  std::string all = Numbered(0, 1000);
-  writer.Write(all.data(), all.size());
+  WriteLines(writer, path, 1000);
   ASSERT_FALSE(TrialLogChunks(path).empty());
   ASSERT_TRUE(writer.Open(path, 4096).ok());
   EXPECT_TRUE(TrialLogChunks(path).empty());

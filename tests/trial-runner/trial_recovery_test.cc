@@ -33,18 +33,25 @@ std::string Printer(const TempDir& dir, const std::string& trial) {
          "; for i in 0 1 2 3 4; do echo loss=$i; sleep 0.2; done";
 }
 
+// Starts `spec` under a first executor, waits for its first observation
+// (when `wait`), and destroys that executor as a stopping server does:
+// the trial goes on. The job id, or "" when it did not start.
+std::string StartAndLeave(const LaunchSpec& spec, bool wait = true,
+                          LocalExecutorOptions options = Supervised()) {
+  RecordingListener first;
+  auto executor = NewLocalExecutor(&first, options);
+  auto job = executor->Start(spec);
+  EXPECT_TRUE(job.ok()) << job.status().ToString();
+  if (!job.ok()) return "";
+  if (wait) EXPECT_TRUE(first.WaitForObservations(spec.trial, 1));
+  return job->id;
+}
+
 TEST(TrialRecoveryTest, NewExecutorFollowsARunningTrialToItsEnd) {
   TempDir dir;
   LaunchSpec spec = Sh(dir, "t", Printer(dir, "t"));
-  std::string job_id;
-  {
-    RecordingListener first;
-    auto executor = NewLocalExecutor(&first, Supervised());
-    auto job = executor->Start(spec);
-    ASSERT_TRUE(job.ok()) << job.status().ToString();
-    job_id = job->id;
-    ASSERT_TRUE(first.WaitForObservations("t", 1));
-  }  // destroyed as a stopping server's is: the trial goes on
+  const std::string job_id = StartAndLeave(spec);
+  ASSERT_FALSE(job_id.empty());
   std::this_thread::sleep_for(milliseconds(300));
   RecordingListener second;
   auto executor = NewLocalExecutor(&second, Supervised());
@@ -65,15 +72,9 @@ TEST(TrialRecoveryTest, NewExecutorFollowsARunningTrialToItsEnd) {
 TEST(TrialRecoveryTest, TrialThatEndedMeanwhileReportsItsRealEnd) {
   TempDir dir;
   LaunchSpec spec = Sh(dir, "t", "echo loss=0.5; exit 3");
-  std::string job_id;
-  {
-    RecordingListener first;
-    auto executor = NewLocalExecutor(&first, Supervised());
-    auto job = executor->Start(spec);
-    ASSERT_TRUE(job.ok());
-    job_id = job->id;
-    // Gone before the trial ends.
-  }
+  // Gone before the trial ends.
+  const std::string job_id = StartAndLeave(spec, /*wait=*/false);
+  ASSERT_FALSE(job_id.empty());
   for (int i = 0; i < 100 && !ReadShimExit(spec.log_path); ++i) {
     std::this_thread::sleep_for(milliseconds(50));
   }
@@ -90,12 +91,7 @@ TEST(TrialRecoveryTest, TrialThatEndedMeanwhileReportsItsRealEnd) {
 TEST(TrialRecoveryTest, JobIdNeverStoredIsFoundFromTheSupervisorsFile) {
   TempDir dir;
   LaunchSpec spec = Sh(dir, "t", Printer(dir, "t"));
-  {
-    RecordingListener first;
-    auto executor = NewLocalExecutor(&first, Supervised());
-    ASSERT_TRUE(executor->Start(spec).ok());
-    ASSERT_TRUE(first.WaitForObservations("t", 1));
-  }
+  ASSERT_FALSE(StartAndLeave(spec).empty());  // its id never stored
   RecordingListener second;
   auto executor = NewLocalExecutor(&second, Supervised());
   auto recovered = executor->Recover({{spec, ""}});
@@ -120,15 +116,8 @@ TEST(TrialRecoveryTest, GoneJobIsNotAttached) {
 TEST(TrialRecoveryTest, KillThroughTheNewExecutorStopsTheTrial) {
   TempDir dir;
   LaunchSpec spec = Sh(dir, "t", "echo $$ > " + dir.File("t.pid") + "; echo loss=1; sleep 60");
-  std::string job_id;
-  {
-    RecordingListener first;
-    auto executor = NewLocalExecutor(&first, Supervised());
-    auto job = executor->Start(spec);
-    ASSERT_TRUE(job.ok());
-    job_id = job->id;
-    ASSERT_TRUE(first.WaitForObservations("t", 1));
-  }
+  const std::string job_id = StartAndLeave(spec);
+  ASSERT_FALSE(job_id.empty());
   const int trial = std::stoi(ReadFile(dir.File("t.pid")));
   ASSERT_TRUE(Alive(trial));
   RecordingListener second;
@@ -147,15 +136,8 @@ TEST(TrialRecoveryTest, ReattachedTrialKeepsItsGpu) {
   options.gpus = {0};
   LaunchSpec spec = Sh(dir, "t", "echo loss=1; sleep 60");
   spec.resources.gpu = 1;
-  std::string job_id;
-  {
-    RecordingListener first;
-    auto executor = NewLocalExecutor(&first, options);
-    auto job = executor->Start(spec);
-    ASSERT_TRUE(job.ok()) << job.status().ToString();
-    job_id = job->id;
-    ASSERT_TRUE(first.WaitForObservations("t", 1));
-  }
+  const std::string job_id = StartAndLeave(spec, true, options);
+  ASSERT_FALSE(job_id.empty());
   RecordingListener second;
   auto executor = NewLocalExecutor(&second, options);
   ASSERT_TRUE(executor->Recover({{spec, job_id}})[0].attached);
