@@ -94,6 +94,10 @@ class ServerImpl : public Server {
   void Stop() override {
     if (listener_) listener_->Close();
     if (controller_) controller_->Shutdown();
+    if (executor_ && executor_->Running() > 0 && !options_.trial_shim_command.empty()) {
+      spdlog::info("{} trial(s) keep running under their supervisors; the next start "
+                   "re-attaches to them", executor_->Running());
+    }
     executor_.reset();  // kills what still runs, unless supervised
     controller_.reset();
     listener_.reset();
