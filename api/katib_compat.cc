@@ -119,19 +119,25 @@ Status ConvertTrialTemplate(const json& katib, const std::string& namespace_name
       env[Text(Find(e, "name"))] = Text(Find(e, "value"));
     }
   }
-  int gpus = 0;
+  // The container's limits (else its requests) become the trial's
+  // resources; Kubernetes quantities are kept as text for the spec decoder.
+  json resources = json::object();
   if (const json* res = Find(*container, "resources")) {
-    for (const char* section : {"limits", "requests"}) {
+    for (const char* section : {"requests", "limits"}) {
       const json* s = Find(*res, section);
-      const json* g = s ? Find(*s, "nvidia.com/gpu") : nullptr;
-      if (!g) continue;
-      // A whole count: "2abc", "-1" or "1.5" are not (stoi took their prefix).
-      std::optional<int64_t> n = api::ParseInt(Text(g));
-      if (!n || *n < 0 || *n > 1024) {
-        return InvalidArgument(p + ".trialSpec: nvidia.com/gpu '" + Text(g) +
-                               "' is not a GPU count");
+      if (!s) continue;
+      if (const json* g = Find(*s, "nvidia.com/gpu")) {
+        // A whole count: "2abc", "-1" or "1.5" are not (stoi took their prefix).
+        std::optional<int64_t> n = api::ParseInt(Text(g));
+        if (!n || *n < 0 || *n > 1024) {
+          return InvalidArgument(p + ".trialSpec: nvidia.com/gpu '" + Text(g) +
+                                 "' is not a GPU count");
+        }
+        resources["gpu"] = *n;
       }
-      gpus = std::max(gpus, static_cast<int>(*n));
+      for (const char* key : {"cpu", "memory"}) {
+        if (const json* q = Find(*s, key)) resources[key] = Text(q);
+      }
     }
   }
   if (const json* image = Find(*container, "image")) {
@@ -172,7 +178,7 @@ Status ConvertTrialTemplate(const json& katib, const std::string& namespace_name
   for (auto& [k, v] : env.items()) v = resolve(v.get<std::string>());
   json tmpl = {{"command", command}, {"trialParameters", trial_parameters}};
   if (!env.empty()) tmpl["env"] = env;
-  if (gpus > 0) tmpl["resources"] = {{"gpu", gpus}};
+  if (!resources.empty()) tmpl["resources"] = resources;
   for (const char* key : {"successCondition", "failureCondition"}) {
     if (Find(katib, key)) {
       notes->push_back(std::string("trialTemplate.") + key +

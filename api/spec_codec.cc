@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "api/json_reader.h"
+#include "api/quantity.h"
 #include "api/validation.h"
 
 namespace hpt::api {
@@ -113,6 +114,42 @@ void DecodeParameter(JsonReader& r, const json& j, const std::string& p,
   }
 }
 
+// A quantity given as a JSON number or as Kubernetes text ("10Gi", "500m").
+template <typename T, typename Parse>
+std::optional<T> Quantity(JsonReader& r, const json& obj, const std::string& p,
+                          const std::string& key, Parse parse, const char* example) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return std::nullopt;
+  std::optional<T> value;
+  if (it->is_number()) {
+    value = parse(it->dump());
+  } else if (it->is_string()) {
+    value = parse(it->get<std::string>());
+  }
+  if (!value) {
+    r.Problem(p + "." + key, "'" + (it->is_string() ? it->get<std::string>() : it->dump()) +
+                                 "' is not a quantity (e.g. " + example + ")");
+  }
+  return value;
+}
+
+void DecodeResources(JsonReader& r, const json& j, const std::string& p, Resources& out) {
+  r.RejectUnknown(j, p, {"gpu", "gpuMemory", "cpu", "memory"});
+  if (auto g = r.Number(j, p, "gpu", false)) out.gpu = *g;
+  if (auto m = Quantity<int64_t>(r, j, p, "gpuMemory", ParseBytes, "10Gi")) out.gpu_memory = *m;
+  if (auto c = Quantity<double>(r, j, p, "cpu", ParseCpus, "2 or 500m")) out.cpu = *c;
+  if (auto m = Quantity<int64_t>(r, j, p, "memory", ParseBytes, "4Gi")) out.memory = *m;
+}
+
+json ResourcesToJson(const Resources& res) {
+  json out = {{"gpu", res.gpu}};
+  if (res.gpu == std::floor(res.gpu)) out["gpu"] = static_cast<int64_t>(res.gpu);
+  if (res.gpu_memory > 0) out["gpuMemory"] = FormatBytes(res.gpu_memory);
+  if (res.cpu > 0) out["cpu"] = res.cpu;
+  if (res.memory > 0) out["memory"] = FormatBytes(res.memory);
+  return out;
+}
+
 void DecodeTrialTemplate(JsonReader& r, const json& j, TrialTemplate& t) {
   const std::string p = "trialTemplate";
   r.RejectUnknown(j, p, {"command", "trialParameters", "workingDir", "env",
@@ -147,8 +184,7 @@ void DecodeTrialTemplate(JsonReader& r, const json& j, TrialTemplate& t) {
     }
   }
   if (const json* res = r.Object(j, p, "resources", false)) {
-    r.RejectUnknown(*res, p + ".resources", {"gpu"});
-    if (auto g = r.Int(*res, p + ".resources", "gpu", false)) t.gpu = *g;
+    DecodeResources(r, *res, p + ".resources", t.resources);
   }
   if (auto to = r.Int(j, p, "timeoutSeconds", false)) t.timeout_seconds = *to;
 }
@@ -303,7 +339,7 @@ json SpecToJson(const ExperimentSpec& spec) {
       tps.push_back(e);
     }
     json tj = {{"command", t.command}, {"trialParameters", tps},
-               {"env", t.env}, {"resources", {{"gpu", t.gpu}}},
+               {"env", t.env}, {"resources", ResourcesToJson(t.resources)},
                {"timeoutSeconds", t.timeout_seconds}};
     if (!t.working_dir.empty()) tj["workingDir"] = t.working_dir;
     j["trialTemplate"] = tj;

@@ -62,12 +62,24 @@ struct TrialParameter {
   std::string description;
 };
 
+// What one trial needs of the machine it runs on (trialTemplate.resources).
+struct Resources {
+  // Whole GPUs (1, 2, ...), or a share of one card (0.5, 0.25: trials
+  // that fit are packed onto the same card).
+  double gpu = 0;
+  int64_t gpu_memory = 0;  // bytes of a card's memory; 0: not asked
+  double cpu = 0;          // cores; 0: no limit
+  int64_t memory = 0;      // bytes; 0: no limit
+
+  bool operator==(const Resources&) const = default;
+};
+
 struct TrialTemplate {
   std::vector<std::string> command;  // argv; no shell
   std::vector<TrialParameter> trial_parameters;
   std::string working_dir;  // absolute once the CLI or server resolved it
   std::map<std::string, std::string> env;
-  int gpu = 0;
+  Resources resources;
   int timeout_seconds = 0;  // 0: no timeout
 };
 

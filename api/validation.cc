@@ -71,6 +71,23 @@ void ValidateParameter(JsonReader& r, const ParameterSpec& p,
   }
 }
 
+// Whole GPUs or a share of one card; a card's memory only with a GPU.
+void ValidateResources(JsonReader& r, const Resources& res, const std::string& p) {
+  if (res.gpu < 0) {
+    r.Problem(p + ".gpu", "must not be negative");
+  } else if (res.gpu > 1 && res.gpu != std::floor(res.gpu)) {
+    r.Problem(p + ".gpu", FormatDouble(res.gpu) +
+                              " is neither whole GPUs nor a share of one card (0.5, 0.25)");
+  } else if (res.gpu > 0 && res.gpu < 0.01) {
+    r.Problem(p + ".gpu", "a share of a card must be at least 0.01");
+  } else if (res.gpu > 1024) {
+    r.Problem(p + ".gpu", "must be at most 1024");
+  }
+  if (res.gpu_memory > 0 && res.gpu <= 0) {
+    r.Problem(p + ".gpuMemory", "needs gpu: a share of a card (e.g. gpu: 0.5) or whole GPUs");
+  }
+}
+
 void ValidateTemplate(JsonReader& r, const ExperimentSpec& spec) {
   const TrialTemplate& t = *spec.trial_template;
   if (t.command.empty()) r.Problem("trialTemplate.command", "must not be empty");
@@ -122,7 +139,7 @@ void ValidateTemplate(JsonReader& r, const ExperimentSpec& spec) {
                     t.trial_parameters[i].name + "}");
     }
   }
-  if (t.gpu < 0) r.Problem("trialTemplate.resources.gpu", "must not be negative");
+  ValidateResources(r, t.resources, "trialTemplate.resources");
   if (t.timeout_seconds < 0) {
     r.Problem("trialTemplate.timeoutSeconds", "must not be negative");
   }

@@ -37,7 +37,7 @@ int List(const Connection& c) {
   auto r = (*client)->Json("GET", "/api/v1/experiments");
   if (!r.ok()) return Fail(r.status().message());
   if (PrintAs(*r, c.output, std::cout)) return 0;
-  Table table({"NAME", "PHASE", "ALGORITHM", "TRIALS", "RUNNING", "BEST"});
+  Table table({"NAME", "PHASE", "ALGORITHM", "TRIALS", "RUNNING", "PENDING", "BEST"});
   for (const auto& e : (*r)["experiments"]) {
     const json& st = e["status"];
     std::string best = "-";
@@ -51,7 +51,8 @@ int List(const Connection& c) {
                   e["spec"]["algorithm"].value("algorithmName", ""),
                   std::to_string(done) + "/" +
                       std::to_string(e["spec"].value("maxTrialCount", 0)),
-                  std::to_string(counts.value("running", 0)), best});
+                  std::to_string(counts.value("running", 0)),
+                  std::to_string(counts.value("pending", 0)), best});
   }
   table.Print(std::cout);
   return 0;

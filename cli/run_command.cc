@@ -42,8 +42,12 @@ class Progress {
   void Update(const json& exp) {
     const json& counts = exp["status"]["trials"];
     int total = exp["spec"].value("maxTrialCount", 0);
-    int running = counts.value("running", 0) + counts.value("pending", 0);
-    int done = counts.value("total", 0) - running;
+    // Running and Pending apart: a trial waiting for a GPU is not running.
+    int running = counts.value("running", 0);
+    int pending = counts.value("pending", 0);
+    int done = counts.value("total", 0) - running - pending;
+    std::string active = std::to_string(running) + " running";
+    if (pending > 0) active += ", " + std::to_string(pending) + " pending";
     std::string best = "-";
     const json& opt = exp["status"]["currentOptimalTrial"];
     if (!opt.is_null()) best = api::FormatDouble(opt.value("objectiveValue", 0.0));
@@ -55,16 +59,14 @@ class Progress {
       const int width = 24;
       int filled = total > 0 ? done * width / total : 0;
       std::cout << "\r[" << std::string(filled, '#') << std::string(width - filled, '.')
-                << "] " << done << "/" << total << " trials, " << running
-                << " running, best " << metric << "=" << best << ", " << elapsed
-                << "   " << std::flush;
-    } else if (done != last_done_ || running != last_running_) {
-      std::cout << "trials " << done << "/" << total << " done, " << running
-                << " running, best " << metric << "=" << best << " (" << elapsed << ")"
-                << std::endl;
+                << "] " << done << "/" << total << " trials, " << active << ", best "
+                << metric << "=" << best << ", " << elapsed << "   " << std::flush;
+    } else if (done != last_done_ || active != last_active_) {
+      std::cout << "trials " << done << "/" << total << " done, " << active << ", best "
+                << metric << "=" << best << " (" << elapsed << ")" << std::endl;
     }
     last_done_ = done;
-    last_running_ = running;
+    last_active_ = active;
   }
 
   void End() {
@@ -75,7 +77,7 @@ class Progress {
   bool tty_;
   std::chrono::steady_clock::time_point start_;
   int last_done_ = -1;
-  int last_running_ = -1;
+  std::string last_active_;
 };
 
 }  // namespace

@@ -92,13 +92,18 @@ runner::LaunchSpec ExperimentRunner::BaseLaunchSpecLocked(const Trial& trial) co
   launch.max_log_bytes = deps_.max_log_bytes;
   launch.timeout_seconds = tmpl.timeout_seconds;
   launch.collector = exp_.spec.metrics_collector;
-  launch.resources.gpu = tmpl.gpu;
+  launch.resources = tmpl.resources;
   launch.metric_names.push_back(exp_.spec.objective.metric_name);
   for (const auto& m : exp_.spec.objective.additional_metric_names) {
     launch.metric_names.push_back(m);
   }
   return launch;
 }
+
+namespace {
+// The reason of a Pending trial the executor has no room for yet.
+constexpr char kWaiting[] = "WaitingForResources";
+}  // namespace
 
 bool ExperimentRunner::StartTrialLocked(Trial& trial) {
   const api::TrialTemplate& tmpl = *exp_.spec.trial_template;
@@ -122,10 +127,25 @@ bool ExperimentRunner::StartTrialLocked(Trial& trial) {
       status.ok() ? executor()->Start(launch) : StatusOr<runner::JobHandle>(status);
   if (job.status().code() == StatusCode::kUnavailable) {
     waiting_for_resources_ = true;  // stays Pending; the sweep retries
+    // Every Pending trial of the experiment (they share the template) says
+    // what it waits for ("waiting for 1 GPU (0 of 2 free)"), written only
+    // when that changes.
+    for (Trial& t : trials_) {
+      if (t.phase != TrialPhase::kPending) continue;
+      if (t.reason == kWaiting && t.message == job.status().message()) continue;
+      storage::TrialUpdate waiting;
+      waiting.reason = kWaiting;
+      waiting.message = job.status().message();
+      (void)UpdateTrialLocked(t, waiting);  // logged there; said again next time
+    }
     return false;
   }
   storage::TrialUpdate update;
   update.start_time_ms = api::NowMillis();
+  if (trial.reason == kWaiting) {
+    update.reason = "";
+    update.message = "";
+  }
   if (job.ok()) {
     update.phase = TrialPhase::kRunning;
     update.pid = job->pid;

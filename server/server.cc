@@ -72,7 +72,8 @@ class ServerImpl : public Server {
     runner::ExecutorContext ectx;
     ectx.listener = controller_.get();
     ectx.local.shim_command = options.trial_shim_command;
-    ectx.local.gpus = options.gpus ? *options.gpus : runner::DetectGpus();
+    ectx.local.gpus =
+        options.gpus ? runner::DevicesFromIndices(*options.gpus) : runner::DetectGpus();
     auto executor = builtins_->executors.Create(options.executor, ectx);
     if (!executor.ok()) return InvalidArgument("executor: " + executor.status().message());
     executor_ = std::move(*executor);

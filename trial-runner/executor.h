@@ -23,14 +23,10 @@
 #include "api/registry.h"
 #include "api/status.h"
 #include "api/types.h"
+#include "trial-runner/gpu_inventory.h"
 #include "trial-runner/trial_log.h"
 
 namespace hpt::runner {
-
-// What a trial needs of the machine it runs on.
-struct Resources {
-  int gpu = 0;  // whole GPUs, handed over as CUDA_VISIBLE_DEVICES
-};
 
 struct LaunchSpec {
   std::string experiment;
@@ -45,7 +41,7 @@ struct LaunchSpec {
   api::MetricsCollector collector;
   // Metrics to collect (objective first, then additional); others ignored.
   std::vector<std::string> metric_names;
-  Resources resources;
+  api::Resources resources;  // GPUs handed over as CUDA_VISIBLE_DEVICES
 };
 
 // A started trial: the process-group id, and an opaque id that names the job
@@ -134,9 +130,10 @@ class Executor {
 struct LocalExecutorOptions {
   int kill_grace_ms = 3000;
   int log_tail_lines = 20;
-  // GPU ids trials may use; each trial gets its own (resources.gpu of
-  // them) as CUDA_VISIBLE_DEVICES, "" when it asks for none.
-  std::vector<int> gpus;
+  // The GPUs trials may use (gpu_inventory.h); each trial gets whole
+  // cards or a share of one (resources.gpu) as CUDA_VISIBLE_DEVICES, ""
+  // when it asks for none (gpu_pool.h).
+  std::vector<GpuDevice> gpus;
   // How to run the trial supervisor (trial_shim.h), e.g. {"/usr/bin/hpt",
   // "trial-shim"}. Set: each trial runs under one, outlives this executor
   // (destroying it leaves trials running, as a crash would) and can be

@@ -1,121 +1,173 @@
 #include "trial-runner/gpu_pool.h"
 
-#include <sys/wait.h>
+#include <algorithm>
+#include <cmath>
 
-#include <cctype>
-#include <charconv>
-#include <cstdio>
-#include <string>
+#include "api/quantity.h"
+#include "api/text.h"
 
 namespace hpt::runner {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-    s.remove_suffix(1);
-  }
+constexpr int kWhole = 1000;
+
+int Thousandths(double gpu) { return static_cast<int>(std::lround(gpu * kWhole)); }
+
+std::string ShareText(int share) {
+  std::string s = std::to_string(share / 1000.0);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (!s.empty() && s.back() == '.') s.pop_back();
   return s;
 }
 
-std::optional<int> ParseIndex(std::string_view s) {
-  int value = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size() ||
-      value < 0) {
-    return std::nullopt;
-  }
-  return value;
+std::string GpuCount(double gpu) {
+  return (gpu < 1 ? ShareText(Thousandths(gpu)) + " of a GPU"
+                  : ShareText(Thousandths(gpu)) + (gpu == 1 ? " GPU" : " GPUs"));
 }
 
 }  // namespace
 
-GpuPool::GpuPool(std::vector<int> ids)
-    : all_(ids.begin(), ids.end()), free_(all_) {}
-
-std::optional<std::vector<int>> GpuPool::Acquire(int n) {
-  std::vector<int> taken;
-  if (n <= 0) return taken;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (free_.size() < static_cast<size_t>(n)) return std::nullopt;
-  auto it = free_.begin();
-  for (int i = 0; i < n; ++i) taken.push_back(*it++);
-  free_.erase(free_.begin(), it);
-  return taken;
+void AddLeaseToEnv(const GpuLease& lease, std::map<std::string, std::string>& env) {
+  std::vector<std::string> ids;
+  for (int id : lease.ids) ids.push_back(std::to_string(id));
+  env["CUDA_VISIBLE_DEVICES"] = api::Join(ids, ",");
+  if (!lease.empty() && lease.share < kWhole) {
+    env["HPT_GPU_FRACTION"] = ShareText(lease.share);
+  }
+  if (lease.memory > 0) env["HPT_GPU_MEMORY"] = std::to_string(lease.memory);
 }
 
-void GpuPool::Claim(const std::vector<int>& ids) {
-  std::lock_guard<std::mutex> lock(mu_);
-  for (int id : ids) free_.erase(id);
+GpuLease LeaseFromEnv(const std::optional<std::string>& visible,
+                      const std::optional<std::string>& fraction,
+                      const std::optional<std::string>& memory) {
+  GpuLease lease;
+  if (!visible) return lease;
+  auto ids = ParseGpuList(*visible);
+  if (!ids.ok()) return lease;
+  lease.ids = *ids;
+  lease.share = kWhole;
+  if (fraction) {
+    auto f = api::ParseNumber(*fraction);
+    if (f && *f > 0 && *f < 1) lease.share = Thousandths(*f);
+  }
+  if (memory) lease.memory = api::ParseInt(*memory).value_or(0);
+  return lease;
 }
 
-void GpuPool::Release(const std::vector<int>& ids) {
-  std::lock_guard<std::mutex> lock(mu_);
-  for (int id : ids) {
-    if (all_.count(id)) free_.insert(id);
+GpuPool::GpuPool(std::vector<GpuDevice> devices) {
+  std::sort(devices.begin(), devices.end(),
+            [](const GpuDevice& a, const GpuDevice& b) { return a.index < b.index; });
+  for (GpuDevice& d : devices) {
+    if (!cards_.empty() && cards_.back().device.index == d.index) continue;  // twice
+    cards_.push_back({std::move(d), 0, 0});
   }
 }
 
-int GpuPool::size() const { return static_cast<int>(all_.size()); }
-
-int GpuPool::available() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return static_cast<int>(free_.size());
-}
-
-std::vector<int> DetectGpus() {
-  // "e": the pipe must not leak into trials started meanwhile.
-  FILE* pipe = popen("nvidia-smi -L 2>/dev/null", "re");
-  if (pipe == nullptr) return {};
-  std::string output;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
-    output.append(buffer, n);
-  int status = pclose(pipe);
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return {};
-  return ParseNvidiaSmiList(output);
-}
-
-std::vector<int> ParseNvidiaSmiList(std::string_view output) {
-  std::vector<int> ids;
-  while (!output.empty()) {
-    size_t eol = output.find('\n');
-    std::string_view line = Trim(output.substr(0, eol));
-    output.remove_prefix(eol == std::string_view::npos ? output.size()
-                                                       : eol + 1);
-    if (line.substr(0, 4) != "GPU ") continue;
-    size_t colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    if (auto id = ParseIndex(line.substr(4, colon - 4))) ids.push_back(*id);
+GpuPool::Card* GpuPool::FindLocked(int index) {
+  for (Card& c : cards_) {
+    if (c.device.index == index) return &c;
   }
-  return ids;
+  return nullptr;
 }
 
-StatusOr<std::vector<int>> ParseGpuList(std::string_view list) {
-  const std::string whole(list);
-  std::vector<int> ids;
-  std::set<int> seen;
-  if (Trim(list).empty()) return ids;
-  while (true) {
-    size_t comma = list.find(',');
-    std::string_view entry = Trim(list.substr(0, comma));
-    auto id = ParseIndex(entry);
-    if (!id) {
-      return InvalidArgument("GPU list '" + whole + "': '" +
-                             std::string(entry) +
-                             "' is not a GPU index (0, 1, ...)");
+Status GpuPool::CheckFits(const api::Resources& r) const {
+  if (r.gpu <= 0) return Status::Ok();
+  const int whole = r.gpu >= 1 ? static_cast<int>(r.gpu) : 1;
+  int big_enough = 0;
+  for (const Card& c : cards_) {
+    if (c.device.memory == 0 || c.device.memory >= r.gpu_memory) ++big_enough;
+  }
+  if (big_enough >= whole) return Status::Ok();
+  std::string what = GpuCount(r.gpu);
+  if (r.gpu_memory > 0) what += " with " + api::FormatBytes(r.gpu_memory);
+  return FailedPrecondition("the trial needs " + what + "; this server has " +
+                            std::to_string(cards_.size()) + " GPU(s)" +
+                            (big_enough < static_cast<int>(cards_.size())
+                                 ? ", " + std::to_string(big_enough) + " with that much memory"
+                                 : ""));
+}
+
+std::optional<GpuLease> GpuPool::Acquire(const api::Resources& r, std::string* waiting) {
+  if (r.gpu <= 0) return GpuLease{};
+  std::lock_guard<std::mutex> lock(mu_);
+  auto memory_fits = [&](const Card& c) {
+    return c.device.memory == 0 || c.device.memory - c.memory_used >= r.gpu_memory;
+  };
+  GpuLease lease;
+  lease.memory = r.gpu_memory;
+  if (r.gpu >= 1) {
+    const size_t want = static_cast<size_t>(r.gpu);
+    for (Card& c : cards_) {
+      if (c.used == 0 && c.memory_used == 0 && memory_fits(c) && lease.ids.size() < want) {
+        lease.ids.push_back(c.device.index);
+      }
     }
-    if (!seen.insert(*id).second) {
-      return InvalidArgument("GPU list '" + whole + "': GPU " +
-                             std::to_string(*id) + " appears twice");
+    if (lease.ids.size() < want) {
+      int free = 0;
+      for (const Card& c : cards_) free += c.used == 0;
+      if (waiting) {
+        *waiting = "waiting for " + GpuCount(r.gpu) + " (" + std::to_string(free) + " of " +
+                   std::to_string(cards_.size()) + " free)";
+      }
+      return std::nullopt;
     }
-    ids.push_back(*id);
-    if (comma == std::string_view::npos) return ids;
-    list.remove_prefix(comma + 1);
+    lease.share = kWhole;
+  } else {
+    // Best fit: the card left with the least room, so that shares fill a
+    // card before opening another.
+    const int share = Thousandths(r.gpu);
+    Card* best = nullptr;
+    for (Card& c : cards_) {
+      if (kWhole - c.used < share || !memory_fits(c)) continue;
+      if (!best || c.used > best->used) best = &c;
+    }
+    if (!best) {
+      int most = 0;
+      for (const Card& c : cards_) most = std::max(most, kWhole - c.used);
+      if (waiting) {
+        *waiting = "waiting for " + GpuCount(r.gpu) +
+                   (r.gpu_memory > 0 ? " with " + api::FormatBytes(r.gpu_memory) : "") +
+                   " (the freest card has " + ShareText(most) + " free)";
+      }
+      return std::nullopt;
+    }
+    lease.ids = {best->device.index};
+    lease.share = share;
   }
+  for (int id : lease.ids) {
+    Card* c = FindLocked(id);
+    c->used += lease.share;
+    c->memory_used += lease.memory;
+  }
+  return lease;
+}
+
+void GpuPool::Release(const GpuLease& lease) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int id : lease.ids) {
+    if (Card* c = FindLocked(id)) {
+      c->used = std::max(0, c->used - lease.share);
+      c->memory_used = std::max<int64_t>(0, c->memory_used - lease.memory);
+    }
+  }
+}
+
+void GpuPool::Claim(const GpuLease& lease) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int id : lease.ids) {
+    if (Card* c = FindLocked(id)) {
+      c->used = std::min(kWhole, c->used + lease.share);
+      c->memory_used += lease.memory;
+    }
+  }
+}
+
+int GpuPool::free_share(int index) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Card& c : cards_) {
+    if (c.device.index == index) return kWhole - c.used;
+  }
+  return -1;
 }
 
 }  // namespace hpt::runner

@@ -1,52 +1,74 @@
 #pragma once
-// GpuPool: which of the machine's GPUs are free, so that trials asking for
-// GPUs get disjoint sets (handed to them as CUDA_VISIBLE_DEVICES).
+// GpuPool: which shares of the machine's GPUs are free. A trial takes whole
+// cards (resources.gpu 1, 2, ...) or a share of one card (0.5, 0.25), with
+// an optional claim on the card's memory (gpuMemory); shares are packed
+// best-fit, so small trials fill a card before opening another and whole
+// cards stay free for trials that need them. No card is ever over 100%.
 //
 // Thread-safe.
 
+#include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
-#include <set>
-#include <string_view>
+#include <string>
 #include <vector>
 
 #include "api/status.h"
+#include "api/types.h"
+#include "trial-runner/gpu_inventory.h"
 
 namespace hpt::runner {
 
-class GpuPool {
- public:
-  // The pool owns `ids` (duplicates are dropped); all start free.
-  explicit GpuPool(std::vector<int> ids);
+// What one trial holds.
+struct GpuLease {
+  std::vector<int> ids;  // the cards (CUDA_VISIBLE_DEVICES)
+  int share = 0;         // of each card, in thousandths (1000: the whole card)
+  int64_t memory = 0;    // bytes of each card's memory claimed; 0: none
 
-  // `n` free ids, lowest first, now marked busy; nullopt (nothing taken) when
-  // fewer than `n` are free. n <= 0 gives an empty list.
-  std::optional<std::vector<int>> Acquire(int n);
-  // Marks `ids` busy (a trial that holds them already, re-attached after a
-  // restart); ids the pool does not own are ignored.
-  void Claim(const std::vector<int>& ids);
-  // Marks `ids` free again; ids the pool does not own, or that are already
-  // free, are ignored.
-  void Release(const std::vector<int>& ids);
-
-  int size() const;       // ids the pool owns
-  int available() const;  // ids free now
-
- private:
-  const std::set<int> all_;
-  mutable std::mutex mu_;
-  std::set<int> free_;  // guarded by mu_
+  bool empty() const { return ids.empty(); }
 };
 
-// The GPU indices `nvidia-smi -L` lists; empty when nvidia-smi is missing or
-// fails. Blocks while nvidia-smi runs.
-std::vector<int> DetectGpus();
+// The trial's environment for a lease: CUDA_VISIBLE_DEVICES ("" without
+// GPUs), and for a share HPT_GPU_FRACTION ("0.25": what a framework may
+// cap itself to) and HPT_GPU_MEMORY (bytes) when claimed.
+void AddLeaseToEnv(const GpuLease& lease, std::map<std::string, std::string>& env);
+// The lease those variables describe (a re-attached trial's); an empty
+// lease when CUDA_VISIBLE_DEVICES is unset, empty or malformed.
+GpuLease LeaseFromEnv(const std::optional<std::string>& visible,
+                      const std::optional<std::string>& fraction,
+                      const std::optional<std::string>& memory);
 
-// The N of every line that starts with "GPU N:" in `nvidia-smi -L` output.
-std::vector<int> ParseNvidiaSmiList(std::string_view output);
+class GpuPool {
+ public:
+  explicit GpuPool(std::vector<GpuDevice> devices);
 
-// "0,1,3" -> {0, 1, 3}; "" -> {}. InvalidArgument naming the entry that is
-// not a non-negative integer or appears twice.
-StatusOr<std::vector<int>> ParseGpuList(std::string_view list);
+  // FailedPrecondition when `resources` could never fit this machine (more
+  // cards than it has, more memory than any card has).
+  Status CheckFits(const api::Resources& resources) const;
+  // A lease for `resources` (an empty one when it asks for no GPU), or
+  // nullopt, with what it waits for in *waiting, when none fits now.
+  std::optional<GpuLease> Acquire(const api::Resources& resources, std::string* waiting);
+  // Returns what `lease` held; unknown cards are ignored.
+  void Release(const GpuLease& lease);
+  // Marks `lease` held (a trial re-attached after a restart); cards this
+  // pool does not have are ignored.
+  void Claim(const GpuLease& lease);
+
+  int size() const { return static_cast<int>(cards_.size()); }
+  // Free thousandths of card `index` (-1: no such card).
+  int free_share(int index) const;
+
+ private:
+  struct Card {
+    GpuDevice device;
+    int used = 0;            // thousandths
+    int64_t memory_used = 0;
+  };
+  Card* FindLocked(int index);
+
+  mutable std::mutex mu_;
+  std::vector<Card> cards_;  // by index; guarded by mu_ (used, memory_used)
+};
 
 }  // namespace hpt::runner

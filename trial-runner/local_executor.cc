@@ -44,15 +44,9 @@ using Key = std::pair<std::string, std::string>;  // experiment, trial
 constexpr size_t kMaxQueuedBytes = 4u << 20;
 constexpr size_t kMaxQueuedEvents = 8192;
 
-std::string JoinCsv(const std::vector<int>& ids) {
-  std::string out;
-  for (int id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
-  return out;
-}
-
 struct Entry {
   std::unique_ptr<LocalJob> process;  // null while Start() launches it
-  std::vector<int> gpus;              // held until its exit is delivered
+  GpuLease gpus;                      // held until its exit is delivered
   bool kill_requested = false;
   bool finished = false;  // its exit is queued for delivery
 };
@@ -97,12 +91,8 @@ class LocalExecutor : public Executor {
 
   StatusOr<JobHandle> Start(const LaunchSpec& spec) override {
     Key key(spec.experiment, spec.trial);
-    const int want = spec.resources.gpu;
-    if (want > gpus_.size()) {
-      return FailedPrecondition("the trial needs " + std::to_string(want) +
-                                " GPU(s); this server has " + std::to_string(gpus_.size()));
-    }
-    std::vector<int> gpus;
+    HPT_RETURN_IF_ERROR(gpus_.CheckFits(spec.resources));
+    GpuLease gpus;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stopping_) return FailedPrecondition("the executor is shutting down");
@@ -110,17 +100,14 @@ class LocalExecutor : public Executor {
         return AlreadyExists("trial " + spec.experiment + "/" + spec.trial +
                              " is already running");
       }
-      auto acquired = gpus_.Acquire(want);
-      if (!acquired) {
-        return Unavailable("waiting for " + std::to_string(want) + " GPU(s) (" +
-                           std::to_string(gpus_.available()) + " of " +
-                           std::to_string(gpus_.size()) + " free)");
-      }
+      std::string waiting;
+      auto acquired = gpus_.Acquire(spec.resources, &waiting);
+      if (!acquired) return Unavailable(waiting);
       gpus = *acquired;
       entries_[key].gpus = gpus;
     }
     LaunchSpec with_gpus = spec;
-    with_gpus.env["CUDA_VISIBLE_DEVICES"] = JoinCsv(gpus);
+    AddLeaseToEnv(gpus, with_gpus.env);
     // Launched without the lock: spawning waits for the child's exec.
     StatusOr<std::unique_ptr<LocalJob>> launched = Launch(with_gpus);
     JobHandle job;
@@ -354,11 +341,9 @@ std::vector<RecoveredJob> LocalExecutor::Recover(const std::vector<RunningJob>& 
     }
     out[i].attached = true;
     // It holds the GPUs it was started with.
-    auto gpus = ParseGpuList((*attached)->visible_gpus());
-    if (gpus.ok()) {
-      gpus_.Claim(*gpus);
-      entries_[key].gpus = *gpus;
-    }
+    GpuLease lease = (*attached)->gpu_lease();
+    gpus_.Claim(lease);
+    entries_[key].gpus = lease;
     entries_[key].process = std::move(*attached);
   }
   Wake();

@@ -28,7 +28,6 @@ constexpr size_t kReadLimit = 1 << 20;
 // Past the grace period, how long the supervisor may take to record the end.
 constexpr milliseconds kSupervisorSlack(5000);
 
-constexpr char kGpuVariable[] = "CUDA_VISIBLE_DEVICES";
 
 }  // namespace
 
@@ -71,8 +70,6 @@ StatusOr<std::unique_ptr<SupervisedTrial>> SupervisedTrial::Launch(
   trial->identity_.cookie = NewCookie();
   std::map<std::string, std::string> env = spec.env;
   env[kCookieVariable] = trial->identity_.cookie;
-  auto gpus = env.find(kGpuVariable);
-  if (gpus != env.end()) trial->visible_gpus_ = gpus->second;
   ShimOptions shim{spec.log_path, spec.max_log_bytes, spec.timeout_seconds,
                    options.kill_grace_ms, spec.working_dir, spec.argv};
   std::vector<std::string> argv = options.shim_command;
@@ -119,7 +116,9 @@ StatusOr<std::unique_ptr<SupervisedTrial>> SupervisedTrial::Attach(
     trial->identity_ = *id;
     trial->job_id_ = FormatJobId(*id);
     trial->pid_fd_ = OpenPidfd(id->pid);
-    trial->visible_gpus_ = ProcessEnvironmentValue(id->pid, kGpuVariable).value_or("");
+    trial->gpu_lease_ = LeaseFromEnv(ProcessEnvironmentValue(id->pid, "CUDA_VISIBLE_DEVICES"),
+                                     ProcessEnvironmentValue(id->pid, "HPT_GPU_FRACTION"),
+                                     ProcessEnvironmentValue(id->pid, "HPT_GPU_MEMORY"));
     return trial;
   }
   if (ReadShimExit(spec.log_path)) {  // it ended while no server watched

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "trial-runner/gpu_pool.h"
 #include "trial-runner/line_buffer.h"
 #include "trial-runner/local_job.h"  // Executor, FileTailer, MetricsParser
 #include "trial-runner/process_identity.h"
@@ -37,8 +38,8 @@ class SupervisedTrial : public LocalJob {
 
   int pid() const override { return identity_.pid; }
   const std::string& job_id() const override { return job_id_; }
-  // CUDA_VISIBLE_DEVICES as the trial was started with it ("" when unset).
-  const std::string& visible_gpus() const { return visible_gpus_; }
+  // The GPUs the trial was started with (from its environment).
+  const GpuLease& gpu_lease() const { return gpu_lease_; }
 
   // SIGTERM to the supervisor, which stops the trial with its grace
   // period; if the supervisor is still there well after that, everything
@@ -64,7 +65,7 @@ class SupervisedTrial : public LocalJob {
   const int kill_grace_ms_;
   ProcessIdentity identity_;
   std::string job_id_;
-  std::string visible_gpus_;
+  GpuLease gpu_lease_;
   bool child_ = false;  // started here: ours to reap
   int pid_fd_ = -1;
   int pid_index_ = -1;

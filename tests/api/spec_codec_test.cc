@@ -63,7 +63,7 @@ void ExpectDecodesIssueExample(const ExperimentSpec& s) {
   EXPECT_EQ(t.trial_parameters[0].reference, "x");
   EXPECT_EQ(t.working_dir, ".");
   EXPECT_EQ(t.env, (std::map<std::string, std::string>{{"KEY", "value"}}));
-  EXPECT_EQ(t.gpu, 0);
+  EXPECT_EQ(t.resources, Resources{});
   EXPECT_EQ(t.timeout_seconds, 600);
   EXPECT_EQ(s.metrics_collector.kind, "StdOut");
 }
@@ -215,22 +215,43 @@ TEST(SpecFromJson, WrongTypesNameTheirFieldPaths) {
 TEST(SpecFromJson, NonIntegerCountsAreRejected) {
   json j = FullJson();
   j["maxTrialCount"] = 2.5;
-  j["trialTemplate"]["resources"]["gpu"] = 1.5;
   std::string err = DecodeError(j);
   EXPECT_THAT(err, HasSubstr("maxTrialCount: 2.5 is not an integer"));
-  EXPECT_THAT(err, HasSubstr("trialTemplate.resources.gpu: 1.5 is not an integer"));
+}
+
+TEST(SpecFromJson, ResourcesTakeSharesAndKubernetesQuantities) {
+  json j = FullJson();
+  j["trialTemplate"]["resources"] = {
+      {"gpu", 0.25}, {"gpuMemory", "10Gi"}, {"cpu", "500m"}, {"memory", 4294967296}};
+  auto s = SpecFromJson(j);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  const Resources& r = s->trial_template->resources;
+  EXPECT_EQ(r.gpu, 0.25);
+  EXPECT_EQ(r.gpu_memory, 10ll << 30);
+  EXPECT_EQ(r.cpu, 0.5);
+  EXPECT_EQ(r.memory, 4ll << 30);
+  EXPECT_EQ(SpecToJson(*s)["trialTemplate"]["resources"],
+            json({{"gpu", 0.25}, {"gpuMemory", "10Gi"}, {"cpu", 0.5}, {"memory", "4Gi"}}));
+
+  j["trialTemplate"]["resources"] = {
+      {"gpu", 0.001}, {"gpuMemory", "10GB"}, {"cpu", "-1"}, {"memory", "lots"}, {"disk", 1}};
+  std::string err = DecodeError(j);
+  EXPECT_THAT(err, HasSubstr("trialTemplate.resources.gpuMemory: '10GB' is not a quantity"));
+  EXPECT_THAT(err, HasSubstr("trialTemplate.resources.cpu: '-1' is not a quantity"));
+  EXPECT_THAT(err, HasSubstr("trialTemplate.resources.memory: 'lots' is not a quantity"));
+  EXPECT_THAT(err, HasSubstr("trialTemplate.resources.disk: unknown field"));
 }
 
 TEST(SpecFromJson, UnknownFieldsAreRejectedWithTheirPaths) {
   json j = FullJson();
   j["maxTrials"] = 3;
   j["parameters"][2]["feasibleSpace"]["stepp"] = 1;
-  j["trialTemplate"]["resources"]["cpu"] = 2;
+  j["trialTemplate"]["resources"]["disk"] = 2;
   j["algorithm"]["algorithmSettings"][0]["extra"] = "x";
   std::string err = DecodeError(j);
   EXPECT_THAT(err, HasSubstr("maxTrials: unknown field"));
   EXPECT_THAT(err, HasSubstr("parameters[2].feasibleSpace.stepp: unknown field"));
-  EXPECT_THAT(err, HasSubstr("trialTemplate.resources.cpu: unknown field"));
+  EXPECT_THAT(err, HasSubstr("trialTemplate.resources.disk: unknown field"));
   EXPECT_THAT(err, HasSubstr("algorithm.algorithmSettings[0].extra: unknown field"));
 }
 
@@ -329,7 +350,8 @@ TEST(SpecToJson, RoundTripsEveryOptionalField) {
   s.trial_template->trial_parameters[0].description = "the x";
   s.trial_template->working_dir = "/tmp/w";
   s.trial_template->env = {{"A", "1"}, {"B", "${trialParameters.x}"}};
-  s.trial_template->gpu = 2;
+  s.trial_template->resources.gpu = 2;
+  s.trial_template->resources.memory = 1 << 30;
   s.trial_template->timeout_seconds = 30;
   s.metrics_collector.kind = "File";
   s.metrics_collector.file_path = "/tmp/m.txt";
@@ -351,7 +373,7 @@ TEST(SpecToJson, RoundTripsEveryOptionalField) {
   EXPECT_EQ(d->trial_template->trial_parameters[0].description, "the x");
   EXPECT_EQ(d->trial_template->working_dir, "/tmp/w");
   EXPECT_EQ(d->trial_template->env, s.trial_template->env);
-  EXPECT_EQ(d->trial_template->gpu, 2);
+  EXPECT_EQ(d->trial_template->resources, s.trial_template->resources);
   EXPECT_EQ(d->trial_template->timeout_seconds, 30);
   EXPECT_EQ(d->metrics_collector.kind, "File");
   EXPECT_EQ(d->metrics_collector.file_path, "/tmp/m.txt");

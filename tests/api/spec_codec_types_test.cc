@@ -56,7 +56,7 @@ TEST(SpecFromJsonTypes, StringsAreNotTakenForIntegers) {
   EXPECT_THAT(err, HasSubstr("parallelTrialCount: must be an integer, not a string"));
   EXPECT_THAT(err, HasSubstr("maxFailedTrialCount: must be an integer, not a string"));
   EXPECT_THAT(err, HasSubstr("trialTemplate.timeoutSeconds: must be an integer, not a string"));
-  EXPECT_THAT(err, HasSubstr("trialTemplate.resources.gpu: must be an integer, not a string"));
+  EXPECT_THAT(err, HasSubstr("trialTemplate.resources.gpu: must be a number, not a string"));
 }
 
 TEST(SpecFromJsonTypes, KatibStringNumbersStay) {

@@ -259,12 +259,29 @@ TEST(ValidateSpec, TemplateCommandAndResources) {
   ExperimentSpec s = ValidSpec();
   s.trial_template->command.clear();
   s.trial_template->trial_parameters.clear();
-  s.trial_template->gpu = -1;
+  s.trial_template->resources.gpu = -1;
   s.trial_template->timeout_seconds = -5;
   std::string err = Problems(s);
   EXPECT_THAT(err, HasSubstr("trialTemplate.command: must not be empty"));
   EXPECT_THAT(err, HasSubstr("trialTemplate.resources.gpu: must not be negative"));
   EXPECT_THAT(err, HasSubstr("trialTemplate.timeoutSeconds: must not be negative"));
+}
+
+TEST(ValidateSpec, GpusAreWholeCardsOrAShareOfOne) {
+  ExperimentSpec s = ValidSpec();
+  for (double ok : {0.0, 0.25, 0.5, 1.0, 2.0}) {
+    s.trial_template->resources.gpu = ok;
+    EXPECT_EQ(Problems(s), "") << ok;
+  }
+  s.trial_template->resources.gpu = 1.5;
+  EXPECT_THAT(Problems(s), HasSubstr("trialTemplate.resources.gpu: 1.5 is neither whole GPUs "
+                                     "nor a share of one card"));
+  s.trial_template->resources.gpu = 0.001;
+  EXPECT_THAT(Problems(s),
+              HasSubstr("trialTemplate.resources.gpu: a share of a card must be at least 0.01"));
+  s.trial_template->resources.gpu = 0;
+  s.trial_template->resources.gpu_memory = 1 << 30;
+  EXPECT_THAT(Problems(s), HasSubstr("trialTemplate.resources.gpuMemory: needs gpu"));
 }
 
 TEST(ValidateSpec, CollectorKind) {

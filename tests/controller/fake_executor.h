@@ -24,18 +24,17 @@ namespace hpt::controller::testing {
 class FakeExecutor : public runner::Executor {
  public:
   explicit FakeExecutor(runner::ExecutorListener* listener, std::vector<int> gpus = {})
-      : listener_(listener), gpus_(std::move(gpus)) {}
+      : listener_(listener), gpus_(runner::DevicesFromIndices(gpus)) {}
 
   StatusOr<runner::JobHandle> Start(const runner::LaunchSpec& given) override {
     std::lock_guard<std::mutex> lock(mu_);
     if (given.argv.empty()) return InvalidArgument("argv is empty");
-    if (given.resources.gpu > gpus_.size()) return FailedPrecondition("not enough GPUs");
-    auto gpus = gpus_.Acquire(given.resources.gpu);
-    if (!gpus) return Unavailable("waiting for GPUs");
+    HPT_RETURN_IF_ERROR(gpus_.CheckFits(given.resources));
+    std::string waiting;
+    auto gpus = gpus_.Acquire(given.resources, &waiting);
+    if (!gpus) return Unavailable(waiting);
     runner::LaunchSpec spec = given;
-    std::string visible;
-    for (int id : *gpus) visible += (visible.empty() ? "" : ",") + std::to_string(id);
-    spec.env["CUDA_VISIBLE_DEVICES"] = visible;
+    runner::AddLeaseToEnv(*gpus, spec.env);
     started_.push_back(spec);
     const std::string key = Key(spec.experiment, spec.trial);
     held_[key] = *gpus;
@@ -58,11 +57,10 @@ class FakeExecutor : public runner::Executor {
       const runner::LaunchSpec& spec = jobs[i].spec;
       if (attach_.count(spec.trial)) {
         out[i].attached = true;
-        auto gpus = runner::ParseGpuList(attach_[spec.trial]);
-        if (gpus.ok()) {
-          gpus_.Claim(*gpus);
-          held_[Key(spec.experiment, spec.trial)] = *gpus;
-        }
+        runner::GpuLease lease =
+            runner::LeaseFromEnv(attach_[spec.trial], std::nullopt, std::nullopt);
+        gpus_.Claim(lease);
+        held_[Key(spec.experiment, spec.trial)] = lease;
         started_.push_back(spec);
         running_.insert(Key(spec.experiment, spec.trial));
         recovered_.push_back(jobs[i]);
@@ -191,7 +189,7 @@ class FakeExecutor : public runner::Executor {
   runner::ExecutorListener* const listener_;
   mutable std::mutex mu_;
   runner::GpuPool gpus_;
-  std::map<std::string, std::vector<int>> held_;  // guarded by mu_
+  std::map<std::string, runner::GpuLease> held_;  // guarded by mu_
   int64_t next_pid_ = 1000;
   std::vector<runner::LaunchSpec> started_;  // guarded by mu_
   std::set<std::string> running_;            // guarded by mu_

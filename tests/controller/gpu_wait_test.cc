@@ -49,10 +49,18 @@ TEST_F(GpuWaitTest, SecondTrialWaitsForTheFirstsGpu) {
                Trial("e", "e-2").phase == TrialPhase::kPending;
       },
       std::chrono::milliseconds(1200)));
+  // Pending says what it waits for; it is not counted as started.
+  api::Trial waiting = Trial("e", "e-2");
+  EXPECT_EQ(waiting.reason, "WaitingForResources");
+  EXPECT_EQ(waiting.message, "waiting for 1 GPU (0 of 1 free)");
+  EXPECT_EQ(waiting.start_time_ms, 0);
 
   Succeed("e", "e-1", 0.3);
   ASSERT_TRUE(WaitForTrialPhase("e", "e-2", TrialPhase::kRunning));
   EXPECT_EQ(Gpus("e-2"), "0");
+  EXPECT_EQ(Trial("e", "e-2").reason, "");
+  EXPECT_EQ(Trial("e", "e-2").message, "");
+  EXPECT_GT(Trial("e", "e-2").start_time_ms, 0);
   EXPECT_EQ(executor_->MaxRunning("e"), 1);
   Succeed("e", "e-2", 0.2);
   ASSERT_TRUE(WaitForPhase("e", ExperimentPhase::kSucceeded));

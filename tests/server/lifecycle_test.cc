@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -210,6 +211,69 @@ TEST(GpuTest, TrialsShareTheGpusTheServerWasGiven) {
   }
   EXPECT_EQ(starts, 5);
   EXPECT_EQ(max_running, 2);  // parallelTrialCount 3, but only 2 GPUs
+}
+
+// The most trials that ran at once, from "start"/"end" lines of a log, and
+// how many started on each device.
+std::pair<int, std::map<std::string, int>> Concurrency(const std::string& log) {
+  std::ifstream in(log);
+  std::string event, device;
+  std::map<std::string, int> per_device;
+  int running = 0, most = 0;
+  while (in >> event >> device) {
+    if (event == "start") {
+      ++per_device[device];
+      most = std::max(most, ++running);
+    } else {
+      --running;
+    }
+  }
+  return {most, per_device};
+}
+
+// Shares of a card pack several trials onto it; whole cards take turns.
+TEST(GpuTest, QuarterGpuTrialsPackTwoCardsAndRunAtOnce) {
+  TempDir dir;
+  HptProcess server(dir.File("hpt.db"), {"--gpus", "0,1"});
+  auto client = server.Client();
+  for (const auto& [name, gpu] : {std::pair{"quarters", 0.25}, std::pair{"wholes", 1.0}}) {
+    const std::string log = dir.File(std::string(name) + ".log");
+    json spec = ShellExperiment(name,
+                                "echo start $CUDA_VISIBLE_DEVICES >> " + log +
+                                    "; sleep 1.5; echo end $CUDA_VISIBLE_DEVICES >> " + log +
+                                    "; echo loss=$X",
+                                8, 8);
+    spec["trialTemplate"]["resources"] = {{"gpu", gpu}};
+    ASSERT_TRUE(client->Json("POST", "/api/v1/experiments", spec).ok());
+    if (gpu == 1.0) {
+      // Honest phases while they take turns: 2 Running, the rest Pending
+      // saying what they wait for.
+      bool seen = false;
+      for (int i = 0; i < 100 && !seen; ++i) {
+        auto trials = client->Json("GET", "/api/v1/experiments/wholes/trials");
+        ASSERT_TRUE(trials.ok());
+        int running = 0, waiting = 0;
+        for (const auto& t : (*trials)["trials"]) {
+          running += t["phase"] == "Running";
+          waiting += t["phase"] == "Pending" &&
+                     t["message"] == "waiting for 1 GPU (0 of 2 free)";
+        }
+        EXPECT_LE(running, 2);
+        seen = running == 2 && waiting == 6;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      EXPECT_TRUE(seen) << "2 Running and 6 Pending waiting for a GPU";
+    }
+    json exp = WaitForExperiment(*client, name, 60);
+    EXPECT_EQ(exp["status"]["trials"]["succeeded"], 8) << exp.dump();
+    auto [most, per_device] = Concurrency(log);
+    if (gpu < 1) {
+      EXPECT_EQ(most, 8) << "all eight quarters at once";
+      EXPECT_EQ(per_device, (std::map<std::string, int>{{"0", 4}, {"1", 4}}));
+    } else {
+      EXPECT_EQ(most, 2) << "one trial per card";
+    }
+  }
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ TEST(ExecutorRegistryTest, LocalIsBuiltInAndGetsItsDependencies) {
   RecordingListener listener;
   ExecutorContext context;
   context.listener = &listener;
-  context.local.gpus = {3};
+  context.local.gpus = DevicesFromIndices({3});
   auto executor = registry.Create("local", context);
   ASSERT_TRUE(executor.ok()) << executor.status().ToString();
   TempDir dir;

@@ -9,51 +9,129 @@
 namespace hpt::runner {
 namespace {
 
-TEST(GpuPoolTest, AcquireTakesLowestFreeIdsAndReleaseReturnsThem) {
-  GpuPool pool({3, 1, 0, 2});
+api::Resources Gpu(double gpu, int64_t memory = 0) {
+  api::Resources r;
+  r.gpu = gpu;
+  r.gpu_memory = memory;
+  return r;
+}
+
+std::vector<GpuDevice> Cards(int n, int64_t memory = 0) {
+  std::vector<GpuDevice> out;
+  for (int i = 0; i < n; ++i) out.push_back({i, "GPU-" + std::to_string(i), memory});
+  return out;
+}
+
+TEST(GpuPoolTest, WholeCardsAreTheLowestFreeAndComeBack) {
+  GpuPool pool(DevicesFromIndices({3, 1, 0, 2}));
   EXPECT_EQ(pool.size(), 4);
-  EXPECT_EQ(pool.Acquire(2), (std::vector<int>{0, 1}));
-  EXPECT_EQ(pool.Acquire(3), std::nullopt);
-  EXPECT_EQ(pool.available(), 2);
-  EXPECT_EQ(pool.Acquire(0), std::vector<int>{});
-  pool.Release({1, 7});  // 7 is not ours
-  EXPECT_EQ(pool.available(), 3);
-  EXPECT_EQ(pool.Acquire(3), (std::vector<int>{1, 2, 3}));
+  std::string waiting;
+  auto two = pool.Acquire(Gpu(2), &waiting);
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->ids, (std::vector<int>{0, 1}));
+  EXPECT_EQ(two->share, 1000);
+  EXPECT_FALSE(pool.Acquire(Gpu(3), &waiting));
+  EXPECT_EQ(waiting, "waiting for 3 GPUs (2 of 4 free)");
+  EXPECT_TRUE(pool.Acquire(Gpu(0), &waiting)->empty());
+  pool.Release(*two);
+  EXPECT_EQ(pool.Acquire(Gpu(3), &waiting)->ids, (std::vector<int>{0, 1, 2}));
 }
 
-TEST(GpuPoolTest, EmptyPoolGivesOnlyZeroGpus) {
-  GpuPool pool({});
-  EXPECT_EQ(pool.Acquire(1), std::nullopt);
-  EXPECT_EQ(pool.Acquire(0), std::vector<int>{});
+TEST(GpuPoolTest, SharesPackBestFitAndNoCardGoesOverItsWhole) {
+  GpuPool pool(Cards(2));
+  std::string waiting;
+  std::vector<GpuLease> leases;
+  // Eight quarters fill two cards, the first before the second.
+  for (int i = 0; i < 8; ++i) {
+    auto lease = pool.Acquire(Gpu(0.25), &waiting);
+    ASSERT_TRUE(lease) << i;
+    EXPECT_EQ(lease->ids, std::vector<int>{i < 4 ? 0 : 1}) << i;
+    leases.push_back(*lease);
+  }
+  EXPECT_FALSE(pool.Acquire(Gpu(0.25), &waiting));
+  EXPECT_EQ(waiting, "waiting for 0.25 of a GPU (the freest card has 0 free)");
+  EXPECT_FALSE(pool.Acquire(Gpu(1), &waiting));
+  pool.Release(leases[5]);  // card 1 has a quarter free
+  pool.Release(leases[0]);
+  pool.Release(leases[1]);  // card 0 has half free
+  // Best fit: the quarter goes where the least room is left, card 1.
+  EXPECT_EQ(pool.Acquire(Gpu(0.25), &waiting)->ids, std::vector<int>{1});
+  EXPECT_EQ(pool.Acquire(Gpu(0.5), &waiting)->ids, std::vector<int>{0});
+  EXPECT_EQ(pool.free_share(0), 0);
+  EXPECT_EQ(pool.free_share(1), 0);
 }
 
-TEST(GpuPoolTest, ConcurrentUseNeverHandsOutAnIdTwice) {
-  GpuPool pool({0, 1, 2, 3});
+TEST(GpuPoolTest, MemoryClaimsCountAgainstTheCard) {
+  GpuPool pool(Cards(1, 16ll << 30));
+  std::string waiting;
+  auto a = pool.Acquire(Gpu(0.25, 10ll << 30), &waiting);
+  ASSERT_TRUE(a);
+  EXPECT_FALSE(pool.Acquire(Gpu(0.25, 10ll << 30), &waiting));
+  EXPECT_NE(waiting.find("with 10Gi"), std::string::npos) << waiting;
+  EXPECT_TRUE(pool.Acquire(Gpu(0.25, 6ll << 30), &waiting));
+  EXPECT_EQ(pool.CheckFits(Gpu(0.5, 20ll << 30)).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(pool.CheckFits(Gpu(2)).code(), StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(pool.CheckFits(Gpu(1, 16ll << 30)).ok());
+}
+
+TEST(GpuPoolTest, LeasesRoundTripThroughTheEnvironmentAndClaim) {
+  GpuPool pool(Cards(2));
+  std::string waiting;
+  auto quarter = pool.Acquire(Gpu(0.25, 1 << 30), &waiting);
+  ASSERT_TRUE(quarter);
+  std::map<std::string, std::string> env;
+  AddLeaseToEnv(*quarter, env);
+  EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "0");
+  EXPECT_EQ(env["HPT_GPU_FRACTION"], "0.25");
+  GpuLease back = LeaseFromEnv(env["CUDA_VISIBLE_DEVICES"], env["HPT_GPU_FRACTION"],
+                               env["HPT_GPU_MEMORY"]);
+  EXPECT_EQ(back.ids, quarter->ids);
+  EXPECT_EQ(back.share, 250);
+  EXPECT_EQ(back.memory, 1 << 30);
+  // A new pool (a restarted server) claims what the trial holds.
+  GpuPool again(Cards(2));
+  again.Claim(back);
+  EXPECT_EQ(again.free_share(0), 750);
+  std::map<std::string, std::string> none;
+  AddLeaseToEnv(GpuLease{}, none);
+  EXPECT_EQ(none["CUDA_VISIBLE_DEVICES"], "");
+  EXPECT_FALSE(none.count("HPT_GPU_FRACTION"));
+}
+
+TEST(GpuPoolTest, ConcurrentUseNeverOverfillsACard) {
+  GpuPool pool(Cards(2));
   std::vector<std::thread> threads;
-  std::atomic<int> overlaps{0};
-  std::vector<std::atomic<int>> holders(4);
+  std::atomic<int> over{0};
+  std::vector<std::atomic<int>> used(2);
   for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&] {
+    threads.emplace_back([&, t] {
       for (int i = 0; i < 2000; ++i) {
-        auto ids = pool.Acquire(2);
-        if (!ids) continue;
-        for (int id : *ids) {
-          if (holders[id].fetch_add(1) != 0) ++overlaps;
+        std::string waiting;
+        auto lease = pool.Acquire(Gpu(t % 2 ? 0.5 : 0.25), &waiting);
+        if (!lease) continue;
+        for (int id : lease->ids) {
+          if (used[id].fetch_add(lease->share) + lease->share > 1000) ++over;
         }
-        for (int id : *ids) holders[id].fetch_sub(1);
-        pool.Release(*ids);
+        for (int id : lease->ids) used[id].fetch_sub(lease->share);
+        pool.Release(*lease);
       }
     });
   }
   for (auto& t : threads) t.join();
-  EXPECT_EQ(overlaps.load(), 0);
-  EXPECT_EQ(pool.available(), 4);
+  EXPECT_EQ(over.load(), 0);
+  EXPECT_EQ(pool.free_share(0), 1000);
+  EXPECT_EQ(pool.free_share(1), 1000);
 }
 
-TEST(GpuPoolTest, ParseGpuList) {
-  EXPECT_EQ(ParseGpuList("0,1").value(), (std::vector<int>{0, 1}));
-  EXPECT_EQ(ParseGpuList(" 2 , 5 ").value(), (std::vector<int>{2, 5}));
-  EXPECT_EQ(ParseGpuList("").value(), std::vector<int>{});
+TEST(GpuInventoryTest, ParsesNvidiaSmiAndGpuLists) {
+  auto cards = ParseNvidiaSmiQuery(
+      "0, GPU-aaaa, 81559\n1, GPU-bbbb, 81559\nNo devices were found\n");
+  ASSERT_EQ(cards.size(), 2u);
+  EXPECT_EQ(cards[1].index, 1);
+  EXPECT_EQ(cards[1].uuid, "GPU-bbbb");
+  EXPECT_EQ(cards[1].memory, 81559ll << 20);
+  EXPECT_EQ(*ParseGpuList(" 2 , 5 "), (std::vector<int>{2, 5}));
+  EXPECT_TRUE(ParseGpuList("")->empty());
   for (const char* bad : {"a", "0,", "-1", "1,1", "1.5"}) {
     auto ids = ParseGpuList(bad);
     ASSERT_FALSE(ids.ok()) << bad;
@@ -61,20 +139,9 @@ TEST(GpuPoolTest, ParseGpuList) {
   }
 }
 
-TEST(GpuPoolTest, ParseNvidiaSmiList) {
-  const char* output =
-      "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1234)\n"
-      "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-5678)\n"
-      "  MIG 1g.10gb Device 0: (UUID: MIG-abc)\n"
-      "No devices were found\n";
-  EXPECT_EQ(ParseNvidiaSmiList(output), (std::vector<int>{0, 1}));
-  EXPECT_EQ(ParseNvidiaSmiList(""), std::vector<int>{});
-}
-
-TEST(GpuPoolTest, DetectGpusDoesNotFail) {
+TEST(GpuInventoryTest, DetectGpusDoesNotFail) {
   // Whatever this machine has; without nvidia-smi it is empty.
-  std::vector<int> ids = DetectGpus();
-  for (int id : ids) EXPECT_GE(id, 0);
+  for (const GpuDevice& d : DetectGpus()) EXPECT_GE(d.index, 0);
 }
 
 }  // namespace

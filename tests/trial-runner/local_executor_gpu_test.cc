@@ -22,7 +22,7 @@ TEST_P(LocalExecutorTest, GpusAreHandedOutDisjointAndWaitedFor) {
   TempDir dir;
   RecordingListener listener;
   LocalExecutorOptions options = Options();
-  options.gpus = {0, 1};
+  options.gpus = DevicesFromIndices({0, 1});
   auto executor = NewLocalExecutor(&listener, options);
   auto gpu_trial = [&](const std::string& name, int gpus, const std::string& script) {
     LaunchSpec spec = Sh(dir, name, "echo gpus=$CUDA_VISIBLE_DEVICES > " + dir.File(name + ".gpus") +

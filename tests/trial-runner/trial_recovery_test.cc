@@ -133,7 +133,7 @@ TEST(TrialRecoveryTest, KillThroughTheNewExecutorStopsTheTrial) {
 TEST(TrialRecoveryTest, ReattachedTrialKeepsItsGpu) {
   TempDir dir;
   LocalExecutorOptions options = Supervised();
-  options.gpus = {0};
+  options.gpus = DevicesFromIndices({0});
   LaunchSpec spec = Sh(dir, "t", "echo loss=1; sleep 60");
   spec.resources.gpu = 1;
   const std::string job_id = StartAndLeave(spec, true, options);

@@ -28,6 +28,7 @@ function row(x) {
     <td class="num"><span class="trials-done">${finished} / ${max}</span>
       <div class="bar"><span style="width:${pct.toFixed(1)}%"></span></div></td>
     <td class="num">${c.running || 0}</td>
+    <td class="num">${c.pending || 0}</td>
     <td class="num">${best ? html`${num(best.objectiveValue)} <span class="muted small">${objective.type === 'maximize' ? '↑' : '↓'} ${objective.objectiveMetricName}</span>` : '—'}</td>
     <td>${time(s.startTime || s.creationTime)}</td>
   </tr>`;
@@ -46,7 +47,7 @@ export async function render(root, ctx) {
     </div>
     <table class="grid" id="experiments">
       <thead><tr><th>Name</th><th>Phase</th><th>Algorithm</th><th class="num">Trials done / max</th>
-        <th class="num">Running</th><th class="num">Best objective</th><th>Started</th></tr></thead>
+        <th class="num">Running</th><th class="num">Pending</th><th class="num">Best objective</th><th>Started</th></tr></thead>
       <tbody></tbody>
     </table>
     <p class="muted small" id="list-count"></p>`);

@@ -1,0 +1,94 @@
+#include "trial-runner/gpu_inventory.h"
+
+#include <sys/wait.h>
+
+#include <charconv>
+#include <cstdio>
+#include <set>
+
+#include "api/text.h"
+
+namespace hpt::runner {
+namespace {
+
+std::optional<int> ParseIndex(std::string_view s) {
+  int value = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || value < 0) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+// The fields of one CSV line, trimmed.
+std::vector<std::string_view> Fields(std::string_view line) {
+  std::vector<std::string_view> out;
+  while (true) {
+    size_t comma = line.find(',');
+    out.push_back(api::Trim(line.substr(0, comma)));
+    if (comma == std::string_view::npos) return out;
+    line.remove_prefix(comma + 1);
+  }
+}
+
+}  // namespace
+
+std::vector<GpuDevice> DetectGpus() {
+  // "e": the pipe must not leak into trials started meanwhile.
+  FILE* pipe = popen(
+      "nvidia-smi --query-gpu=index,uuid,memory.total --format=csv,noheader,nounits "
+      "2>/dev/null",
+      "re");
+  if (pipe == nullptr) return {};
+  std::string output;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+  int status = pclose(pipe);
+  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return {};
+  return ParseNvidiaSmiQuery(output);
+}
+
+std::vector<GpuDevice> ParseNvidiaSmiQuery(std::string_view csv) {
+  std::vector<GpuDevice> out;
+  while (!csv.empty()) {
+    size_t eol = csv.find('\n');
+    std::string_view line = api::Trim(csv.substr(0, eol));
+    csv.remove_prefix(eol == std::string_view::npos ? csv.size() : eol + 1);
+    std::vector<std::string_view> f = Fields(line);
+    if (f.size() < 3) continue;
+    auto index = ParseIndex(f[0]);
+    auto mib = api::ParseInt(f[2]);
+    if (!index) continue;
+    out.push_back({*index, std::string(f[1]), mib && *mib > 0 ? *mib << 20 : 0});
+  }
+  return out;
+}
+
+StatusOr<std::vector<int>> ParseGpuList(std::string_view list) {
+  const std::string whole(list);
+  std::vector<int> ids;
+  std::set<int> seen;
+  if (api::Trim(list).empty()) return ids;
+  for (std::string_view entry : Fields(list)) {
+    auto id = ParseIndex(entry);
+    if (!id) {
+      return InvalidArgument("GPU list '" + whole + "': '" + std::string(entry) +
+                             "' is not a GPU index (0, 1, ...)");
+    }
+    if (!seen.insert(*id).second) {
+      return InvalidArgument("GPU list '" + whole + "': GPU " + std::to_string(*id) +
+                             " appears twice");
+    }
+    ids.push_back(*id);
+  }
+  return ids;
+}
+
+std::vector<GpuDevice> DevicesFromIndices(const std::vector<int>& indices) {
+  std::vector<GpuDevice> out;
+  for (int i : indices) out.push_back({i, "", 0});
+  return out;
+}
+
+}  // namespace hpt::runner

@@ -1,0 +1,35 @@
+#pragma once
+// The machine's GPUs: found with nvidia-smi, or named on the command line
+// (`hpt serve --gpus 0,1`, e.g. for cards nvidia-smi cannot see).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/status.h"
+
+namespace hpt::runner {
+
+struct GpuDevice {
+  int index = 0;      // what CUDA_VISIBLE_DEVICES names
+  std::string uuid;   // "" when not known
+  int64_t memory = 0; // bytes; 0: not known (then any gpuMemory claim fits)
+};
+
+// The GPUs `nvidia-smi --query-gpu=index,uuid,memory.total` lists; empty
+// when nvidia-smi is missing or fails. Blocks while nvidia-smi runs.
+std::vector<GpuDevice> DetectGpus();
+
+// Its CSV output (--format=csv,noheader,nounits: memory in MiB); lines
+// that do not parse are skipped.
+std::vector<GpuDevice> ParseNvidiaSmiQuery(std::string_view csv);
+
+// "0,1,3" -> {0, 1, 3}; "" -> {}. InvalidArgument naming the entry that is
+// not a non-negative integer or appears twice.
+StatusOr<std::vector<int>> ParseGpuList(std::string_view list);
+
+// Devices of unknown memory for the given indices.
+std::vector<GpuDevice> DevicesFromIndices(const std::vector<int>& indices);
+
+}  // namespace hpt::runner
