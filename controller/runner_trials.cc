@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "api/experiment_status.h"
+#include "api/quantity.h"
 #include "api/trial_template.h"
 #include "controller/experiment_runner.h"
 #include "controller/trial_token.h"
@@ -226,6 +227,13 @@ void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& 
         update.reason = "StartFailed";
         update.message = info.log_tail;
         break;
+    }
+    // Over its memory limit: what a user must see, whatever the exit code.
+    if (info.oom_killed && update.phase == TrialPhase::kFailed) {
+      update.reason = "OOMKilled";
+      update.message = "went over its memory limit of " +
+                       api::FormatBytes(exp_.spec.trial_template->resources.memory) +
+                       " and was killed by the kernel's OOM killer" + tail;
     }
     RecordTrialLocked(*t, update);
   }

@@ -17,6 +17,7 @@
 #include "server/static_files.h"
 #include "storage/db_lock.h"
 #include "storage/store.h"
+#include "trial-runner/cgroup.h"
 #include "trial-runner/gpu_pool.h"
 
 namespace hpt::server {
@@ -72,6 +73,12 @@ class ServerImpl : public Server {
     runner::ExecutorContext ectx;
     ectx.listener = controller_.get();
     ectx.local.shim_command = options.trial_shim_command;
+    if (!options.trial_shim_command.empty()) {
+      if (std::string why = runner::CgroupSupport(); !why.empty()) {
+        spdlog::warn("trial memory and cpu limits: no cgroups here ({}); memory is an "
+                     "RLIMIT_AS of each trial, cpu is not limited", why);
+      }
+    }
     ectx.local.gpus =
         options.gpus ? runner::DevicesFromIndices(*options.gpus) : runner::DetectGpus();
     auto executor = builtins_->executors.Create(options.executor, ectx);

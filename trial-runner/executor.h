@@ -64,6 +64,9 @@ struct ExitInfo {
   ExitKind kind = ExitKind::kExited;
   int exit_code = 0;
   int signal = 0;
+  // The kernel's OOM killer killed a process of the trial: it went over
+  // resources.memory (enforced with a cgroup).
+  bool oom_killed = false;
   std::string log_tail;  // the last lines of the captured output
 };
 
@@ -134,6 +137,11 @@ struct LocalExecutorOptions {
   // cards or a share of one (resources.gpu) as CUDA_VISIBLE_DEVICES, ""
   // when it asks for none (gpu_pool.h).
   std::vector<GpuDevice> gpus;
+  // Put each trial in a cgroup of its own for resources.memory and .cpu
+  // (cgroup.h). Only for a single-threaded launcher: the trial supervisor
+  // sets it. Otherwise, and where cgroups cannot be made, a memory limit
+  // is an RLIMIT_AS on the trial's process and cpu is not limited.
+  bool trial_cgroups = false;
   // How to run the trial supervisor (trial_shim.h), e.g. {"/usr/bin/hpt",
   // "trial-shim"}. Set: each trial runs under one, outlives this executor
   // (destroying it leaves trials running, as a crash would) and can be

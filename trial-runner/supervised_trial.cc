@@ -63,15 +63,16 @@ StatusOr<std::unique_ptr<SupervisedTrial>> SupervisedTrial::Launch(
   ::unlink(ShimJobPath(spec.log_path).c_str());
   Status folders = api::CreatePrivateParentFolders(spec.log_path);
   if (!folders.ok()) {
-    trial->start_failure_ = ExitInfo{ExitKind::kStartFailed, 0, 0, folders.message()};
+    trial->start_failure_ = ExitInfo{ExitKind::kStartFailed, 0, 0, false, folders.message()};
     return trial;
   }
 
   trial->identity_.cookie = NewCookie();
   std::map<std::string, std::string> env = spec.env;
   env[kCookieVariable] = trial->identity_.cookie;
-  ShimOptions shim{spec.log_path, spec.max_log_bytes, spec.timeout_seconds,
-                   options.kill_grace_ms, spec.working_dir, spec.argv};
+  ShimOptions shim{spec.log_path,        spec.max_log_bytes,   spec.timeout_seconds,
+                   options.kill_grace_ms, spec.resources.memory, spec.resources.cpu,
+                   spec.working_dir,      spec.argv};
   std::vector<std::string> argv = options.shim_command;
   for (std::string& arg : ShimArguments(shim)) argv.push_back(std::move(arg));
   // The supervisor reports through its files; its own stdio goes nowhere,
@@ -82,7 +83,7 @@ StatusOr<std::unique_ptr<SupervisedTrial>> SupervisedTrial::Launch(
   ::close(devnull);
   if (!spawned.ok()) return spawned.status();
   if (!spawned->error.empty()) {
-    trial->start_failure_ = ExitInfo{ExitKind::kStartFailed, 0, 0,
+    trial->start_failure_ = ExitInfo{ExitKind::kStartFailed, 0, 0, false,
                                      "cannot start hpt trial-shim: " + spawned->error};
     return trial;
   }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,8 +78,37 @@ StatusOr<std::unique_ptr<TrialProcess>> TrialProcess::Launch(
   auto given = env.find(kCookieVariable);
   trial->cookie_ = given != env.end() && !given->second.empty() ? given->second : NewCookie();
   env[kCookieVariable] = trial->cookie_;
+  // Limits: a cgroup the child is born into (this process enters it just
+  // for the spawn), or else an address-space limit: inherited from this
+  // process when it has one thread (the supervisor), set right after the
+  // start otherwise.
+  const api::Resources& limits = spec.resources;
+  std::optional<struct rlimit> own_as;
+  if (options.trial_cgroups && (limits.memory > 0 || limits.cpu > 0)) {
+    auto cg = TrialCgroup::Create("hpt-" + trial->cookie_, limits);
+    Status entered = cg.ok() ? (*cg)->EnterSelf() : cg.status();
+    if (entered.ok()) {
+      trial->cgroup_ = std::move(*cg);
+    } else {
+      std::string line = "hpt: no cgroup for the trial's limits (" + entered.message() +
+                         "); memory is limited with RLIMIT_AS instead\n";
+      trial->log_.Write(line.data(), line.size());
+    }
+  }
+  if (options.trial_cgroups && !trial->cgroup_ && limits.memory > 0) {
+    struct rlimit saved;
+    if (::getrlimit(RLIMIT_AS, &saved) == 0) {
+      struct rlimit as = {static_cast<rlim_t>(limits.memory), saved.rlim_max};
+      if (::setrlimit(RLIMIT_AS, &as) == 0) own_as = saved;
+    }
+  }
   StatusOr<SpawnResult> spawned =
       Spawn(SpawnOptions{spec.argv, spec.working_dir, std::move(env), out[1]});
+  if (trial->cgroup_) {
+    Status left = trial->cgroup_->LeaveSelf();
+    HPT_CHECK(left.ok() || !spawned.ok());  // else every later trial would share it
+  }
+  if (own_as) ::setrlimit(RLIMIT_AS, &*own_as);
   close(out[1]);
   if (!spawned.ok() || !spawned->error.empty()) {
     close(out[0]);
@@ -89,6 +119,10 @@ StatusOr<std::unique_ptr<TrialProcess>> TrialProcess::Launch(
     return trial;
   }
   trial->pid_ = spawned->pid;
+  if (!options.trial_cgroups && limits.memory > 0) {
+    struct rlimit as = {static_cast<rlim_t>(limits.memory), static_cast<rlim_t>(limits.memory)};
+    ::prlimit(trial->pid_, RLIMIT_AS, &as, nullptr);
+  }
   trial->job_id_ = FormatJobId({trial->pid_, ProcessStartTime(trial->pid_).value_or(0),
                                 BootId(), trial->cookie_});
   trial->out_fd_ = out[0];
@@ -262,6 +296,7 @@ ExitInfo TrialProcess::Finish(const MetricLineFn& emit) {
   if (file_) PollFile(emit, true);
   info.exit_code = exit_code_;
   info.signal = signal_;
+  info.oom_killed = cgroup_ && cgroup_->OomKills() > 0;
   if (forced_) {
     info.kind = *forced_;
   } else {

@@ -18,6 +18,7 @@
 
 #include "api/status.h"
 #include "api/types.h"
+#include "trial-runner/cgroup.h"
 #include "trial-runner/executor.h"
 #include "trial-runner/file_tailer.h"
 #include "trial-runner/line_buffer.h"
@@ -87,6 +88,7 @@ class TrialProcess : public LocalJob {
   Clock::time_point next_file_poll_;
   LineBuffer lines_;
   TailLines tail_;
+  std::unique_ptr<TrialCgroup> cgroup_;  // null: no cgroup limits
   std::optional<Clock::time_point> deadline_;
   std::optional<ExitKind> forced_;
   std::optional<Clock::time_point> sigkill_at_;

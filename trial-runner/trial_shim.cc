@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "api/private_files.h"
+#include "api/spec_codec.h"
 #include "api/text.h"
 #include "trial-runner/process_identity.h"
 #include "trial-runner/trial_process.h"
@@ -78,6 +79,8 @@ std::vector<std::string> ShimArguments(const ShimOptions& o) {
                                    "--max-log-bytes", std::to_string(o.max_log_bytes),
                                    "--timeout", std::to_string(o.timeout_seconds),
                                    "--grace-ms", std::to_string(o.kill_grace_ms),
+                                   "--memory", std::to_string(o.memory),
+                                   "--cpu", api::FormatDouble(o.cpu),
                                    "--dir", o.working_dir,
                                    "--"};
   args.insert(args.end(), o.argv.begin(), o.argv.end());
@@ -95,12 +98,19 @@ StatusOr<ShimOptions> ParseShimArguments(const std::vector<std::string>& args) {
       o.log_path = value;
     } else if (name == "--dir") {
       o.working_dir = value;
-    } else if (name == "--max-log-bytes" || name == "--timeout" || name == "--grace-ms") {
+    } else if (name == "--cpu") {
+      auto n = api::ParseNumber(value);
+      if (!n || *n < 0) return InvalidArgument("--cpu: '" + value + "' is not a number of cores");
+      o.cpu = *n;
+    } else if (name == "--max-log-bytes" || name == "--timeout" || name == "--grace-ms" ||
+               name == "--memory") {
       auto n = IntArg(value);
-      if (!n || *n < 0 || (name != "--max-log-bytes" && *n > INT32_MAX)) {
+      if (!n || *n < 0 ||
+          (name != "--max-log-bytes" && name != "--memory" && *n > INT32_MAX)) {
         return InvalidArgument(name + ": '" + value + "' is not a non-negative integer");
       }
       if (name == "--max-log-bytes") o.max_log_bytes = *n;
+      if (name == "--memory") o.memory = *n;
       if (name == "--timeout") o.timeout_seconds = static_cast<int>(*n);
       if (name == "--grace-ms") o.kill_grace_ms = static_cast<int>(*n);
     } else {
@@ -119,7 +129,7 @@ StatusOr<ShimOptions> ParseShimArguments(const std::vector<std::string>& args) {
 Status WriteShimExit(const std::string& log_path, const ExitInfo& info) {
   std::ostringstream out;
   out << kExitMagic << ' ' << KindName(info.kind) << ' ' << info.exit_code << ' '
-      << info.signal << '\n'
+      << info.signal << ' ' << (info.oom_killed ? "oom" : "-") << '\n'
       << info.log_tail;
   return WriteAtomically(ShimExitPath(log_path), out.str());
 }
@@ -127,11 +137,12 @@ Status WriteShimExit(const std::string& log_path, const ExitInfo& info) {
 std::optional<ExitInfo> ReadShimExit(const std::string& log_path) {
   std::ifstream in(ShimExitPath(log_path), std::ios::binary);
   if (!in) return std::nullopt;
-  std::string magic, kind, code, sig;
+  std::string magic, kind, code, sig, oom;
   std::string header;
   if (!std::getline(in, header)) return std::nullopt;
   std::istringstream fields(header);
   if (!(fields >> magic >> kind >> code >> sig) || magic != kExitMagic) return std::nullopt;
+  fields >> oom;  // absent in files of an older supervisor
   auto k = KindFromName(kind);
   auto c = api::ParseInt(code);
   auto s = api::ParseInt(sig);
@@ -140,6 +151,7 @@ std::optional<ExitInfo> ReadShimExit(const std::string& log_path) {
   info.kind = *k;
   info.exit_code = static_cast<int>(*c);
   info.signal = static_cast<int>(*s);
+  info.oom_killed = oom == "oom";
   std::ostringstream rest;
   rest << in.rdbuf();
   info.log_tail = rest.str();
@@ -178,10 +190,13 @@ int RunTrialShim(const std::vector<std::string>& args) {
   spec.log_path = o.log_path;
   spec.max_log_bytes = o.max_log_bytes;
   spec.timeout_seconds = o.timeout_seconds;
+  spec.resources.memory = o.memory;
+  spec.resources.cpu = o.cpu;
   spec.collector.kind = "None";  // the server parses the log
   if (cookie) spec.env[kCookieVariable] = cookie;
   LocalExecutorOptions options;
   options.kill_grace_ms = o.kill_grace_ms;
+  options.trial_cgroups = true;  // this process has one thread
 
   ExitInfo info;
   StatusOr<std::unique_ptr<TrialProcess>> launched = TrialProcess::Launch(spec, options);

@@ -30,6 +30,8 @@ struct ShimOptions {
   int64_t max_log_bytes = 0;
   int timeout_seconds = 0;
   int kill_grace_ms = 3000;
+  int64_t memory = 0;  // bytes; 0: no limit (cgroup.h)
+  double cpu = 0;      // cores; 0: no limit
   std::string working_dir;
   std::vector<std::string> argv;  // the trial's
 };

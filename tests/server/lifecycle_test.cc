@@ -12,6 +12,7 @@
 #include "tests/server/specs.h"
 #include "tests/testing/hpt_process.h"
 #include "tests/testing/temp_dir.h"
+#include "trial-runner/cgroup.h"
 
 namespace hpt::testing {
 namespace {
@@ -211,6 +212,34 @@ TEST(GpuTest, TrialsShareTheGpusTheServerWasGiven) {
   }
   EXPECT_EQ(starts, 5);
   EXPECT_EQ(max_running, 2);  // parallelTrialCount 3, but only 2 GPUs
+}
+
+// A trial over its memory limit fails as OOMKilled, saying so; another
+// experiment's trials under the same limit run on.
+TEST(ResourcesTest, MemoryHogIsOomKilledBesideANormalTrial) {
+  if (std::string why = runner::CgroupSupport(); !why.empty()) {
+    GTEST_SKIP() << "cgroups cannot be made here: " << why;
+  }
+  TempDir dir;
+  HptProcess server(dir.File("hpt.db"));
+  auto client = server.Client();
+  json hog = ShellExperiment("hog", "x=$(head -c 300000000 /dev/zero | tr '\\0' a); echo loss=$X",
+                             1, 1);
+  json calm = ShellExperiment("calm", "sleep 1; echo loss=$X", 2, 2);
+  for (json* spec : {&hog, &calm}) {
+    (*spec)["maxFailedTrialCount"] = 1;
+    (*spec)["trialTemplate"]["resources"] = {{"memory", "64Mi"}};
+    ASSERT_TRUE(client->Json("POST", "/api/v1/experiments", *spec).ok());
+  }
+  WaitForExperiment(*client, "hog", 60);
+  auto t = client->Json("GET", "/api/v1/experiments/hog/trials/hog-1");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ((*t)["phase"], "Failed") << t->dump();
+  EXPECT_EQ((*t)["reason"], "OOMKilled") << t->dump();
+  EXPECT_NE((*t)["message"].get<std::string>().find("memory limit of 64Mi"), std::string::npos)
+      << t->dump();
+  json done = WaitForExperiment(*client, "calm", 60);
+  EXPECT_EQ(done["status"]["trials"]["succeeded"], 2) << done.dump();
 }
 
 // The most trials that ran at once, from "start"/"end" lines of a log, and

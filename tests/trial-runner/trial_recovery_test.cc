@@ -151,11 +151,13 @@ TEST(TrialRecoveryTest, ReattachedTrialKeepsItsGpu) {
 }
 
 TEST(TrialRecoveryTest, ShimArgumentsRoundTripAndBadOnesAreNamed) {
-  ShimOptions o{"/tmp/x.log", 4096, 7, 100, "/tmp", {"sh", "-c", "echo --log"}};
+  ShimOptions o{"/tmp/x.log", 4096, 7, 100, 64 << 20, 0.5, "/tmp", {"sh", "-c", "echo --log"}};
   auto parsed = ParseShimArguments(ShimArguments(o));
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(parsed->log_path, o.log_path);
   EXPECT_EQ(parsed->timeout_seconds, 7);
+  EXPECT_EQ(parsed->memory, 64 << 20);
+  EXPECT_EQ(parsed->cpu, 0.5);
   EXPECT_EQ(parsed->argv, o.argv);
   auto bad = ParseShimArguments({"--timeout", "soon", "--log", "/x", "--", "true"});
   ASSERT_FALSE(bad.ok());
