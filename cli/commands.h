@@ -24,6 +24,8 @@ struct ServeOptions {
   bool sync_full = false;
   int64_t max_log_bytes = 64ll << 20;
   std::string executor = "local";
+  std::string slurm_partition;
+  std::string slurm_account;
 };
 
 struct RunOptions {

@@ -30,7 +30,12 @@ int main(int argc, char** argv) {
                         "File holding the bearer token every API call must carry");
   serve_cmd->add_option("--gpus", serve.gpus,
                         "GPU ids trials may use, e.g. 0,1 (default: nvidia-smi -L; 'none')");
-  serve_cmd->add_option("--executor", serve.executor, "What runs trials (default: local)");
+  serve_cmd->add_option("--executor", serve.executor,
+                        "What runs trials: local (default) or slurm (each trial an sbatch job)");
+  serve_cmd->add_option("--slurm-partition", serve.slurm_partition,
+                        "With --executor slurm: the partition jobs go to");
+  serve_cmd->add_option("--slurm-account", serve.slurm_account,
+                        "With --executor slurm: the account jobs are charged to");
   serve_cmd->add_option("--ui-dir", serve.ui_dir, "Folder of the web dashboard (default: ui/dist of the source tree, or $HPT_UI_DIR)");
   serve_cmd->add_flag("--sync-full", serve.sync_full,
                       "fsync every commit (survives power loss, slower)");

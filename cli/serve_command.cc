@@ -49,6 +49,8 @@ int Serve(const ServeOptions& options) {
   so.sync_full = options.sync_full;
   so.max_log_bytes = options.max_log_bytes;
   so.executor = options.executor;
+  so.slurm_partition = options.slurm_partition;
+  so.slurm_account = options.slurm_account;
   // Each trial under `hpt trial-shim` of this very binary: trials outlive
   // a crash or a restart of the server, which re-attaches to them.
   std::error_code ec;

@@ -211,7 +211,7 @@ void ExperimentRunner::KillTrialLocked(Trial& t, const std::string& reason) {
   update.completion_time_ms = api::NowMillis();
   (void)UpdateTrialLocked(t, update);  // logged there
   // The process's exit is reported later and keeps the Killed phase.
-  if (running && t.pid > 0 && executor()) executor()->Kill(name_, t.name);
+  if (running && executor()) executor()->Kill(name_, t.name);
 }
 
 StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count, TrialPhase phase,

@@ -13,6 +13,7 @@ packages=(
   python3 python3-requests python3-optuna python3-matplotlib sqlite3
   python3-sklearn python3-pandas jupyter-nbconvert python3-ipykernel
   ca-certificates procps util-linux
+  slurm-wlm munge
 )
 
 missing=()

@@ -79,6 +79,8 @@ class ServerImpl : public Server {
                      "RLIMIT_AS of each trial, cpu is not limited", why);
       }
     }
+    ectx.slurm.partition = options.slurm_partition;
+    ectx.slurm.account = options.slurm_account;
     ectx.local.gpus =
         options.gpus ? runner::DevicesFromIndices(*options.gpus) : runner::DetectGpus();
     auto executor = builtins_->executors.Create(options.executor, ectx);

@@ -30,8 +30,12 @@ struct ServerOptions {
   // restarted server re-attaches to them. Empty: trials are the server's
   // children and end with it.
   std::vector<std::string> trial_shim_command;
-  // Which executor runs trials (a name in the executor registry).
+  // Which executor runs trials (a name in the executor registry): "local"
+  // or "slurm" (each trial an sbatch job on the cluster the Slurm tools
+  // reach, in slurm_partition under slurm_account when given).
   std::string executor = "local";
+  std::string slurm_partition;
+  std::string slurm_account;
   // The server's own log goes to stderr from this level on: "debug",
   // "info", "warn", "error" or "off".
   std::string log_level = "info";

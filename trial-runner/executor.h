@@ -24,6 +24,7 @@
 #include "api/status.h"
 #include "api/types.h"
 #include "trial-runner/gpu_inventory.h"
+#include "trial-runner/slurm_cli.h"
 #include "trial-runner/trial_log.h"
 
 namespace hpt::runner {
@@ -157,12 +158,18 @@ std::unique_ptr<Executor> NewLocalExecutor(ExecutorListener* listener,
 
 // What an executor factory is given: the listener (which must outlive the
 // executor) and the options of each kind of executor.
+// Runs each trial as a Slurm batch job (slurm_cli.h). `listener` must
+// outlive the executor; destroying it leaves the jobs to Slurm.
+std::unique_ptr<Executor> NewSlurmExecutor(ExecutorListener* listener,
+                                           const SlurmOptions& options);
+
 struct ExecutorContext {
   ExecutorListener* listener = nullptr;
   LocalExecutorOptions local;
+  SlurmOptions slurm;
 };
 using ExecutorRegistry = Registry<Executor, const ExecutorContext&>;
-// Registers "local" (NewLocalExecutor).
+// Registers "local" (NewLocalExecutor) and "slurm" (NewSlurmExecutor).
 void RegisterBuiltinExecutors(ExecutorRegistry& registry);
 
 }  // namespace hpt::runner

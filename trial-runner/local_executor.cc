@@ -364,6 +364,12 @@ void RegisterBuiltinExecutors(ExecutorRegistry& registry) {
                             return NewLocalExecutor(c.listener, c.local);
                           })
                 .ok());
+  HPT_CHECK(registry
+                .Register("slurm",
+                          [](const ExecutorContext& c) {
+                            return NewSlurmExecutor(c.listener, c.slurm);
+                          })
+                .ok());
 }
 
 }  // namespace hpt::runner

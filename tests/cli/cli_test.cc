@@ -63,7 +63,7 @@ TEST_F(CliTest, ServeRefusesAnUnknownExecutorNamingTheKnownOnes) {
   EXPECT_NE(RunHpt({"serve", "--port", "0", "--db", dir_.File("x/hpt.db"), "--executor", "nope"},
                    &out, &err),
             0);
-  EXPECT_NE(err.find("executor: 'nope' is not supported (supported: local)"), std::string::npos)
+  EXPECT_NE(err.find("executor: 'nope' is not supported (supported: local, slurm)"), std::string::npos)
       << err;
 }
 

@@ -15,7 +15,7 @@ using runner::testing::RecordingListener;
 TEST(ExecutorRegistryTest, LocalIsBuiltInAndGetsItsDependencies) {
   ExecutorRegistry registry;
   RegisterBuiltinExecutors(registry);
-  EXPECT_EQ(registry.Names(), std::vector<std::string>{"local"});
+  EXPECT_EQ(registry.Names(), (std::vector<std::string>{"local", "slurm"}));
   RecordingListener listener;
   ExecutorContext context;
   context.listener = &listener;
@@ -45,9 +45,9 @@ TEST(ExecutorRegistryTest, LocalIsBuiltInAndGetsItsDependencies) {
 TEST(ExecutorRegistryTest, UnknownNamesAndDoubleRegistrationAreRefused) {
   ExecutorRegistry registry;
   RegisterBuiltinExecutors(registry);
-  auto missing = registry.Create("slurm", ExecutorContext{});
+  auto missing = registry.Create("kubernetes", ExecutorContext{});
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.status().message().find("supported: local"), std::string::npos);
+  EXPECT_NE(missing.status().message().find("supported: local, slurm"), std::string::npos);
   auto again = registry.Register("local", [](const ExecutorContext&) {
     return std::unique_ptr<Executor>();
   });

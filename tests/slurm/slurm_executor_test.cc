@@ -1,0 +1,128 @@
+// `hpt serve --executor slurm` on a real one-node Slurm cluster (two fake
+// GPUs): trials run as sbatch jobs with their GPUs, stopping an experiment
+// scancels its jobs, and a server killed with SIGKILL adopts the running
+// jobs when it restarts. Skipped where the cluster could not start.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "tests/server/specs.h"
+#include "tests/testing/hpt_process.h"
+#include "tests/testing/temp_dir.h"
+#include "trial-runner/slurm_cli.h"
+
+namespace hpt::testing {
+namespace {
+
+using nlohmann::json;
+
+class SlurmExecutorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* conf = std::getenv("SLURM_CONF");
+    if (!conf || !std::ifstream(conf)) {
+      GTEST_SKIP() << "no local Slurm cluster (scripts/slurm-local.sh could not start one)";
+    }
+  }
+  // Jobs of `experiment` that Slurm has not finished.
+  static int LiveJobs(const std::string& experiment) {
+    auto jobs = runner::SlurmCli({}).Jobs();
+    EXPECT_TRUE(jobs.ok()) << jobs.status().ToString();
+    int live = 0;
+    if (jobs.ok()) {
+      for (const auto& [id, job] : *jobs) {
+        live += job.name.rfind("hpt." + experiment + ".", 0) == 0 && !job.finished();
+      }
+    }
+    return live;
+  }
+  static std::vector<std::string> Serve() { return {"--executor", "slurm"}; }
+};
+
+TEST_F(SlurmExecutorTest, GpuTrialsRunAsJobsWithTheirDevices) {
+  TempDir dir;
+  HptProcess server(dir.File("hpt.db"), Serve());
+  auto client = server.Client();
+  json spec = ShellExperiment("sgpu", "echo dev=$CUDA_VISIBLE_DEVICES; echo loss=$X", 4, 2);
+  spec["trialTemplate"]["resources"] = {{"gpu", 1}};
+  ASSERT_TRUE(client->Json("POST", "/api/v1/experiments", spec).ok());
+  json exp = WaitForExperiment(*client, "sgpu", 120);
+  EXPECT_EQ(exp["status"]["phase"], "Succeeded") << exp.dump();
+  EXPECT_EQ(exp["status"]["trials"]["succeeded"], 4) << exp.dump();
+  auto trials = client->Json("GET", "/api/v1/experiments/sgpu/trials");
+  ASSERT_TRUE(trials.ok());
+  auto jobs = runner::SlurmCli({}).Jobs();
+  ASSERT_TRUE(jobs.ok());
+  std::set<std::string> names;
+  for (const auto& [id, job] : *jobs) {
+    if (job.name.rfind("hpt.sgpu.", 0) == 0 && job.state == "COMPLETED") names.insert(job.name);
+  }
+  EXPECT_EQ(names.size(), 4u) << "each trial one completed job";
+  for (const auto& t : (*trials)["trials"]) {
+    auto log = client->Call("GET", "/api/v1/experiments/sgpu/trials/" +
+                                       t["name"].get<std::string>() + "/logs", "");
+    ASSERT_TRUE(log.ok());
+    EXPECT_TRUE(log->body.find("dev=0\n") != std::string::npos ||
+                log->body.find("dev=1\n") != std::string::npos)
+        << log->body;
+  }
+}
+
+TEST_F(SlurmExecutorTest, StoppingAnExperimentCancelsItsJobs) {
+  TempDir dir;
+  HptProcess server(dir.File("hpt.db"), Serve());
+  auto client = server.Client();
+  ASSERT_TRUE(client->Json("POST", "/api/v1/experiments",
+                           ShellExperiment("sstop", "sleep 120; echo loss=1", 2, 2))
+                  .ok());
+  bool running = false;
+  for (int i = 0; i < 200 && !running; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    running = LiveJobs("sstop") == 2;
+  }
+  ASSERT_TRUE(running) << "two jobs in Slurm";
+  ASSERT_TRUE(client->Json("POST", "/api/v1/experiments/sstop:stop", json::object()).ok());
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    gone = LiveJobs("sstop") == 0;
+  }
+  EXPECT_TRUE(gone) << "scancel left no job behind";
+}
+
+TEST_F(SlurmExecutorTest, RestartedServerAdoptsRunningJobs) {
+  TempDir dir;
+  const std::string db = dir.File("hpt.db");
+  {
+    HptProcess server(db, Serve());
+    auto client = server.Client();
+    ASSERT_TRUE(client->Json("POST", "/api/v1/experiments",
+                             ShellExperiment("sadopt", "sleep 4; echo loss=$X", 2, 2))
+                    .ok());
+    bool running = false;
+    for (int i = 0; i < 200 && !running; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      auto trials = client->Json("GET", "/api/v1/experiments/sadopt/trials");
+      int n = 0;
+      if (trials.ok()) {
+        for (const auto& t : (*trials)["trials"]) n += t["phase"] == "Running";
+      }
+      running = n == 2 && LiveJobs("sadopt") == 2;
+    }
+    ASSERT_TRUE(running);
+    server.Kill(SIGKILL);
+  }
+  HptProcess restarted(db, Serve());
+  auto client = restarted.Client();
+  json exp = WaitForExperiment(*client, "sadopt", 120);
+  EXPECT_EQ(exp["status"]["phase"], "Succeeded") << exp.dump();
+  EXPECT_EQ(exp["status"]["trials"]["succeeded"], 2) << exp.dump();
+  EXPECT_EQ(exp["status"]["trials"]["failed"], 0) << exp.dump();
+}
+
+}  // namespace
+}  // namespace hpt::testing

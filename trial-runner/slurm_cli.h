@@ -1,0 +1,65 @@
+#pragma once
+// SlurmCli: the one place hpt drives Slurm's command-line tools (sbatch,
+// scontrol, scancel), so that the Slurm executor speaks in jobs and states
+// and a later cluster backend (Kubernetes Jobs) slots in beside it.
+//
+// The tools find the cluster as they always do (SLURM_CONF, or
+// /etc/slurm/slurm.conf). Thread-safe: every call runs its own command.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/status.h"
+
+namespace hpt::runner {
+
+struct SlurmOptions {
+  std::string partition;  // "" : the cluster's default
+  std::string account;    // "" : the user's default
+};
+
+// One batch job: the trial's command, where it runs and prints, what it
+// may use.
+struct SlurmSubmit {
+  std::string name;  // the job's name (how a lost job id is found again)
+  std::vector<std::string> argv;
+  std::string working_dir;
+  std::string output_path;  // stdout and stderr of the job
+  std::map<std::string, std::string> env;  // exported with the job
+  int gpus = 0;            // --gres=gpu:N
+  int cpus = 0;            // --cpus-per-task; 0: the default
+  int64_t memory_mb = 0;   // --mem; 0: the default
+  int time_minutes = 0;    // --time; 0: the partition's limit
+};
+
+struct SlurmJob {
+  std::string id;
+  std::string name;
+  std::string state;  // PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, ...
+  int exit_code = 0;
+  int signal = 0;
+  bool finished() const;  // a state the job does not leave
+};
+
+class SlurmCli {
+ public:
+  explicit SlurmCli(SlurmOptions options) : options_(std::move(options)) {}
+
+  // The new job's id. Unavailable naming what sbatch said.
+  StatusOr<std::string> Submit(const SlurmSubmit& job) const;
+  // Every job the controller still knows (running, queued, or finished
+  // within its MinJobAge), by id.
+  StatusOr<std::map<std::string, SlurmJob>> Jobs() const;
+  Status Cancel(const std::string& id) const;
+
+  // `scontrol -o show job` output, one job a line.
+  static std::map<std::string, SlurmJob> ParseJobs(const std::string& output);
+  // argv as one shell command line (each word single-quoted).
+  static std::string ShellQuote(const std::vector<std::string>& argv);
+
+ private:
+  const SlurmOptions options_;
+};
+
+}  // namespace hpt::runner

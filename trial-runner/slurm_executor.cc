@@ -1,0 +1,269 @@
+// NewSlurmExecutor: each trial is one Slurm batch job (sbatch --wrap), its
+// output written by Slurm to the trial's log, which this executor follows
+// for metrics as the local executor follows a supervised trial's. One
+// thread polls the logs (every 0.5 s) and the controller's view of the jobs
+// (scontrol, every poll), cancels what Kill() asked for, and calls the
+// listener without holding any lock. Jobs outlive this executor: destroying
+// it stops the following, and Recover() adopts the jobs by id (or by name,
+// when the id was never stored).
+
+#include <signal.h>
+
+#include <cmath>
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+
+#include "api/private_files.h"
+#include "trial-runner/executor.h"
+#include "trial-runner/line_buffer.h"
+#include "trial-runner/local_job.h"
+#include "trial-runner/slurm_cli.h"
+#include "trial-runner/trial_log.h"
+
+namespace hpt::runner {
+namespace {
+
+using Key = std::pair<std::string, std::string>;  // experiment, trial
+constexpr auto kPollInterval = std::chrono::milliseconds(500);
+constexpr char kIdPrefix[] = "slurm:";
+
+std::string JobName(const std::string& experiment, const std::string& trial) {
+  return "hpt." + experiment + "." + trial;
+}
+
+struct Job {
+  std::string id;
+  LaunchSpec spec;
+  TrialCollectors collectors;
+  std::unique_ptr<TrialLogFollower> follower;
+  LineBuffer lines;
+  TailLines tail{20};
+  bool kill_requested = false;
+  bool cancelled = false;
+};
+
+// How a finished Slurm job ended, as the listener hears it.
+ExitInfo ExitOf(const SlurmJob& s, bool killed) {
+  ExitInfo info;
+  info.exit_code = s.exit_code;
+  info.signal = s.signal;
+  if (s.state == "COMPLETED") {
+    info.kind = ExitKind::kExited;
+  } else if (s.state == "FAILED") {
+    info.kind = s.signal != 0 ? ExitKind::kSignaled : ExitKind::kExited;
+  } else if (s.state == "CANCELLED") {
+    info.kind = killed ? ExitKind::kKilled : ExitKind::kSignaled;
+    if (!killed && info.signal == 0) info.signal = SIGTERM;
+  } else if (s.state == "TIMEOUT" || s.state == "DEADLINE") {
+    info.kind = ExitKind::kTimedOut;
+  } else {  // OUT_OF_MEMORY, NODE_FAIL, BOOT_FAIL, PREEMPTED
+    info.kind = ExitKind::kSignaled;
+    if (info.signal == 0) info.signal = SIGKILL;
+    info.oom_killed = s.state == "OUT_OF_MEMORY";
+  }
+  return info;
+}
+
+class SlurmExecutor : public Executor {
+ public:
+  SlurmExecutor(ExecutorListener* listener, SlurmOptions options)
+      : listener_(listener), slurm_(std::move(options)) {
+    thread_ = std::thread([this] { Loop(); });
+  }
+
+  ~SlurmExecutor() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();  // the jobs go on in Slurm; Recover() adopts them
+  }
+
+  StatusOr<JobHandle> Start(const LaunchSpec& spec) override {
+    if (spec.argv.empty()) return InvalidArgument("argv is empty");
+    if (spec.log_path.empty()) return InvalidArgument("a Slurm trial needs a log_path");
+    HPT_ASSIGN_OR_RETURN(TrialCollectors collectors, NewTrialCollectors(spec, true));
+    Key key(spec.experiment, spec.trial);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_) return FailedPrecondition("the executor is shutting down");
+      if (jobs_.count(key)) {
+        return AlreadyExists("trial " + spec.experiment + "/" + spec.trial +
+                             " is already running");
+      }
+    }
+    HPT_RETURN_IF_ERROR(api::CreatePrivateParentFolders(spec.log_path));
+    ::unlink(spec.log_path.c_str());  // a previous trial of this name
+    SlurmSubmit submit;
+    submit.name = JobName(spec.experiment, spec.trial);
+    submit.argv = spec.argv;
+    submit.working_dir = spec.working_dir;
+    submit.output_path = std::filesystem::absolute(spec.log_path).string();
+    submit.env = spec.env;
+    const api::Resources& r = spec.resources;
+    // A share of a GPU takes a whole one: this cluster's GPUs are not split.
+    submit.gpus = static_cast<int>(std::ceil(r.gpu));
+    submit.cpus = static_cast<int>(std::ceil(r.cpu));
+    submit.memory_mb = (r.memory + (1 << 20) - 1) >> 20;
+    submit.time_minutes = (spec.timeout_seconds + 59) / 60;
+    // Slurm can refuse for a moment (a busy controller): the runner keeps
+    // the trial Pending and tries again.
+    HPT_ASSIGN_OR_RETURN(std::string id, slurm_.Submit(submit));
+    auto job = std::make_unique<Job>();
+    job->id = id;
+    job->spec = spec;
+    job->collectors = std::move(collectors);
+    job->follower = std::make_unique<TrialLogFollower>(submit.output_path);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_[key] = std::move(job);
+    }
+    cv_.notify_all();
+    return JobHandle{0, kIdPrefix + id};
+  }
+
+  std::vector<RecoveredJob> Recover(const std::vector<RunningJob>& jobs) override {
+    std::vector<RecoveredJob> out(jobs.size());
+    auto known = slurm_.Jobs();
+    if (!known.ok()) return out;  // Slurm unreachable: nothing can be adopted
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      const LaunchSpec& spec = jobs[i].spec;
+      std::string id;
+      if (jobs[i].job_id.rfind(kIdPrefix, 0) == 0) id = jobs[i].job_id.substr(6);
+      if (id.empty()) {  // never stored: found by its name
+        for (const auto& [jid, j] : *known) {
+          if (j.name == JobName(spec.experiment, spec.trial)) id = jid;
+        }
+      }
+      if (id.empty() || !known->count(id)) continue;
+      auto job = std::make_unique<Job>();
+      job->id = id;
+      job->spec = spec;
+      auto collectors = NewTrialCollectors(spec, false);
+      if (!collectors.ok()) continue;
+      job->collectors = std::move(*collectors);
+      job->follower = std::make_unique<TrialLogFollower>(
+          std::filesystem::absolute(spec.log_path).string());
+      std::lock_guard<std::mutex> lock(mu_);
+      out[i].attached = jobs_.try_emplace(Key(spec.experiment, spec.trial), std::move(job)).second;
+    }
+    cv_.notify_all();
+    return out;
+  }
+
+  void Kill(const std::string& experiment, const std::string& trial) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = jobs_.find(Key(experiment, trial));
+      if (it == jobs_.end()) return;
+      it->second->kill_requested = true;
+    }
+    cv_.notify_all();
+  }
+
+  int Running() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return static_cast<int>(jobs_.size());
+  }
+
+  StatusOr<LogRange> ReadLog(const LogQuery& q) const override {
+    if (q.tail >= 0) return ReadTrialLogTail(q.log_path, q.tail);
+    return ReadTrialLog(q.log_path, q.offset, q.limit);
+  }
+
+ private:
+  void Loop();
+  // New lines of `job`'s output (and metrics file) as observations.
+  void Follow(Job& job, bool finish, std::vector<api::Observation>& out);
+
+  ExecutorListener* const listener_;
+  const SlurmCli slurm_;
+  std::thread thread_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;                          // guarded by mu_
+  std::map<Key, std::unique_ptr<Job>> jobs_;       // guarded by mu_; the jobs
+                                                   // themselves only by the thread
+};
+
+void SlurmExecutor::Follow(Job& job, bool finish, std::vector<api::Observation>& out) {
+  std::string data;
+  job.follower->Read(data, 1 << 20);
+  auto on_line = [&](std::string_view line) {
+    job.tail.Add(line);
+    if (job.collectors.stdout_parser) {
+      if (auto o = job.collectors.stdout_parser->ParseLine(line)) out.push_back(*o);
+    }
+  };
+  job.lines.Append(data, on_line);
+  if (finish) job.lines.Flush(on_line);
+  if (job.collectors.file) {
+    auto on_file_line = [&](std::string_view line) {
+      if (auto o = job.collectors.file_parser->ParseLine(line)) out.push_back(*o);
+    };
+    finish ? job.collectors.file->Finish(on_file_line) : job.collectors.file->Poll(on_file_line);
+  }
+}
+
+void SlurmExecutor::Loop() {
+  while (true) {
+    std::vector<std::pair<Key, Job*>> jobs;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait_for(lock, kPollInterval);
+      if (stopping_) return;
+      for (auto& [key, job] : jobs_) jobs.push_back({key, job.get()});
+    }
+    if (jobs.empty()) continue;
+    for (auto& [key, job] : jobs) {
+      bool cancel = false;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        cancel = job->kill_requested && !job->cancelled;
+      }
+      if (cancel && slurm_.Cancel(job->id).ok()) job->cancelled = true;
+    }
+    auto known = slurm_.Jobs();
+    for (auto& [key, job] : jobs) {
+      std::optional<SlurmJob> state;
+      if (known.ok()) {
+        auto it = known->find(job->id);
+        if (it != known->end()) state = it->second;
+      }
+      // Gone from the controller without an end seen: purged meanwhile.
+      const bool ended = known.ok() && (!state || state->finished());
+      std::vector<api::Observation> observations;
+      Follow(*job, ended, observations);
+      for (const auto& o : observations) listener_->OnObservation(key.first, key.second, o);
+      if (!ended) continue;
+      ExitInfo info;
+      if (state) {
+        info = ExitOf(*state, job->kill_requested);
+      } else {
+        info.kind = ExitKind::kSignaled;
+        info.signal = SIGKILL;
+      }
+      info.log_tail = job->tail.Join();
+      std::string note = "slurm: job " + job->id + " " + (state ? state->state : "vanished");
+      info.log_tail += (info.log_tail.empty() ? "" : "\n") + note;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        jobs_.erase(key);  // `job` is gone now
+      }
+      listener_->OnExit(key.first, key.second, info);
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Executor> NewSlurmExecutor(ExecutorListener* listener,
+                                           const SlurmOptions& options) {
+  return std::make_unique<SlurmExecutor>(listener, options);
+}
+
+}  // namespace hpt::runner
