@@ -26,6 +26,7 @@ struct ServeOptions {
   std::string executor = "local";
   std::string slurm_partition;
   std::string slurm_account;
+  std::string advertise_url;
 };
 
 struct RunOptions {

@@ -36,6 +36,9 @@ int main(int argc, char** argv) {
                         "With --executor slurm: the partition jobs go to");
   serve_cmd->add_option("--slurm-account", serve.slurm_account,
                         "With --executor slurm: the account jobs are charged to");
+  serve_cmd->add_option("--advertise-url", serve.advertise_url,
+                        "The URL trials reach this server at (HPT_URL), e.g. "
+                        "http://head-node:8750 when trials run on a cluster's nodes");
   serve_cmd->add_option("--ui-dir", serve.ui_dir, "Folder of the web dashboard (default: ui/dist of the source tree, or $HPT_UI_DIR)");
   serve_cmd->add_flag("--sync-full", serve.sync_full,
                       "fsync every commit (survives power loss, slower)");

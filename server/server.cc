@@ -63,7 +63,7 @@ class ServerImpl : public Server {
                          OpenHttpListener(listen, [this](HttpRequest& r) { return Handle(r); }));
 
     controller::ControllerOptions copts;
-    copts.server_url = url();
+    copts.server_url = options.advertise_url.empty() ? url() : options.advertise_url;
     copts.token = options.token;
     copts.max_log_bytes = options.max_log_bytes;
     copts.log_dir = (std::filesystem::path(options.db_path).parent_path() / "logs").string();

@@ -36,6 +36,10 @@ struct ServerOptions {
   std::string executor = "local";
   std::string slurm_partition;
   std::string slurm_account;
+  // The URL trials reach this server at (HPT_URL, for the Push collector
+  // and :shouldStop); "" : the address it listens on, which a cluster's
+  // nodes may not reach (bind 0.0.0.0 and give this host's name then).
+  std::string advertise_url;
   // The server's own log goes to stderr from this level on: "debug",
   // "info", "warn", "error" or "off".
   std::string log_level = "info";

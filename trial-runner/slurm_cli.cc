@@ -37,7 +37,9 @@ std::string SlurmCli::ShellQuote(const std::vector<std::string>& argv) {
 
 StatusOr<std::string> SlurmCli::Submit(const SlurmSubmit& job) const {
   std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=" + job.name,
-                                   "--output=" + job.output_path, "--export=ALL"};
+                                   "--output=" + job.output_path, "--export=ALL",
+                                   // A requeued job appends: what was read stays read.
+                                   "--open-mode=append"};
   if (!job.working_dir.empty()) argv.push_back("--chdir=" + job.working_dir);
   if (!options_.partition.empty()) argv.push_back("--partition=" + options_.partition);
   if (!options_.account.empty()) argv.push_back("--account=" + options_.account);
