@@ -65,22 +65,32 @@ void ExperimentRunner::Reconcile() {
   for (Trial& t : trials_) {
     if (t.phase == TrialPhase::kPending && !StartTrialLocked(t)) return;
   }
-  const api::TrialCounts counts = tally_.Counts(trials_);
-  int room = exp_.spec.parallel_trial_count - counts.active();
-  int budget = exp_.spec.max_trial_count - counts.total;
-  int count = std::min(room, budget);
-  if (count <= 0 || exhausted_) return;
-  bool store_failed = false;
-  auto created = CreateTrialsLocked(count, TrialPhase::kPending, &store_failed);
-  if (!created.ok()) {
-    if (store_failed) return;  // logged; the sweep asks again
-    FinishLocked(ExperimentPhase::kFailed, "AlgorithmFailed", created.status().message());
-    return;
+  // Trials that cannot start at all (StartFailed) end at once: no exit
+  // will come to reconcile again, so their room is filled here, until the
+  // budget, the failure limit or the room runs out.
+  while (true) {
+    const api::TrialCounts counts = tally_.Counts(trials_);
+    int room = exp_.spec.parallel_trial_count - counts.active();
+    int budget = exp_.spec.max_trial_count - counts.total;
+    int count = std::min(room, budget);
+    if (count <= 0 || exhausted_) break;
+    bool store_failed = false;
+    auto created = CreateTrialsLocked(count, TrialPhase::kPending, &store_failed);
+    if (!created.ok()) {
+      if (store_failed) return;  // logged; the sweep asks again
+      FinishLocked(ExperimentPhase::kFailed, "AlgorithmFailed", created.status().message());
+      return;
+    }
+    if (created->empty()) break;
+    bool all_ended = true;
+    for (const Trial& c : *created) {
+      Trial& t = *FindLocked(c.name);
+      if (!StartTrialLocked(t)) return;  // waits for resources
+      all_ended = all_ended && api::IsFinished(t.phase);
+    }
+    if (!all_ended || FinishIfDoneLocked()) return;
   }
-  for (const Trial& c : *created) {
-    if (!StartTrialLocked(*FindLocked(c.name))) break;
-  }
-  if (created->empty()) FinishIfDoneLocked();
+  FinishIfDoneLocked();
 }
 
 runner::LaunchSpec ExperimentRunner::BaseLaunchSpecLocked(const Trial& trial) const {

@@ -228,6 +228,19 @@ HttpResponse Logs(const ApiContext& ctx, const HttpRequest& req) {
   return r;
 }
 
+HttpResponse Gpus(const ApiContext& ctx, const HttpRequest&) {
+  json list = json::array();
+  if (ctx.gpus) {
+    for (const auto& g : ctx.gpus->Latest()) {
+      list.push_back({{"index", g.index},
+                      {"utilization", g.utilization},
+                      {"memoryUsed", g.memory_used},
+                      {"memoryTotal", g.memory_total}});
+    }
+  }
+  return JsonResponse(200, {{"gpus", list}});
+}
+
 HttpResponse Algorithms(const ApiContext& ctx, const HttpRequest&) {
   return JsonResponse(200, {{"algorithms", ctx.algorithms->Names()}});
 }
@@ -257,6 +270,19 @@ HttpResponse Metrics(const ApiContext& ctx, const HttpRequest&) {
       << "# HELP hpt_http_requests_total HTTP requests served.\n"
       << "# TYPE hpt_http_requests_total counter\nhpt_http_requests_total "
       << ctx.requests_total->load() << "\n";
+  std::vector<runner::GpuUsage> gpus = ctx.gpus ? ctx.gpus->Latest() : std::vector<runner::GpuUsage>{};
+  if (!gpus.empty()) {
+    auto series = [&](const char* name, const char* help, auto value) {
+      out << "# HELP " << name << " " << help << "\n# TYPE " << name << " gauge\n";
+      for (const auto& g : gpus) out << name << "{gpu=\"" << g.index << "\"} " << value(g) << "\n";
+    };
+    series("hpt_gpu_utilization_ratio", "GPU utilisation per card (nvidia-smi).",
+           [](const runner::GpuUsage& g) { return g.utilization / 100; });
+    series("hpt_gpu_memory_used_bytes", "GPU memory in use per card (nvidia-smi).",
+           [](const runner::GpuUsage& g) { return g.memory_used; });
+    series("hpt_gpu_memory_total_bytes", "GPU memory per card (nvidia-smi).",
+           [](const runner::GpuUsage& g) { return g.memory_total; });
+  }
   HttpResponse r;
   r.content_type = "text/plain; version=0.0.4";
   r.body = out.str();
@@ -312,6 +338,7 @@ void AddApiRoutes(const ApiContext& c, Router& r) {
         Access::kTrial);
   r.Add("GET", t + "/{trial}/logs", [c](const HttpRequest& q) { return Logs(c, q); });
   r.Add("GET", "/api/v1/algorithms", [c](const HttpRequest& q) { return Algorithms(c, q); });
+  r.Add("GET", "/api/v1/gpus", [c](const HttpRequest& q) { return Gpus(c, q); });
   r.Add("GET", "/api/v1/openapi.json", [](const HttpRequest&) {
     HttpResponse response;
     response.body = std::string(api::OpenApiDocument());

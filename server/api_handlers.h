@@ -9,6 +9,7 @@
 #include "server/router.h"
 #include "storage/store.h"
 #include "suggestion/algorithm.h"
+#include "trial-runner/gpu_monitor.h"
 
 namespace hpt::server {
 
@@ -18,6 +19,7 @@ struct ApiContext {
   const Registry<suggestion::Algorithm>* algorithms;
   std::atomic<int64_t>* requests_total;  // for /metrics
   std::string version;
+  const runner::GpuMonitor* gpus = nullptr;  // null: no GPUs to report
 };
 
 // Adds every /api/v1, /healthz and /metrics route to `router`.

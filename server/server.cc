@@ -86,9 +86,14 @@ class ServerImpl : public Server {
     auto executor = builtins_->executors.Create(options.executor, ectx);
     if (!executor.ok()) return InvalidArgument("executor: " + executor.status().message());
     executor_ = std::move(*executor);
-    AddApiRoutes(
-        {store_.get(), controller_.get(), &builtins_->algorithms, &requests_total_, kVersion},
-        router_);
+    // Cards nvidia-smi can see are sampled for /metrics and the dashboard
+    // (not with --gpus none).
+    if ((!options.gpus || !options.gpus->empty()) && !runner::QueryGpuUsage().empty()) {
+      gpu_monitor_ = std::make_unique<runner::GpuMonitor>();
+    }
+    AddApiRoutes({store_.get(), controller_.get(), &builtins_->algorithms, &requests_total_,
+                  kVersion, gpu_monitor_.get()},
+                 router_);
     if (!options.ui_dir.empty()) static_files_ = std::make_unique<StaticFiles>(options.ui_dir);
     HPT_RETURN_IF_ERROR(controller_->Start(executor_.get()));
     ready_ = true;
@@ -155,6 +160,7 @@ class ServerImpl : public Server {
   std::unique_ptr<controller::Builtins> builtins_;
   std::unique_ptr<controller::Controller> controller_;
   std::unique_ptr<runner::Executor> executor_;
+  std::unique_ptr<runner::GpuMonitor> gpu_monitor_;
   Router router_;
   std::unique_ptr<StaticFiles> static_files_;
   std::atomic<int64_t> requests_total_{0};

@@ -31,23 +31,50 @@ std::vector<std::string_view> Fields(std::string_view line) {
   }
 }
 
-}  // namespace
-
-std::vector<GpuDevice> DetectGpus() {
+// What `nvidia-smi --query-gpu=<fields>` prints; "" when it fails.
+std::string NvidiaSmi(const std::string& fields) {
   // "e": the pipe must not leak into trials started meanwhile.
-  FILE* pipe = popen(
-      "nvidia-smi --query-gpu=index,uuid,memory.total --format=csv,noheader,nounits "
-      "2>/dev/null",
-      "re");
-  if (pipe == nullptr) return {};
+  const std::string command =
+      "nvidia-smi --query-gpu=" + fields + " --format=csv,noheader,nounits 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "re");
+  if (pipe == nullptr) return "";
   std::string output;
   char buffer[4096];
   size_t n;
   while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
   int status = pclose(pipe);
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return {};
-  return ParseNvidiaSmiQuery(output);
+  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return "";
+  return output;
 }
+
+}  // namespace
+
+std::vector<GpuDevice> DetectGpus() {
+  return ParseNvidiaSmiQuery(NvidiaSmi("index,uuid,memory.total"));
+}
+
+std::vector<GpuUsage> QueryGpuUsage() {
+  return ParseGpuUsage(NvidiaSmi("index,utilization.gpu,memory.used,memory.total"));
+}
+
+std::vector<GpuUsage> ParseGpuUsage(std::string_view csv) {
+  std::vector<GpuUsage> out;
+  while (!csv.empty()) {
+    size_t eol = csv.find('\n');
+    std::string_view line = api::Trim(csv.substr(0, eol));
+    csv.remove_prefix(eol == std::string_view::npos ? csv.size() : eol + 1);
+    std::vector<std::string_view> f = Fields(line);
+    if (f.size() < 4) continue;
+    auto index = ParseIndex(f[0]);
+    auto util = api::ParseNumber(f[1]);
+    auto used = api::ParseInt(f[2]);
+    auto total = api::ParseInt(f[3]);
+    if (!index || !util || !used || !total) continue;  // "[N/A]" and the like
+    out.push_back({*index, *util, *used << 20, *total << 20});
+  }
+  return out;
+}
+
 
 std::vector<GpuDevice> ParseNvidiaSmiQuery(std::string_view csv) {
   std::vector<GpuDevice> out;

@@ -25,6 +25,21 @@ std::vector<GpuDevice> DetectGpus();
 // that do not parse are skipped.
 std::vector<GpuDevice> ParseNvidiaSmiQuery(std::string_view csv);
 
+// What a card is doing now, as nvidia-smi reports it.
+struct GpuUsage {
+  int index = 0;
+  double utilization = 0;    // percent of the last sample period
+  int64_t memory_used = 0;   // bytes
+  int64_t memory_total = 0;  // bytes
+};
+
+// `nvidia-smi --query-gpu=index,utilization.gpu,memory.used,memory.total`;
+// empty without nvidia-smi. Blocks while it runs.
+std::vector<GpuUsage> QueryGpuUsage();
+// Its CSV output (noheader, nounits: MiB); lines that do not parse are
+// skipped.
+std::vector<GpuUsage> ParseGpuUsage(std::string_view csv);
+
 // "0,1,3" -> {0, 1, 3}; "" -> {}. InvalidArgument naming the entry that is
 // not a non-negative integer or appears twice.
 StatusOr<std::vector<int>> ParseGpuList(std::string_view list);

@@ -109,6 +109,22 @@ TEST_F(GpuWaitTest, PendingTrialStartsAfterARestart) {
   EXPECT_EQ(Gpus("e-2"), "0");
 }
 
+TEST_F(GpuWaitTest, TrialsThatCanNeverFitFailAtOnceAndTheExperimentEnds) {
+  nlohmann::json spec = GpuSpec("big", 3, 1);
+  spec["trialTemplate"]["resources"] = {{"gpu", 2}};  // one GPU here
+  spec["maxFailedTrialCount"] = 3;
+  Create(spec);
+  // No process ever starts, so no exit comes: the runner goes on by itself.
+  ASSERT_TRUE(WaitForPhase("big", ExperimentPhase::kSucceeded));
+  EXPECT_EQ(Experiment("big").reason, "MaxTrialsReached");
+  for (const auto& t : Trials("big")) {
+    EXPECT_EQ(t.phase, TrialPhase::kFailed) << t.name;
+    EXPECT_EQ(t.reason, "StartFailed") << t.name;
+  }
+  EXPECT_EQ(Trials("big").size(), 3u);
+  EXPECT_TRUE(executor_->started().empty());
+}
+
 TEST_F(GpuWaitTest, ReattachedTrialKeepsItsGpuAcrossARestart) {
   Create(GpuSpec("e", 2, 2));
   ASSERT_TRUE(WaitForRunning("e", 1));

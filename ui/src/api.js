@@ -103,6 +103,7 @@ export const api = {
   stopExperiment: (x) => request('POST', `${BASE}/${e(x)}:stop`),
   deleteExperiment: (x) => request('DELETE', `${BASE}/${e(x)}`),
   stopTrial: (x, t) => request('POST', `${trialPath(x, t)}:stop`),
+  gpus: () => request('GET', '/api/v1/gpus').then((r) => r.gpus),
 };
 
 // Splits a validation message into its problems: the server joins them

@@ -34,6 +34,14 @@ function row(x) {
   </tr>`;
 }
 
+// One line per card: utilisation and memory, as nvidia-smi last said.
+function paintGpus(el, gpus) {
+  el.hidden = !gpus.length;
+  const gib = (b) => (b / 2 ** 30).toFixed(1);
+  setHtml(el, html`${gpus.map((g) => html`<span class="gpu" data-gpu="${g.index}">GPU ${g.index}:
+    ${Math.round(g.utilization)}% · ${gib(g.memoryUsed)} / ${gib(g.memoryTotal)} GiB</span> `)}`);
+}
+
 export async function render(root, ctx) {
   let phase = sessionStorage.getItem(FILTER_KEY) || '';
   setHtml(root, html`
@@ -50,7 +58,8 @@ export async function render(root, ctx) {
         <th class="num">Running</th><th class="num">Pending</th><th class="num">Best objective</th><th>Started</th></tr></thead>
       <tbody></tbody>
     </table>
-    <p class="muted small" id="list-count"></p>`);
+    <p class="muted small" id="list-count"></p>
+    <p class="muted small" id="gpus" hidden></p>`);
   const select = root.querySelector('#phase-filter');
   select.value = phase;
   let experiments = [];
@@ -59,7 +68,7 @@ export async function render(root, ctx) {
       .filter((x) => !phase || x.status.phase === phase)
       .sort((a, b) => String(b.status.creationTime).localeCompare(String(a.status.creationTime)));
     setHtml(root.querySelector('tbody'), shown.length ? html`${shown.map(row)}`
-      : html`<tr><td colspan="7" class="empty">${experiments.length ? 'No experiment in this phase.'
+      : html`<tr><td colspan="8" class="empty">${experiments.length ? 'No experiment in this phase.'
         : html`No experiments yet. <a href="#/new">Create one</a> or submit one with <code>hpt run</code>.`}</td></tr>`);
     root.querySelector('#list-count').textContent =
       `${shown.length} of ${experiments.length} experiments · updated ${new Date().toLocaleTimeString()}`;
@@ -71,9 +80,10 @@ export async function render(root, ctx) {
     paint();
   };
   await ctx.every(2000, async () => {
-    const list = await api.experiments();
+    const [list, gpus] = await Promise.all([api.experiments(), api.gpus().catch(() => [])]);
     if (!ctx.alive) return;
     experiments = list;
     paint();
+    paintGpus(root.querySelector('#gpus'), gpus);
   });
 }
