@@ -153,7 +153,7 @@ json ResourcesToJson(const Resources& res) {
 void DecodeTrialTemplate(JsonReader& r, const json& j, TrialTemplate& t) {
   const std::string p = "trialTemplate";
   r.RejectUnknown(j, p, {"command", "trialParameters", "workingDir", "env",
-                         "resources", "timeoutSeconds"});
+                         "resources", "timeoutSeconds", "executor"});
   if (const json* cmd = r.Array(j, p, "command", true)) {
     for (size_t i = 0; i < cmd->size(); ++i) {
       if (auto a = r.StringValue((*cmd)[i], JsonReader::Path(p + ".command", i))) {
@@ -187,6 +187,7 @@ void DecodeTrialTemplate(JsonReader& r, const json& j, TrialTemplate& t) {
     DecodeResources(r, *res, p + ".resources", t.resources);
   }
   if (auto to = r.Int(j, p, "timeoutSeconds", false)) t.timeout_seconds = *to;
+  if (auto ex = r.String(j, p, "executor", false)) t.executor = *ex;
 }
 
 void DecodeCollector(JsonReader& r, const json& j, MetricsCollector& c) {
@@ -342,6 +343,7 @@ json SpecToJson(const ExperimentSpec& spec) {
                {"env", t.env}, {"resources", ResourcesToJson(t.resources)},
                {"timeoutSeconds", t.timeout_seconds}};
     if (!t.working_dir.empty()) tj["workingDir"] = t.working_dir;
+    if (!t.executor.empty()) tj["executor"] = t.executor;
     j["trialTemplate"] = tj;
   }
   const MetricsCollector& c = spec.metrics_collector;

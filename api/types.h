@@ -81,6 +81,9 @@ struct TrialTemplate {
   std::map<std::string, std::string> env;
   Resources resources;
   int timeout_seconds = 0;  // 0: no timeout
+  // Which of the server's executors runs the trials ("local", "slurm");
+  // "": the server's default (hpt serve --executor).
+  std::string executor;
 };
 
 struct MetricsCollector {

@@ -1,6 +1,7 @@
 #include "controller/controller.h"
 
 #include "controller/builtins.h"
+#include "api/text.h"
 
 #include <spdlog/spdlog.h>
 
@@ -41,11 +42,27 @@ Controller::Controller(storage::Store* store,
 Controller::~Controller() { Shutdown(); }
 
 Status Controller::Validate(const api::ExperimentSpec& spec) const {
-  return ValidateWithAlgorithms(spec, *algorithms_, *policies_);
+  HPT_RETURN_IF_ERROR(ValidateWithAlgorithms(spec, *algorithms_, *policies_));
+  if (spec.trial_template && !spec.trial_template->executor.empty() && !executors_.empty() &&
+      !executors_.count(spec.trial_template->executor)) {
+    std::vector<std::string> names;
+    for (const auto& [name, _] : executors_) names.push_back(name);
+    return InvalidArgument("trialTemplate.executor: '" + spec.trial_template->executor +
+                           "' is not one of this server's executors (" +
+                           api::Join(names, ", ") + ")");
+  }
+  return Status::Ok();
 }
 
 Status Controller::Start(runner::Executor* executor) {
-  deps_.executor = executor;
+  return Start({{"local", executor}}, "local");
+}
+
+Status Controller::Start(const std::map<std::string, runner::Executor*>& executors,
+                         const std::string& default_executor) {
+  executors_ = executors;
+  deps_.executors = &executors_;
+  deps_.default_executor = default_executor;
   HPT_ASSIGN_OR_RETURN(std::vector<Experiment> experiments, store_->ListExperiments());
   if (auto unreadable = store_->ListUnreadableExperiments(); unreadable.ok()) {
     // Left out rather than keeping the server down; the API lists them.
@@ -205,14 +222,16 @@ std::string Controller::LogPath(const std::string& experiment, const std::string
   return options_.log_dir + "/" + experiment + "/" + trial + ".log";
 }
 
-StatusOr<runner::LogRange> Controller::ReadTrialLog(runner::LogQuery query) const {
-  if (stopping_ || !deps_.executor) return Unavailable("the server is shutting down");
-  query.log_path = LogPath(query.experiment, query.trial);
-  return deps_.executor->ReadLog(query);
+StatusOr<runner::LogRange> Controller::ReadTrialLog(runner::LogQuery query) {
+  HPT_ASSIGN_OR_RETURN(Entry entry, Find(query.experiment));
+  return entry.runner->ReadLog(std::move(query));
 }
 
 int Controller::RunningProcesses() const {
-  return deps_.executor ? deps_.executor->Running() : 0;
+  int n = 0;
+  if (stopping_) return 0;
+  for (const auto& [name, e] : executors_) n += e ? e->Running() : 0;
+  return n;
 }
 
 void Controller::SweepLoop() {

@@ -43,6 +43,9 @@ class Controller : public runner::ExecutorListener {
   // loads every experiment, recovers from a previous run (runner-run trials
   // that were Running become Failed, ServerRestarted, what is left of them
   // killed) and starts the sweep.
+  Status Start(const std::map<std::string, runner::Executor*>& executors,
+               const std::string& default_executor);
+  // One executor, which every experiment uses.
   Status Start(runner::Executor* executor);
   // Stops the sweep and every use of the executor, and waits for the work
   // in flight; work queued later (the executor's last callbacks) still runs
@@ -70,7 +73,7 @@ class Controller : public runner::ExecutorListener {
   std::string LogPath(const std::string& experiment, const std::string& trial) const;
   // A piece of a trial's log, read through the executor (query's log_path
   // is filled in). Unavailable once the server is shutting down.
-  StatusOr<runner::LogRange> ReadTrialLog(runner::LogQuery query) const;
+  StatusOr<runner::LogRange> ReadTrialLog(runner::LogQuery query);
   int RunningProcesses() const;
 
   // runner::ExecutorListener: posted to the experiment's strand.
@@ -97,6 +100,7 @@ class Controller : public runner::ExecutorListener {
   const Registry<earlystop::Policy>* policies_;
   ControllerOptions options_;
   std::atomic<bool> stopping_{false};
+  std::map<std::string, runner::Executor*> executors_;  // set by Start()
   RunnerDeps deps_;
   WorkPool pool_;
 

@@ -19,6 +19,9 @@ ExperimentRunner::ExperimentRunner(const RunnerDeps& deps, api::Experiment exper
     : deps_(deps),
       name_(experiment.spec.name),
       runner_run_(experiment.spec.trial_template.has_value()),
+      executor_name_(runner_run_ && !experiment.spec.trial_template->executor.empty()
+                         ? experiment.spec.trial_template->executor
+                         : deps.default_executor),
       exp_(std::move(experiment)),
       trials_(std::move(trials)),
       tally_(exp_.spec.objective) {
@@ -249,6 +252,13 @@ StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count, Tri
     tally_.Added(trials_, trials_.size() - 1);
   }
   return created;
+}
+
+StatusOr<runner::LogRange> ExperimentRunner::ReadLog(runner::LogQuery query) const {
+  runner::Executor* e = executor();
+  if (!e) return Unavailable("the server is shutting down");
+  query.log_path = LogPath(query.trial);
+  return e->ReadLog(query);
 }
 
 std::string ExperimentRunner::LogPath(const std::string& trial) const {

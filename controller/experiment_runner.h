@@ -48,7 +48,10 @@ struct RunnerDeps {
   storage::Store* store = nullptr;
   const Registry<suggestion::Algorithm>* algorithms = nullptr;
   const Registry<earlystop::Policy>* policies = nullptr;
-  runner::Executor* executor = nullptr;  // not used once *stopping
+  // The server's executors by name, and the one trials use unless their
+  // trialTemplate.executor names another; not used once *stopping.
+  const std::map<std::string, runner::Executor*>* executors = nullptr;
+  std::string default_executor;
   const std::atomic<bool>* stopping = nullptr;  // the server is shutting down
   std::string server_url;     // HPT_URL
   std::string token;          // admin token; trials get a TrialToken of it
@@ -104,11 +107,16 @@ class ExperimentRunner {
   void OnExit(const std::string& trial, const runner::ExitInfo& info);
 
   std::string LogPath(const std::string& trial) const;
+  // A piece of one of its trial's logs, through its executor.
+  StatusOr<runner::LogRange> ReadLog(runner::LogQuery query) const;
 
  private:
-  // The executor, or null once the server is shutting down (it may be gone).
+  // The experiment's executor, or null once the server is shutting down
+  // (it may be gone) or when the server has no such executor.
   runner::Executor* executor() const {
-    return deps_.stopping && deps_.stopping->load() ? nullptr : deps_.executor;
+    if ((deps_.stopping && deps_.stopping->load()) || !deps_.executors) return nullptr;
+    auto it = deps_.executors->find(executor_name_);
+    return it == deps_.executors->end() ? nullptr : it->second;
   }
   api::Trial* FindLocked(const std::string& trial);
   // Writes `update` and mirrors it into the cached trial; a failed write is
@@ -153,6 +161,7 @@ class ExperimentRunner {
   const RunnerDeps deps_;
   const std::string name_;
   const bool runner_run_;
+  const std::string executor_name_;  // of deps_.executors
 
   std::mutex mu_;
   api::Experiment exp_;             // guarded by mu_

@@ -83,9 +83,17 @@ class ServerImpl : public Server {
     ectx.slurm.account = options.slurm_account;
     ectx.local.gpus =
         options.gpus ? runner::DevicesFromIndices(*options.gpus) : runner::DetectGpus();
-    auto executor = builtins_->executors.Create(options.executor, ectx);
-    if (!executor.ok()) return InvalidArgument("executor: " + executor.status().message());
-    executor_ = std::move(*executor);
+    // Every registered executor, so that an experiment may name its own
+    // (trialTemplate.executor); --executor is the default.
+    if (!builtins_->executors.Contains(options.executor)) {
+      return InvalidArgument(
+          "executor: " + builtins_->executors.Create(options.executor, ectx).status().message());
+    }
+    for (const std::string& name : builtins_->executors.Names()) {
+      auto executor = builtins_->executors.Create(name, ectx);
+      if (!executor.ok()) return executor.status();
+      executors_[name] = std::move(*executor);
+    }
     // Cards nvidia-smi can see are sampled for /metrics and the dashboard
     // (not with --gpus none).
     if ((!options.gpus || !options.gpus->empty()) && !runner::QueryGpuUsage().empty()) {
@@ -95,7 +103,9 @@ class ServerImpl : public Server {
                   kVersion, gpu_monitor_.get()},
                  router_);
     if (!options.ui_dir.empty()) static_files_ = std::make_unique<StaticFiles>(options.ui_dir);
-    HPT_RETURN_IF_ERROR(controller_->Start(executor_.get()));
+    std::map<std::string, runner::Executor*> executors;
+    for (const auto& [name, e] : executors_) executors[name] = e.get();
+    HPT_RETURN_IF_ERROR(controller_->Start(executors, options.executor));
     ready_ = true;
     return Status::Ok();
   }
@@ -109,11 +119,14 @@ class ServerImpl : public Server {
   void Stop() override {
     if (listener_) listener_->Close();
     if (controller_) controller_->Shutdown();
-    if (executor_ && executor_->Running() > 0 && !options_.trial_shim_command.empty()) {
-      spdlog::info("{} trial(s) keep running under their supervisors; the next start "
-                   "re-attaches to them", executor_->Running());
+    int running = 0;
+    for (const auto& [name, e] : executors_) running += e->Running();
+    if (running > 0) {
+      spdlog::info("{} trial(s) keep running (under their supervisors, or as cluster jobs) "
+                   "unless they are this server's own children; the next start re-attaches",
+                   running);
     }
-    executor_.reset();  // kills what still runs, unless supervised
+    executors_.clear();  // kills what still runs as a direct child
     controller_.reset();
     listener_.reset();
   }
@@ -159,7 +172,7 @@ class ServerImpl : public Server {
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<controller::Builtins> builtins_;
   std::unique_ptr<controller::Controller> controller_;
-  std::unique_ptr<runner::Executor> executor_;
+  std::map<std::string, std::unique_ptr<runner::Executor>> executors_;
   std::unique_ptr<runner::GpuMonitor> gpu_monitor_;
   Router router_;
   std::unique_ptr<StaticFiles> static_files_;

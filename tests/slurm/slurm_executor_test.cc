@@ -72,6 +72,29 @@ TEST_F(SlurmExecutorTest, GpuTrialsRunAsJobsWithTheirDevices) {
   }
 }
 
+TEST_F(SlurmExecutorTest, AnExperimentNamesItsOwnExecutor) {
+  TempDir dir;
+  HptProcess server(dir.File("hpt.db"));  // local by default
+  auto client = server.Client();
+  json on_slurm = ShellExperiment("sown", "echo loss=$X", 2, 2);
+  on_slurm["trialTemplate"]["executor"] = "slurm";
+  ASSERT_TRUE(client->Json("POST", "/api/v1/experiments", on_slurm).ok());
+  ASSERT_TRUE(client->Json("POST", "/api/v1/experiments",
+                           ShellExperiment("slocal", "echo loss=$X", 2, 2))
+                  .ok());
+  EXPECT_EQ(WaitForExperiment(*client, "sown", 120)["status"]["trials"]["succeeded"], 2);
+  EXPECT_EQ(WaitForExperiment(*client, "slocal", 60)["status"]["trials"]["succeeded"], 2);
+  auto jobs = runner::SlurmCli({}).Jobs();
+  ASSERT_TRUE(jobs.ok());
+  int own = 0, local = 0;
+  for (const auto& [id, job] : *jobs) {
+    own += job.name.rfind("hpt.sown.", 0) == 0;
+    local += job.name.rfind("hpt.slocal.", 0) == 0;
+  }
+  EXPECT_EQ(own, 2);
+  EXPECT_EQ(local, 0);
+}
+
 TEST_F(SlurmExecutorTest, StoppingAnExperimentCancelsItsJobs) {
   TempDir dir;
   HptProcess server(dir.File("hpt.db"), Serve());
