@@ -26,6 +26,7 @@ struct ServeOptions {
   std::string executor = "local";
   std::string slurm_partition;
   std::string slurm_account;
+  int slurm_shards_per_gpu = 0;
   std::string advertise_url;
 };
 

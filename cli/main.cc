@@ -36,6 +36,11 @@ int main(int argc, char** argv) {
                         "With --executor slurm: the partition jobs go to");
   serve_cmd->add_option("--slurm-account", serve.slurm_account,
                         "With --executor slurm: the account jobs are charged to");
+  serve_cmd
+      ->add_option("--slurm-shards-per-gpu", serve.slurm_shards_per_gpu,
+                   "With Slurm: the GPU shards each card offers (gres shard); a trial's "
+                   "share of a GPU (gpu: 0.5) then takes that share of them")
+      ->check(CLI::Range(0, 1024));
   serve_cmd->add_option("--advertise-url", serve.advertise_url,
                         "The URL trials reach this server at (HPT_URL), e.g. "
                         "http://head-node:8750 when trials run on a cluster's nodes");

@@ -51,6 +51,7 @@ int Serve(const ServeOptions& options) {
   so.executor = options.executor;
   so.slurm_partition = options.slurm_partition;
   so.slurm_account = options.slurm_account;
+  so.slurm_shards_per_gpu = options.slurm_shards_per_gpu;
   so.advertise_url = options.advertise_url;
   // Each trial under `hpt trial-shim` of this very binary: trials outlive
   // a crash or a restart of the server, which re-attaches to them.

@@ -87,15 +87,22 @@ MpiDefault=none
 SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
-GresTypes=gpu
+GresTypes=gpu,shard
 DefMemPerCPU=256
 MinJobAge=600
 KillWait=5
 ReturnToService=2
-NodeName=localhost CPUs=$(nproc) RealMemory=$mem_mb Gres=gpu:2 State=UNKNOWN
+NodeName=localhost CPUs=$(nproc) RealMemory=$mem_mb Gres=gpu:2,shard:8 State=UNKNOWN
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 EOC
-printf 'Name=gpu File=%s\nName=gpu File=%s\n' "$dir/dev/gpu0" "$dir/dev/gpu1" > "$dir/gres.conf"
+# Each card also offers 4 shards (a quarter each): jobs asking for shards
+# share a card, as --slurm-shards-per-gpu 4 tells hpt.
+{
+  for i in 0 1; do
+    printf 'Name=gpu File=%s\n' "$dir/dev/gpu$i"
+    printf 'Name=shard Count=4 File=%s\n' "$dir/dev/gpu$i"
+  done
+} > "$dir/gres.conf"
 export SLURM_CONF="$dir/slurm.conf"
 slurmctld -f "$SLURM_CONF"
 slurmd -f "$SLURM_CONF"

@@ -81,6 +81,7 @@ class ServerImpl : public Server {
     }
     ectx.slurm.partition = options.slurm_partition;
     ectx.slurm.account = options.slurm_account;
+    ectx.slurm.shards_per_gpu = options.slurm_shards_per_gpu;
     ectx.local.gpus =
         options.gpus ? runner::DevicesFromIndices(*options.gpus) : runner::DetectGpus();
     // Every registered executor, so that an experiment may name its own

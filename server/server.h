@@ -36,6 +36,7 @@ struct ServerOptions {
   std::string executor = "local";
   std::string slurm_partition;
   std::string slurm_account;
+  int slurm_shards_per_gpu = 0;  // the cluster's GPU shards per card
   // The URL trials reach this server at (HPT_URL, for the Push collector
   // and :shouldStop); "" : the address it listens on, which a cluster's
   // nodes may not reach (bind 0.0.0.0 and give this host's name then).

@@ -43,7 +43,11 @@ StatusOr<std::string> SlurmCli::Submit(const SlurmSubmit& job) const {
   if (!job.working_dir.empty()) argv.push_back("--chdir=" + job.working_dir);
   if (!options_.partition.empty()) argv.push_back("--partition=" + options_.partition);
   if (!options_.account.empty()) argv.push_back("--account=" + options_.account);
-  if (job.gpus > 0) argv.push_back("--gres=gpu:" + std::to_string(job.gpus));
+  if (job.shards > 0) {
+    argv.push_back("--gres=shard:" + std::to_string(job.shards));
+  } else if (job.gpus > 0) {
+    argv.push_back("--gres=gpu:" + std::to_string(job.gpus));
+  }
   if (job.cpus > 0) argv.push_back("--cpus-per-task=" + std::to_string(job.cpus));
   if (job.memory_mb > 0) argv.push_back("--mem=" + std::to_string(job.memory_mb) + "M");
   if (job.time_minutes > 0) argv.push_back("--time=" + std::to_string(job.time_minutes));

@@ -17,6 +17,10 @@ namespace hpt::runner {
 struct SlurmOptions {
   std::string partition;  // "" : the cluster's default
   std::string account;    // "" : the user's default
+  // Shards (Slurm's GPU sharing) each card offers; a trial asking for a
+  // share of a GPU gets that share of them (--gres=shard:K). 0: the
+  // cluster has none, and a share takes a whole GPU.
+  int shards_per_gpu = 0;
 };
 
 // One batch job: the trial's command, where it runs and prints, what it
@@ -28,6 +32,7 @@ struct SlurmSubmit {
   std::string output_path;  // stdout and stderr of the job
   std::map<std::string, std::string> env;  // exported with the job
   int gpus = 0;            // --gres=gpu:N
+  int shards = 0;          // --gres=shard:K instead (a share of one card)
   int cpus = 0;            // --cpus-per-task; 0: the default
   int64_t memory_mb = 0;   // --mem; 0: the default
   int time_minutes = 0;    // --time; 0: the partition's limit

@@ -70,7 +70,7 @@ ExitInfo ExitOf(const SlurmJob& s, bool killed) {
 class SlurmExecutor : public Executor {
  public:
   SlurmExecutor(ExecutorListener* listener, SlurmOptions options)
-      : listener_(listener), slurm_(std::move(options)) {
+      : listener_(listener), shards_per_gpu_(options.shards_per_gpu), slurm_(std::move(options)) {
     thread_ = std::thread([this] { Loop(); });
   }
 
@@ -105,8 +105,13 @@ class SlurmExecutor : public Executor {
     submit.output_path = std::filesystem::absolute(spec.log_path).string();
     submit.env = spec.env;
     const api::Resources& r = spec.resources;
-    // A share of a GPU takes a whole one: this cluster's GPUs are not split.
-    submit.gpus = static_cast<int>(std::ceil(r.gpu));
+    // A share of a GPU: that share of a card's shards where the cluster
+    // has them, else a whole GPU.
+    if (r.gpu > 0 && r.gpu < 1 && shards_per_gpu_ > 0) {
+      submit.shards = std::max(1, static_cast<int>(std::ceil(r.gpu * shards_per_gpu_ - 1e-9)));
+    } else {
+      submit.gpus = static_cast<int>(std::ceil(r.gpu));
+    }
     submit.cpus = static_cast<int>(std::ceil(r.cpu));
     submit.memory_mb = (r.memory + (1 << 20) - 1) >> 20;
     submit.time_minutes = (spec.timeout_seconds + 59) / 60;
@@ -181,6 +186,7 @@ class SlurmExecutor : public Executor {
   void Follow(Job& job, bool finish, std::vector<api::Observation>& out);
 
   ExecutorListener* const listener_;
+  const int shards_per_gpu_;
   const SlurmCli slurm_;
   std::thread thread_;
   mutable std::mutex mu_;

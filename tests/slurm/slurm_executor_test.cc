@@ -95,6 +95,37 @@ TEST_F(SlurmExecutorTest, AnExperimentNamesItsOwnExecutor) {
   EXPECT_EQ(local, 0);
 }
 
+// The local cluster gives each fake card 4 shards (scripts/slurm-local.sh).
+TEST_F(SlurmExecutorTest, HalfGpuTrialsShareACardThroughShards) {
+  TempDir dir;
+  HptProcess server(dir.File("hpt.db"), {"--executor", "slurm", "--slurm-shards-per-gpu", "4"});
+  auto client = server.Client();
+  // Each job notes its card and, in seconds, when it started and ended.
+  json spec = ShellExperiment("shalf",
+                              "echo dev=$CUDA_VISIBLE_DEVICES start=$(date +%s.%N); sleep 3; "
+                              "echo end=$(date +%s.%N) loss=$X",
+                              2, 2);
+  spec["trialTemplate"]["resources"] = {{"gpu", 0.5}};
+  ASSERT_TRUE(client->Json("POST", "/api/v1/experiments", spec).ok());
+  json exp = WaitForExperiment(*client, "shalf", 120);
+  ASSERT_EQ(exp["status"]["trials"]["succeeded"], 2) << exp.dump();
+  std::vector<std::string> devices;
+  std::vector<std::pair<double, double>> spans;
+  for (const char* trial : {"shalf-1", "shalf-2"}) {
+    auto log = client->Call("GET", std::string("/api/v1/experiments/shalf/trials/") + trial + "/logs", "");
+    ASSERT_TRUE(log.ok());
+    const std::string& text = log->body;
+    size_t dev = text.find("dev="), start = text.find("start="), end = text.find("end=");
+    ASSERT_TRUE(dev != std::string::npos && start != std::string::npos && end != std::string::npos)
+        << text;
+    devices.push_back(text.substr(dev + 4, text.find(' ', dev) - dev - 4));
+    spans.push_back({std::stod(text.substr(start + 6)), std::stod(text.substr(end + 4))});
+  }
+  EXPECT_EQ(devices[0], devices[1]) << "both halves on one card";
+  EXPECT_LT(std::max(spans[0].first, spans[1].first), std::min(spans[0].second, spans[1].second))
+      << "and at the same time";
+}
+
 TEST_F(SlurmExecutorTest, StoppingAnExperimentCancelsItsJobs) {
   TempDir dir;
   HptProcess server(dir.File("hpt.db"), Serve());
