@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -146,6 +147,44 @@ TEST_F(SlurmExecutorTest, StoppingAnExperimentCancelsItsJobs) {
     gone = LiveJobs("sstop") == 0;
   }
   EXPECT_TRUE(gone) << "scancel left no job behind";
+}
+
+TEST_F(SlurmExecutorTest, EarlyStoppedTrialsAreCancelledInSlurm) {
+  TempDir dir;
+  HptProcess server(dir.File("hpt.db"), Serve());
+  auto client = server.Client();
+  // loss = x at each of 20 steps, a quarter second apart. A grid runs the
+  // two good values first; the two bad ones are then hopeless against the
+  // median of those.
+  json spec = ShellExperiment(
+      "searly", "for i in $(seq 1 20); do echo step=$i loss=$X; sleep 0.25; done", 4, 2);
+  spec["algorithm"] = {{"algorithmName", "grid"}};
+  spec["parameters"][0] = {{"name", "x"},
+                           {"parameterType", "discrete"},
+                           {"feasibleSpace", {{"list", {"0.1", "0.2", "0.9", "0.95"}}}}};
+  spec["earlyStopping"] = {{"algorithmName", "medianstop"},
+                           {"algorithmSettings",
+                            {{{"name", "min_trials_required"}, {"value", "2"}},
+                             {{"name", "start_step"}, {"value", "2"}}}}};
+  ASSERT_TRUE(client->Json("POST", "/api/v1/experiments", spec).ok());
+  json exp = WaitForExperiment(*client, "searly", 150);
+  EXPECT_EQ(exp["status"]["phase"], "Succeeded") << exp.dump();
+  EXPECT_GT(exp["status"]["trials"]["earlyStopped"].get<int>(), 0) << exp.dump();
+  EXPECT_EQ(exp["status"]["trials"]["failed"], 0) << exp.dump();
+  auto trials = client->Json("GET", "/api/v1/experiments/searly/trials");
+  ASSERT_TRUE(trials.ok());
+  auto jobs = runner::SlurmCli({}).Jobs();
+  ASSERT_TRUE(jobs.ok());
+  std::map<std::string, std::string> state_of;  // trial -> its job's state
+  for (const auto& [id, job] : *jobs) {
+    if (job.name.rfind("hpt.searly.", 0) == 0) state_of[job.name.substr(11)] = job.state;
+  }
+  for (const auto& t : (*trials)["trials"]) {
+    if (t["phase"] == "EarlyStopped") {
+      EXPECT_EQ(state_of[t["name"]], "CANCELLED") << t.dump() << " was scancelled";
+    }
+  }
+  EXPECT_EQ(LiveJobs("searly"), 0) << "no job left behind";
 }
 
 TEST_F(SlurmExecutorTest, RestartedServerAdoptsRunningJobs) {
