@@ -219,29 +219,6 @@ TEST(SpecFromJson, NonIntegerCountsAreRejected) {
   EXPECT_THAT(err, HasSubstr("maxTrialCount: 2.5 is not an integer"));
 }
 
-TEST(SpecFromJson, ResourcesTakeSharesAndKubernetesQuantities) {
-  json j = FullJson();
-  j["trialTemplate"]["resources"] = {
-      {"gpu", 0.25}, {"gpuMemory", "10Gi"}, {"cpu", "500m"}, {"memory", 4294967296}};
-  auto s = SpecFromJson(j);
-  ASSERT_TRUE(s.ok()) << s.status().ToString();
-  const Resources& r = s->trial_template->resources;
-  EXPECT_EQ(r.gpu, 0.25);
-  EXPECT_EQ(r.gpu_memory, 10ll << 30);
-  EXPECT_EQ(r.cpu, 0.5);
-  EXPECT_EQ(r.memory, 4ll << 30);
-  EXPECT_EQ(SpecToJson(*s)["trialTemplate"]["resources"],
-            json({{"gpu", 0.25}, {"gpuMemory", "10Gi"}, {"cpu", 0.5}, {"memory", "4Gi"}}));
-
-  j["trialTemplate"]["resources"] = {
-      {"gpu", 0.001}, {"gpuMemory", "10GB"}, {"cpu", "-1"}, {"memory", "lots"}, {"disk", 1}};
-  std::string err = DecodeError(j);
-  EXPECT_THAT(err, HasSubstr("trialTemplate.resources.gpuMemory: '10GB' is not a quantity"));
-  EXPECT_THAT(err, HasSubstr("trialTemplate.resources.cpu: '-1' is not a quantity"));
-  EXPECT_THAT(err, HasSubstr("trialTemplate.resources.memory: 'lots' is not a quantity"));
-  EXPECT_THAT(err, HasSubstr("trialTemplate.resources.disk: unknown field"));
-}
-
 TEST(SpecFromJson, UnknownFieldsAreRejectedWithTheirPaths) {
   json j = FullJson();
   j["maxTrials"] = 3;
