@@ -218,6 +218,12 @@ void Controller::OnExit(const std::string& experiment, const std::string& trial,
   });
 }
 
+void Controller::OnRunning(const std::string& experiment, const std::string& trial) {
+  auto entry = FindLoaded(experiment);
+  if (!entry) return;
+  entry->strand->Post([runner = entry->runner, trial] { runner->OnRunning(trial); });
+}
+
 std::string Controller::LogPath(const std::string& experiment, const std::string& trial) const {
   return options_.log_dir + "/" + experiment + "/" + trial + ".log";
 }

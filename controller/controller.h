@@ -81,6 +81,7 @@ class Controller : public runner::ExecutorListener {
                      const api::Observation& observation) override;
   void OnExit(const std::string& experiment, const std::string& trial,
               const runner::ExitInfo& info) override;
+  void OnRunning(const std::string& experiment, const std::string& trial) override;
 
  private:
   struct Entry {

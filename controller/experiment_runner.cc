@@ -207,7 +207,8 @@ void ExperimentRunner::KillActiveLocked(const std::string& reason) {
 }
 
 void ExperimentRunner::KillTrialLocked(Trial& t, const std::string& reason) {
-  bool running = t.phase == TrialPhase::kRunning;
+  // Running, or queued in a cluster: either way it has a job to stop.
+  bool running = t.phase == TrialPhase::kRunning || !t.job_id.empty();
   storage::TrialUpdate update;
   update.phase = TrialPhase::kKilled;
   update.reason = reason;

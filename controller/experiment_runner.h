@@ -105,6 +105,7 @@ class ExperimentRunner {
   // From the executor (through the strand).
   void OnObservation(const std::string& trial, const api::Observation& observation);
   void OnExit(const std::string& trial, const runner::ExitInfo& info);
+  void OnRunning(const std::string& trial);
 
   std::string LogPath(const std::string& trial) const;
   // A piece of one of its trial's logs, through its executor.

@@ -20,7 +20,11 @@ void ExperimentRunner::Recover() {
   std::vector<runner::RunningJob> jobs;
   std::vector<std::string> names;
   for (const Trial& t : trials_) {
-    if (t.phase != TrialPhase::kRunning) continue;
+    // Running, or queued in a cluster (Pending with a job).
+    if (t.phase != TrialPhase::kRunning &&
+        !(t.phase == TrialPhase::kPending && !t.job_id.empty())) {
+      continue;
+    }
     jobs.push_back({BaseLaunchSpecLocked(t), t.job_id});
     names.push_back(t.name);
     // A re-attached trial's log is read again from its start: what the
@@ -63,7 +67,8 @@ void ExperimentRunner::Reconcile() {
   // A client-run experiment is here only when the sweep retries its end.
   if (FinishIfDoneLocked() || !runner_run_) return;
   for (Trial& t : trials_) {
-    if (t.phase == TrialPhase::kPending && !StartTrialLocked(t)) return;
+    // A Pending trial with a job waits in a cluster's queue: started already.
+    if (t.phase == TrialPhase::kPending && t.job_id.empty() && !StartTrialLocked(t)) return;
   }
   // Trials that cannot start at all (StartFailed) end at once: no exit
   // will come to reconcile again, so their room is filled here, until the
@@ -114,6 +119,8 @@ runner::LaunchSpec ExperimentRunner::BaseLaunchSpecLocked(const Trial& trial) co
 namespace {
 // The reason of a Pending trial the executor has no room for yet.
 constexpr char kWaiting[] = "WaitingForResources";
+// ... and of one submitted to a cluster that has not run it yet.
+constexpr char kQueued[] = "QueuedInCluster";
 }  // namespace
 
 bool ExperimentRunner::StartTrialLocked(Trial& trial) {
@@ -157,7 +164,13 @@ bool ExperimentRunner::StartTrialLocked(Trial& trial) {
     update.reason = "";
     update.message = "";
   }
-  if (job.ok()) {
+  if (job.ok() && job->queued) {
+    // Submitted: Pending until the cluster runs it (OnRunning), saying so.
+    update.start_time_ms.reset();
+    update.reason = kQueued;
+    update.message = "queued in the cluster (job " + job->id + ")";
+    update.job_id = job->id;
+  } else if (job.ok()) {
     update.phase = TrialPhase::kRunning;
     update.pid = job->pid;
     update.job_id = job->id;
@@ -190,6 +203,18 @@ void ExperimentRunner::OnObservation(const std::string& trial,
   Status refreshed = RefreshTrialLocked(*t);
   if (!refreshed.ok()) spdlog::warn("experiment {}: {}", name_, refreshed.message());
   StopIfHopelessLocked(*t);
+}
+
+void ExperimentRunner::OnRunning(const std::string& trial) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Trial* t = FindLocked(trial);
+  if (!t || t->phase != TrialPhase::kPending) return;
+  storage::TrialUpdate update;
+  update.phase = TrialPhase::kRunning;
+  update.start_time_ms = api::NowMillis();  // when it really started
+  update.reason = "";
+  update.message = "";
+  RecordTrialLocked(*t, update);
 }
 
 void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& info) {

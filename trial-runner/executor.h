@@ -51,6 +51,9 @@ struct LaunchSpec {
 struct JobHandle {
   int64_t pid = 0;
   std::string id;
+  // The job waits in a cluster's queue: the trial is not running yet, and
+  // OnRunning() says when it is (a local trial runs at once).
+  bool queued = false;
 };
 
 enum class ExitKind {
@@ -104,6 +107,12 @@ class ExecutorListener {
                              const api::Observation& observation) = 0;
   virtual void OnExit(const std::string& experiment, const std::string& trial,
                       const ExitInfo& info) = 0;
+  // A job Start() returned as queued has started running. Not called for
+  // one that ends without running (OnExit() alone).
+  virtual void OnRunning(const std::string& experiment, const std::string& trial) {
+    (void)experiment;
+    (void)trial;
+  }
 };
 
 class Executor {

@@ -43,6 +43,7 @@ struct Job {
   TailLines tail{20};
   bool kill_requested = false;
   bool cancelled = false;
+  bool running = false;  // OnRunning() was said
 };
 
 // How a finished Slurm job ended, as the listener hears it.
@@ -128,7 +129,7 @@ class SlurmExecutor : public Executor {
       jobs_[key] = std::move(job);
     }
     cv_.notify_all();
-    return JobHandle{0, kIdPrefix + id};
+    return JobHandle{0, kIdPrefix + id, /*queued=*/true};
   }
 
   std::vector<RecoveredJob> Recover(const std::vector<RunningJob>& jobs) override {
@@ -242,6 +243,10 @@ void SlurmExecutor::Loop() {
       }
       // Gone from the controller without an end seen: purged meanwhile.
       const bool ended = known.ok() && (!state || state->finished());
+      if (!job->running && state && state->state != "PENDING" && !state->finished()) {
+        job->running = true;  // out of the queue
+        listener_->OnRunning(key.first, key.second);
+      }
       std::vector<api::Observation> observations;
       Follow(*job, ended, observations);
       for (const auto& o : observations) listener_->OnObservation(key.first, key.second, o);

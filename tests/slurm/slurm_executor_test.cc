@@ -127,6 +127,33 @@ TEST_F(SlurmExecutorTest, HalfGpuTrialsShareACardThroughShards) {
       << "and at the same time";
 }
 
+TEST_F(SlurmExecutorTest, JobsQueuedInSlurmArePendingUntilTheyRun) {
+  TempDir dir;
+  HptProcess server(dir.File("hpt.db"), Serve());
+  auto client = server.Client();
+  // Each job takes both GPUs: Slurm runs them one after the other.
+  json spec = ShellExperiment("squeued", "sleep 2; echo loss=$X", 2, 2);
+  spec["trialTemplate"]["resources"] = {{"gpu", 2}};
+  ASSERT_TRUE(client->Json("POST", "/api/v1/experiments", spec).ok());
+  bool seen = false;
+  for (int i = 0; i < 200 && !seen; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto trials = client->Json("GET", "/api/v1/experiments/squeued/trials");
+    ASSERT_TRUE(trials.ok());
+    int running = 0, queued = 0;
+    for (const auto& t : (*trials)["trials"]) {
+      running += t["phase"] == "Running";
+      queued += t["phase"] == "Pending" && t["reason"] == "QueuedInCluster" &&
+                t["message"].get<std::string>().find("queued in the cluster") != std::string::npos;
+    }
+    EXPECT_LE(running, 1);
+    seen = running == 1 && queued == 1;
+  }
+  EXPECT_TRUE(seen) << "one Running, one Pending in Slurm's queue";
+  json exp = WaitForExperiment(*client, "squeued", 120);
+  EXPECT_EQ(exp["status"]["trials"]["succeeded"], 2) << exp.dump();
+}
+
 TEST_F(SlurmExecutorTest, StoppingAnExperimentCancelsItsJobs) {
   TempDir dir;
   HptProcess server(dir.File("hpt.db"), Serve());

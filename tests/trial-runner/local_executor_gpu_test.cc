@@ -3,7 +3,9 @@
 // refusal for more than the machine has; in both modes.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
+#include <thread>
 #include <string>
 
 #include "tests/testing/temp_dir.h"
@@ -39,6 +41,12 @@ TEST_P(LocalExecutorTest, GpusAreHandedOutDisjointAndWaitedFor) {
   EXPECT_EQ(gpu_trial("big", 3, "true").status().code(), StatusCode::kFailedPrecondition);
   ASSERT_TRUE(gpu_trial("none", 0, "true").ok());
   ASSERT_TRUE(listener.WaitForExits(1));
+  // a and b have noted their devices (under load they may start late).
+  for (const char* t : {"a.gpus", "b.gpus"}) {
+    for (int i = 0; i < 500 && ReadFile(dir.File(t)).empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
   executor->Kill("exp", "a");
   ASSERT_TRUE(listener.WaitForExits(2));
   // a's GPU is free again once its exit is delivered.
