@@ -58,6 +58,19 @@ TEST_F(CliTest, ValidateNamesTheFieldInOneLine) {
   EXPECT_NE(err.find("invalid YAML"), std::string::npos) << err;
 }
 
+TEST_F(CliTest, ValidateNamesAnUnknownExecutor) {
+  WriteFile(dir_.File("exec.yaml"),
+            "name: ex\nobjective: {type: minimize, objectiveMetricName: loss}\n"
+            "algorithm: {algorithmName: random}\nmaxTrialCount: 1\n"
+            "parameters: [{name: x, parameterType: double, feasibleSpace: {min: '0', max: '1'}}]\n"
+            "trialTemplate: {command: [echo, 'loss=1'], executor: k8s}\n");
+  std::string out, err;
+  EXPECT_EQ(RunHpt({"validate", dir_.File("exec.yaml")}, &out, &err), 1);
+  EXPECT_NE(err.find("trialTemplate.executor: 'k8s' is not one of hpt's executors (local, slurm)"),
+            std::string::npos)
+      << err;
+}
+
 TEST_F(CliTest, ServeRefusesAnUnknownExecutorNamingTheKnownOnes) {
   std::string out, err;
   EXPECT_NE(RunHpt({"serve", "--port", "0", "--db", dir_.File("x/hpt.db"), "--executor", "nope"},
