@@ -49,6 +49,12 @@ std::optional<size_t> BestTrialIndex(const std::vector<Trial>& trials,
   return best;
 }
 
+std::string ReportedMetrics(const Trial& trial) {
+  std::string out;
+  for (const auto& m : trial.metrics) out += (out.empty() ? "" : ", ") + m.name;
+  return out.empty() ? "none" : out;
+}
+
 bool GoalReached(const Objective& objective, double value) {
   if (!objective.goal) return false;
   return objective.type == ObjectiveType::kMinimize ? value <= *objective.goal

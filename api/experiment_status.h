@@ -3,6 +3,7 @@
 // Used by the controller's end conditions and by the API's status object.
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "api/types.h"
@@ -30,6 +31,10 @@ TrialCounts CountTrials(const std::vector<Trial>& trials);
 // (the first one on ties), or nullopt.
 std::optional<size_t> BestTrialIndex(const std::vector<Trial>& trials,
                                      const Objective& objective);
+
+// "acc, loss": the metrics `trial` reported, or "none" — for messages that
+// say what was seen instead of the objective.
+std::string ReportedMetrics(const Trial& trial);
 
 // True when `value` meets the goal (<= for minimize, >= for maximize).
 bool GoalReached(const Objective& objective, double value);

@@ -7,6 +7,9 @@
 #include <spdlog/spdlog.h>
 
 #include "api/experiment_status.h"
+#include "api/text.h"
+
+#include <set>
 
 namespace hpt::controller {
 
@@ -165,6 +168,28 @@ bool ExperimentRunner::FinishIfDoneLocked() {
     return true;
   }
   if (counts.active() > 0) return false;
+  const bool out_of_trials = counts.total >= spec.max_trial_count || exhausted_;
+  if (out_of_trials && counts.total > 0 && !tally_.Best(trials_)) {
+    // Done, with nothing to show: not a success, and the reason says why.
+    if (counts.metrics_unavailable > 0) {
+      std::set<std::string> seen;
+      for (const Trial& t : trials_) {
+        for (const auto& m : t.metrics) seen.insert(m.name);
+      }
+      std::vector<std::string> names(seen.begin(), seen.end());
+      if (names.size() > 10) names.resize(10);
+      FinishLocked(ExperimentPhase::kFailed, "ObjectiveNeverReported",
+                   "no trial reported the objective metric '" + spec.objective.metric_name +
+                       "' (metrics reported: " + (names.empty() ? "none" : api::Join(names, ", ")) +
+                       ")");
+    } else {
+      FinishLocked(ExperimentPhase::kFailed, "NoTrialSucceeded",
+                   "none of the " + std::to_string(counts.total) + " trials succeeded (" +
+                       std::to_string(counts.failed) + " failed, " +
+                       std::to_string(counts.killed) + " killed)");
+    }
+    return true;
+  }
   if (counts.total >= spec.max_trial_count) {
     FinishLocked(ExperimentPhase::kSucceeded, "MaxTrialsReached",
                  std::to_string(counts.total) + " trials ran");

@@ -136,6 +136,9 @@ class ExperimentRunner {
   // Client-run completions (runner_client.cc).
   Status CheckCompletableLocked(const std::string& trial);
   Status CompleteLocked(api::Trial& trial, const Completion& completion);
+  // InvalidArgument when `completion` would leave the trial without its
+  // objective (unless infeasible), naming the metric and what was given.
+  Status CheckObjectiveLocked(const api::Trial& trial, const Completion& completion);
   // The last step stored for a running trial (-1: none), read from the
   // store once and then kept.
   StatusOr<int64_t> LastStepLocked(const std::string& trial);

@@ -115,6 +115,20 @@ Status ExperimentRunner::CheckCompletableLocked(const std::string& trial) {
   return Status::Ok();
 }
 
+Status ExperimentRunner::CheckObjectiveLocked(const Trial& t, const Completion& completion) {
+  if (completion.infeasible) return Status::Ok();
+  Trial after = t;
+  MergeFinal(after.metrics, completion.metrics);
+  if (api::ObjectiveValue(after, exp_.spec.objective)) return Status::Ok();
+  // A wrong metric name must not quietly become a trial without a result.
+  std::string given;
+  for (const auto& [name, value] : completion.metrics) given += (given.empty() ? "" : ", ") + name;
+  return InvalidArgument("metrics: the objective metric '" + exp_.spec.objective.metric_name +
+                         "' was not reported (given: " + (given.empty() ? "none" : given) +
+                         "; reported before: " + api::ReportedMetrics(t) +
+                         "); report it, or complete with \"infeasible\": true");
+}
+
 Status ExperimentRunner::CompleteLocked(Trial& t, const Completion& completion) {
   std::vector<api::MetricSummary> before = t.metrics;
   storage::TrialUpdate update;
@@ -134,19 +148,13 @@ Status ExperimentRunner::CompleteLocked(Trial& t, const Completion& completion) 
       update.observations.push_back(std::move(final_obs));
     }
     // The trial as it will be (the final values are each metric's latest),
-    // so that its new phase is tallied with its value.
+    // so that its new phase is tallied with its value; CheckObjective...
+    // made sure it has one.
     MergeFinal(t.metrics, completion.metrics);
-    bool has_objective = api::ObjectiveValue(t, exp_.spec.objective).has_value();
     // The advice survives a restart: it is stored as the trial's reason.
     bool advised = t.reason == "EarlyStopAdvised";
-    update.phase = has_objective ? (advised ? TrialPhase::kEarlyStopped : TrialPhase::kSucceeded)
-                                 : TrialPhase::kMetricsUnavailable;
-    update.reason = has_objective ? (advised ? "EarlyStopped" : "Completed")
-                                  : "MetricsUnavailable";
-    if (!has_objective) {
-      update.message =
-          "objective metric '" + exp_.spec.objective.metric_name + "' was never reported";
-    }
+    update.phase = advised ? TrialPhase::kEarlyStopped : TrialPhase::kSucceeded;
+    update.reason = advised ? "EarlyStopped" : "Completed";
   }
   Status stored = UpdateTrialLocked(t, update);
   if (!stored.ok()) {
@@ -165,6 +173,7 @@ StatusOr<Trial> ExperimentRunner::Complete(const std::string& trial,
   std::lock_guard<std::mutex> lock(mu_);
   HPT_RETURN_IF_ERROR(CheckCompletableLocked(trial));
   Trial& t = *FindLocked(trial);
+  HPT_RETURN_IF_ERROR(CheckObjectiveLocked(t, completion));
   HPT_RETURN_IF_ERROR(CompleteLocked(t, completion));
   FinishIfDoneLocked();
   return t;
@@ -183,6 +192,8 @@ StatusOr<std::vector<Trial>> ExperimentRunner::CompleteMany(
     }
     Status s = CheckCompletableLocked(name);
     if (!s.ok()) return Status(s.code(), field + ": " + s.message());
+    s = CheckObjectiveLocked(*FindLocked(name), completions[i].completion);
+    if (!s.ok()) return Status(s.code(), field + "." + s.message());  // trials[i].metrics: ...
   }
   std::vector<Trial> done;
   for (size_t i = 0; i < completions.size(); ++i) {

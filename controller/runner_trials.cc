@@ -233,8 +233,13 @@ void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& 
           update.phase = has_objective ? TrialPhase::kSucceeded : TrialPhase::kMetricsUnavailable;
           update.reason = has_objective ? "Completed" : "MetricsUnavailable";
           if (!has_objective) {
-            update.message =
-                "exited 0 without reporting '" + exp_.spec.objective.metric_name + "'" + tail;
+            std::string printed = api::ReportedMetrics(*t);
+            if (!info.other_metrics.empty()) {
+              printed += "; other names with a number: " + api::Join(info.other_metrics, ", ");
+            }
+            update.message = "exited 0 without reporting the objective metric '" +
+                             exp_.spec.objective.metric_name + "' (it reported: " + printed +
+                             ")" + tail;
           }
         } else {
           update.phase = TrialPhase::kFailed;

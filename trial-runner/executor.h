@@ -72,6 +72,8 @@ struct ExitInfo {
   // resources.memory (enforced with a cgroup).
   bool oom_killed = false;
   std::string log_tail;  // the last lines of the captured output
+  // Names the trial printed with a number that are not among its metrics.
+  std::vector<std::string> other_metrics;
 };
 
 // A job a previous server started, to re-attach to after a restart.

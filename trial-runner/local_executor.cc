@@ -232,7 +232,16 @@ void LocalExecutor::Deliver() {
         gpus_.Release(it->second.gpus);
         entries_.erase(it);
       }
-      if (finished) finished->SweepAndReap();
+      if (finished) {
+        finished->SweepAndReap();
+        // Every line of the trial is parsed by now (this thread, in order).
+        for (const auto& parser : finished->parsers()) {
+          if (!parser) continue;
+          for (std::string& name : parser->OtherNames()) {
+            event.exit->other_metrics.push_back(std::move(name));
+          }
+        }
+      }
       listener_->OnExit(event.key.first, event.key.second, *event.exit);
     }
     batch.clear();

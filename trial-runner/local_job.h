@@ -77,6 +77,8 @@ class LocalJob {
   // After Finish(), from any one thread: kills whatever of the trial is
   // left and reaps what this process must.
   virtual void SweepAndReap() = 0;
+  // The parsers its lines went out with (read once they are all parsed).
+  virtual std::vector<std::shared_ptr<MetricsParser>> parsers() const = 0;
 };
 
 }  // namespace hpt::runner

@@ -109,8 +109,16 @@ std::optional<api::Observation> MetricsParser::ParseLine(
       step = std::llround(value);
     if (wanted_.count(name)) metrics[name] = value;
   };
+  // Names that look like metrics but are not collected, for the message of
+  // a trial that never reports its objective (a misspelt name).
+  auto note_other = [&](const std::string& name) {
+    if (others_.size() < kMaxOthers && name.size() <= 64) others_.insert(name);
+  };
   auto take_text = [&](const std::string& name, const std::string& text) {
-    if (!wanted_.count(name) && name != step_key_) return;
+    if (!wanted_.count(name) && name != step_key_) {
+      if (ParseNumber(text)) note_other(name);
+      return;
+    }
     if (auto value = ParseNumber(text)) take_number(name, *value);
   };
 
@@ -122,6 +130,7 @@ std::optional<api::Observation> MetricsParser::ParseLine(
       parsed_json = true;
       for (const auto& [name, value] : json.items()) {
         if (value.is_number()) {
+          if (!wanted_.count(name) && name != step_key_) note_other(name);
           take_number(name, value.get<double>());
         } else if (value.is_string()) {
           take_text(name, value.get<std::string>());

@@ -46,6 +46,12 @@ class MetricsParser {
   // are searched with the regexes.
   std::optional<api::Observation> ParseLine(std::string_view line);
 
+  // Up to 20 names that appeared with a number but are not collected
+  // (e.g. "acc" when the objective is "accuracy"), sorted.
+  std::vector<std::string> OtherNames() const {
+    return std::vector<std::string>(others_.begin(), others_.end());
+  }
+
  private:
   MetricsParser() = default;
 
@@ -59,6 +65,8 @@ class MetricsParser {
   std::string step_key_;
   std::set<std::string> wanted_;
   int64_t last_step_ = -1;
+  static constexpr size_t kMaxOthers = 20;
+  std::set<std::string> others_;
 };
 
 }  // namespace hpt::runner

@@ -198,15 +198,19 @@ class SlurmExecutor : public Executor {
 };
 
 void SlurmExecutor::Follow(Job& job, bool finish, std::vector<api::Observation>& out) {
-  std::string data;
-  job.follower->Read(data, 1 << 20);
   auto on_line = [&](std::string_view line) {
     job.tail.Add(line);
     if (job.collectors.stdout_parser) {
       if (auto o = job.collectors.stdout_parser->ParseLine(line)) out.push_back(*o);
     }
   };
-  job.lines.Append(data, on_line);
+  constexpr size_t kLimit = 1 << 20;
+  std::string data;
+  do {  // at the end, all of it
+    data.clear();
+    job.follower->Read(data, kLimit, finish);
+    job.lines.Append(data, on_line);
+  } while (finish && data.size() >= kLimit);
   if (finish) job.lines.Flush(on_line);
   if (job.collectors.file) {
     auto on_file_line = [&](std::string_view line) {
@@ -259,6 +263,11 @@ void SlurmExecutor::Loop() {
         info.signal = SIGKILL;
       }
       info.log_tail = job->tail.Join();
+      for (const auto& parser : {job->collectors.stdout_parser, job->collectors.file_parser}) {
+        if (parser) {
+          for (std::string& name : parser->OtherNames()) info.other_metrics.push_back(name);
+        }
+      }
       std::string note = "slurm: job " + job->id + " " + (state ? state->state : "vanished");
       info.log_tail += (info.log_tail.empty() ? "" : "\n") + note;
       {

@@ -167,7 +167,7 @@ void SupervisedTrial::CheckExit() {
 
 void SupervisedTrial::ReadLog(const MetricLineFn& emit, size_t limit) {
   std::string data;
-  follower_.Read(data, limit);
+  follower_.Read(data, limit, /*final=*/exited_);
   auto on_line = [&](std::string_view line) {
     tail_.Add(line);
     if (stdout_parser_) emit(MetricLine{stdout_parser_, std::string(line)});

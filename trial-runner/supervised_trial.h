@@ -52,6 +52,9 @@ class SupervisedTrial : public LocalJob {
   bool done(Clock::time_point now) const override;
   ExitInfo Finish(const MetricLineFn& emit) override;
   void SweepAndReap() override;
+  std::vector<std::shared_ptr<MetricsParser>> parsers() const override {
+    return {stdout_parser_, file_parser_};
+  }
 
  private:
   SupervisedTrial(const LaunchSpec& spec, const LocalExecutorOptions& options);

@@ -150,15 +150,21 @@ TrialLogFollower::~TrialLogFollower() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool TrialLogFollower::Advance() {
+bool TrialLogFollower::Advance(bool final) {
   if (next_ < 0) {
     if (::access(Chunk(path_, chunk_ + 1).c_str(), F_OK) == 0) {
       next_ = chunk_ + 1;
     } else {
       // Either nothing new, or the follower fell more than a chunk behind
-      // and the next one is gone: only a listing tells, so it is rationed.
+      // and the next one is gone: only a listing tells, so while the writer
+      // goes on it is rationed, unless this chunk is gone (then it is
+      // certain the follower is behind).
+      struct stat st;
+      const bool unlinked = fd_ >= 0 && ::fstat(fd_, &st) == 0 && st.st_nlink == 0;
       auto now = std::chrono::steady_clock::now();
-      if (listed_ && now - last_listing_ < std::chrono::seconds(1)) return false;
+      if (!final && !unlinked && listed_ && now - last_listing_ < std::chrono::seconds(1)) {
+        return false;
+      }
       listed_ = true;
       last_listing_ = now;
       for (int64_t k : TrialLogChunks(path_)) {
@@ -181,7 +187,7 @@ bool TrialLogFollower::Advance() {
   return true;
 }
 
-void TrialLogFollower::Read(std::string& out, size_t limit) {
+void TrialLogFollower::Read(std::string& out, size_t limit, bool final) {
   const size_t start = out.size();
   char buffer[64 * 1024];
   while (out.size() - start < limit) {
@@ -189,7 +195,7 @@ void TrialLogFollower::Read(std::string& out, size_t limit) {
       const std::string file = chunk_ < 0 ? path_ : Chunk(path_, chunk_);
       fd_ = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
       if (fd_ < 0) {
-        if (chunk_ < 0 || !Advance()) return;  // no log yet, or no chunk past it
+        if (chunk_ < 0 || !Advance(final)) return;  // no log yet, or no chunk past it
         continue;
       }
     }
@@ -200,7 +206,7 @@ void TrialLogFollower::Read(std::string& out, size_t limit) {
       out.append(buffer, static_cast<size_t>(n));
       continue;
     }
-    if (!Advance()) return;
+    if (!Advance(final)) return;
   }
 }
 

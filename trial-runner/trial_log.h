@@ -65,12 +65,14 @@ class TrialLogFollower {
 
   // Appends what was written since the last call, at most about `limit`
   // bytes, to `out`. A missing log reads as empty (not written yet).
-  void Read(std::string& out, size_t limit);
+  // `final`: the writer has finished, so everything up to the end is read
+  // (the folder listings that find a chunk past a gap are not rationed).
+  void Read(std::string& out, size_t limit, bool final = false);
   // Chunks that were gone before they could be read.
   int64_t skipped() const { return skipped_; }
 
  private:
-  bool Advance();  // to the next file; false when there is none yet
+  bool Advance(bool final);  // to the next file; false when there is none yet
 
   const std::string path_;
   int64_t chunk_ = -1;   // -1: the head

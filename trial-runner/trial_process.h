@@ -62,6 +62,9 @@ class TrialProcess : public LocalJob {
   // and so its session id, from being reused while the sweep looks for the
   // session.
   void SweepAndReap() override;
+  std::vector<std::shared_ptr<MetricsParser>> parsers() const override {
+    return {stdout_parser_, file_parser_};
+  }
 
  private:
   explicit TrialProcess(const LocalExecutorOptions& options);

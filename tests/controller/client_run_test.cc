@@ -78,8 +78,19 @@ TEST_F(ClientRunTest, CompletionOutcomes) {
   EXPECT_EQ(Trial("e", "e-1").reason, "Infeasible");
   EXPECT_EQ(Trial("e", "e-1").message, "diverged");
 
-  ASSERT_TRUE(controller_->CompleteTrial("e", "e-2", {}).ok());
-  EXPECT_EQ(Trial("e", "e-2").phase, TrialPhase::kMetricsUnavailable);
+  // Without the objective: refused, naming what was wanted and given; the
+  // trial runs on.
+  Completion wrong;
+  wrong.metrics = {{"acc", 0.9}};
+  Status refused = controller_->CompleteTrial("e", "e-2", wrong).status();
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.message(),
+            "metrics: the objective metric 'loss' was not reported (given: acc; reported "
+            "before: none); report it, or complete with \"infeasible\": true");
+  EXPECT_EQ(Trial("e", "e-2").phase, TrialPhase::kRunning);
+  EXPECT_EQ(controller_->CompleteTrial("e", "e-2", {}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_TRUE(store_->ListObservations("e", "e-2")->empty()) << "nothing stored";
 
   // Pushed observations count; the final metrics go one step past them.
   ASSERT_TRUE(

@@ -115,8 +115,8 @@ TEST_F(GpuWaitTest, TrialsThatCanNeverFitFailAtOnceAndTheExperimentEnds) {
   spec["maxFailedTrialCount"] = 3;
   Create(spec);
   // No process ever starts, so no exit comes: the runner goes on by itself.
-  ASSERT_TRUE(WaitForPhase("big", ExperimentPhase::kSucceeded));
-  EXPECT_EQ(Experiment("big").reason, "MaxTrialsReached");
+  ASSERT_TRUE(WaitForPhase("big", ExperimentPhase::kFailed));
+  EXPECT_EQ(Experiment("big").reason, "NoTrialSucceeded");
   for (const auto& t : Trials("big")) {
     EXPECT_EQ(t.phase, TrialPhase::kFailed) << t.name;
     EXPECT_EQ(t.reason, "StartFailed") << t.name;

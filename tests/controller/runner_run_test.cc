@@ -97,7 +97,8 @@ TEST_F(RunnerRunTest, ExitKindsBecomePhases) {
   info = {};
   info.kind = runner::ExitKind::kKilled;
   executor_->Exit("e", "e-6", info);
-  ASSERT_TRUE(WaitForPhase("e", ExperimentPhase::kSucceeded));
+  // Not one trial reported the objective: Failed, saying so.
+  ASSERT_TRUE(WaitForPhase("e", ExperimentPhase::kFailed));
 
   std::vector<api::Trial> t = Trials("e");
   ASSERT_EQ(t.size(), 6u);
@@ -112,11 +113,14 @@ TEST_F(RunnerRunTest, ExitKindsBecomePhases) {
   EXPECT_EQ(t[3].reason, "StartFailed");
   EXPECT_EQ(t[3].message, "no such program: train");
   EXPECT_EQ(t[4].phase, TrialPhase::kMetricsUnavailable);
-  EXPECT_THAT(t[4].message, HasSubstr("without reporting 'loss'"));
+  EXPECT_THAT(t[4].message,
+              HasSubstr("without reporting the objective metric 'loss' (it reported: none)"));
   EXPECT_EQ(t[5].phase, TrialPhase::kKilled);
   for (const auto& trial : t)
     EXPECT_GT(trial.completion_time_ms, 0) << trial.name;
-  EXPECT_EQ(Experiment("e").reason, "MaxTrialsReached");
+  EXPECT_EQ(Experiment("e").reason, "ObjectiveNeverReported");
+  EXPECT_EQ(Experiment("e").message,
+            "no trial reported the objective metric 'loss' (metrics reported: none)");
 }
 
 TEST_F(RunnerRunTest, MaxFailedTrialCountFailsTheExperiment) {

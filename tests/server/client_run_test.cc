@@ -138,6 +138,31 @@ TEST_F(ClientRunTest, BatchCompleteTellsManyAtOnce) {
   EXPECT_EQ((*untouched)["phase"], "Running") << untouched->dump();
 }
 
+// #14, problem 1: completing with a misspelt objective is refused, saying
+// which metric was wanted and which were given; the trial runs on.
+TEST_F(ClientRunTest, CompleteWithoutTheObjectiveIsA400NamingBoth) {
+  ASSERT_TRUE(client_->Json("POST", "/api/v1/experiments", ClientExperiment("wrong", 5)).ok());
+  json trials = Suggest("wrong", 1);
+  ASSERT_EQ(trials.size(), 1u);
+  const std::string trial = trials[0]["name"];
+  auto r = client_->Call("POST", TrialPath("wrong", trial) + ":complete",
+                         json({{"metrics", {{"acc", 0.9}}}}).dump());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, 400);
+  EXPECT_NE(r->body.find("the objective metric 'loss' was not reported (given: acc; reported "
+                         "before: none)"),
+            std::string::npos)
+      << r->body;
+  auto t = client_->Json("GET", TrialPath("wrong", trial));
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ((*t)["phase"], "Running");
+  // Infeasible on purpose is still fine without metrics.
+  auto done = client_->Json("POST", TrialPath("wrong", trial) + ":complete",
+                            {{"infeasible", true}, {"reason", "diverged"}});
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_EQ((*done)["phase"], "Failed");
+}
+
 TEST_F(ClientRunTest, InfeasibleTrialsFail) {
   ASSERT_TRUE(client_->Json("POST", "/api/v1/experiments", ClientExperiment("infeasible")).ok());
   std::string trial = Suggest("infeasible", 1)[0]["name"];

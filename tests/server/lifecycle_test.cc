@@ -97,11 +97,24 @@ TEST_F(LifecycleTest, FailuresEndItAtMaxFailedTrialCount) {
   EXPECT_NE(trials[0]["message"].get<std::string>().find("about to fail"), std::string::npos);
 }
 
-TEST_F(LifecycleTest, ExitWithoutObjectiveIsMetricsUnavailable) {
-  Create(ShellExperiment("no-metric", "echo acc=1", 2, 2));
+// A wrong objective name (#14, problem 1): each trial says what it
+// printed instead, and the experiment ends Failed saying why.
+TEST_F(LifecycleTest, ExitWithoutObjectiveSaysWhatItReportedAndFailsTheExperiment) {
+  json spec = ShellExperiment("no-metric", "echo acc=1; echo '{\"val_loss\": 2}'", 2, 2);
+  Create(spec);
   json exp = WaitForExperiment(*client_, "no-metric");
   EXPECT_EQ(exp["status"]["trials"]["metricsUnavailable"], 2);
-  EXPECT_EQ(exp["status"]["reason"], "MaxTrialsReached");
+  EXPECT_EQ(exp["status"]["phase"], "Failed");
+  EXPECT_EQ(exp["status"]["reason"], "ObjectiveNeverReported");
+  EXPECT_EQ(exp["status"]["message"],
+            "no trial reported the objective metric 'loss' (metrics reported: none)");
+  for (const auto& t : Trials("no-metric")) {
+    EXPECT_NE(t["message"].get<std::string>().find(
+                  "without reporting the objective metric 'loss' (it reported: none; other "
+                  "names with a number: acc, val_loss)"),
+              std::string::npos)
+        << t.dump();
+  }
 }
 
 TEST_F(LifecycleTest, TimeoutFailsTheTrial) {

@@ -128,5 +128,15 @@ TEST(MetricsParserTest, HugeLineDoesNotCrash) {
   EXPECT_FALSE(parser.ParseLine(line).has_value());
 }
 
+TEST(MetricsParserTest, NamesNotCollectedAreNotedForTheMessage) {
+  api::MetricsCollector c;
+  auto parser = MetricsParser::Create(c, {"accuracy"});
+  ASSERT_TRUE(parser.ok());
+  EXPECT_FALSE(parser->ParseLine("epoch 1: acc=0.5 lr=0.1 note=fast"));
+  EXPECT_FALSE(parser->ParseLine(R"({"val_acc": 0.4, "tag": "x"})"));
+  EXPECT_TRUE(parser->ParseLine("accuracy=0.7 step=3"));
+  EXPECT_EQ(parser->OtherNames(), (std::vector<std::string>{"acc", "lr", "val_acc"}));
+}
+
 }  // namespace
 }  // namespace hpt::runner

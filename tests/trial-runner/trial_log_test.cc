@@ -67,6 +67,24 @@ TEST(TrialLogTest, FollowerFarBehindSkipsWholeChunksAndReadsTheLatest) {
   EXPECT_EQ(whole->data.substr(whole->data.size() - 10), "line 1999\n");
 }
 
+// What lost a chatty trial's last line (its objective): once the writer
+// has finished, a final read reaches the end at once, past chunks that
+// rotated away, with no rationed listing in the way.
+TEST(TrialLogTest, FinalReadReachesTheEndAtOnce) {
+  TempDir dir;
+  const std::string path = dir.File("t.log");
+  TrialLogWriter writer;
+  WriteLines(writer, path, 500);
+  TrialLogFollower follower(path);
+  std::string read;
+  follower.Read(read, 1 << 20);  // lists the folder once
+  std::string more = Numbered(500, 3000) + "LAST loss=1\n";
+  writer.Write(more.data(), more.size());
+  writer.Close();
+  follower.Read(read, 1 << 20, /*final=*/true);
+  EXPECT_EQ(read.substr(read.size() - 12), "LAST loss=1\n");
+}
+
 TEST(TrialLogTest, ReopeningRemovesAnEarlierRunsChunks) {
   TempDir dir;
   const std::string path = dir.File("t.log");
