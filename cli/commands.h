@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "api/status.h"
+
 namespace hpt::cli {
 
 // Where the client subcommands find the server.
@@ -53,6 +55,12 @@ int Export(const Connection& c, const std::string& name);
 int Delete(const Connection& c, const std::string& name);
 
 // Prints "hpt: <message>" to stderr and returns 1.
-int Fail(const std::string& message);
+// Prints "hpt: <message>" to stderr and returns the exit code: 1 for a
+// failed run or anything else, 2 for a usage error.
+int Fail(const std::string& message, int code = 1);
+// The same for a Status, whose code picks the exit code (documented in the
+// README): 2 invalid input, 3 not found, 4 conflict (exists, wrong state),
+// 5 the server cannot be reached, 1 anything else.
+int Fail(const Status& status);
 
 }  // namespace hpt::cli

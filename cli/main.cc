@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "api/version.h"
 #include "cli/commands.h"
 #include "trial-runner/trial_shim.h"
 
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   using namespace hpt::cli;
   CLI::App app{"hpt: hyperparameter tuning service and client"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("hpt ") + hpt::kVersion);
   const char* env_server = std::getenv("HPT_SERVER");
   Connection conn{env_server ? env_server : "http://127.0.0.1:8750", ""};
 
@@ -98,8 +100,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return Fail(e.what());
+    return Fail(e.what(), 2);  // a usage error
   }
 
   if (*serve_cmd) return Serve(serve);
@@ -113,5 +117,5 @@ int main(int argc, char** argv) {
   if (*export_cmd) return Export(conn, name);
   if (*stop_cmd) return Stop(conn, name);
   if (*delete_cmd) return Delete(conn, name);
-  return Fail("no subcommand given (see hpt --help)");
+  return Fail("no subcommand given (see hpt --help)", 2);
 }

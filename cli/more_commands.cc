@@ -14,9 +14,9 @@ using nlohmann::json;
 
 int Best(const Connection& c, const std::string& name) {
   auto client = Connect(c);
-  if (!client.ok()) return Fail(client.status().message());
+  if (!client.ok()) return Fail(client.status());
   auto exp = (*client)->Json("GET", "/api/v1/experiments/" + name);
-  if (!exp.ok()) return Fail(exp.status().message());
+  if (!exp.ok()) return Fail(exp.status());
   const json& best = (*exp)["status"]["currentOptimalTrial"];
   if (PrintAs(best, c.output, std::cout)) return 0;
   if (best.is_null()) return Fail("experiment '" + name + "' has no trial with its objective yet");
@@ -35,7 +35,7 @@ int Best(const Connection& c, const std::string& name) {
 int Logs(const Connection& c, const std::string& name, const std::string& trial,
          bool follow) {
   auto client = Connect(c);
-  if (!client.ok()) return Fail(client.status().message());
+  if (!client.ok()) return Fail(client.status());
   const std::string path = "/api/v1/experiments/" + name + "/trials/" + trial;
   constexpr size_t kChunk = 1 << 20;
   size_t printed = 0;
@@ -43,13 +43,13 @@ int Logs(const Connection& c, const std::string& name, const std::string& trial,
     // Read the phase first: output written before it finished is then in
     // the log we fetch next.
     auto t = (*client)->Json("GET", path);
-    if (!t.ok()) return Fail(t.status().message());
+    if (!t.ok()) return Fail(t.status());
     while (true) {  // the server hands the log out a range at a time
       auto log = (*client)->Call("GET", path + "/logs?offset=" + std::to_string(printed) +
                                             "&limit=" + std::to_string(kChunk));
-      if (!log.ok()) return Fail(log.status().message());
+      if (!log.ok()) return Fail(log.status());
       Status s = hpt::client::StatusFromHttp(*log);
-      if (!s.ok()) return Fail(s.message());
+      if (!s.ok()) return Fail(s);
       std::cout << log->body << std::flush;
       printed += log->body.size();
       if (log->body.size() < kChunk) break;
@@ -81,11 +81,11 @@ std::string TextOf(const json& v) {
 
 int Export(const Connection& c, const std::string& name) {
   auto client = Connect(c);
-  if (!client.ok()) return Fail(client.status().message());
+  if (!client.ok()) return Fail(client.status());
   auto exp = (*client)->Json("GET", "/api/v1/experiments/" + name);
-  if (!exp.ok()) return Fail(exp.status().message());
+  if (!exp.ok()) return Fail(exp.status());
   auto trials = (*client)->Json("GET", "/api/v1/experiments/" + name + "/trials");
-  if (!trials.ok()) return Fail(trials.status().message());
+  if (!trials.ok()) return Fail(trials.status());
   const json& objective = (*exp)["spec"]["objective"];
   std::vector<std::string> params, metrics = {objective.value("objectiveMetricName", "")};
   for (const auto& p : (*exp)["spec"]["parameters"]) params.push_back(p.value("name", ""));

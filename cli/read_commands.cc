@@ -13,29 +13,42 @@ namespace hpt::cli {
 
 using nlohmann::json;
 
-int Fail(const std::string& message) {
+int Fail(const std::string& message, int code) {
   std::cerr << "hpt: " << message << "\n";
-  return 1;
+  return code;
+}
+
+int Fail(const Status& status) {
+  int code = 1;
+  switch (status.code()) {
+    case StatusCode::kInvalidArgument: code = 2; break;
+    case StatusCode::kNotFound: code = 3; break;
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kFailedPrecondition: code = 4; break;
+    case StatusCode::kUnavailable: code = 5; break;
+    default: break;
+  }
+  return Fail(status.message(), code);
 }
 
 int Validate(const std::string& file) {
   std::vector<std::string> notes;
   auto j = LoadSpecFile(file, &notes);
-  if (!j.ok()) return Fail(j.status().message());
+  if (!j.ok()) return Fail(j.status());
   for (const auto& note : notes) std::cerr << "hpt: note: " << note << "\n";
   auto spec = api::SpecFromJson(*j);
-  if (!spec.ok()) return Fail(file + ": " + spec.status().message());
+  if (!spec.ok()) return Fail(Status(spec.status().code(), file + ": " + spec.status().message()));
   Status s = controller::ValidateExperimentSpec(*spec);
-  if (!s.ok()) return Fail(file + ": " + s.message());
+  if (!s.ok()) return Fail(Status(s.code(), file + ": " + s.message()));
   std::cout << file << ": experiment '" << spec->name << "' is valid\n";
   return 0;
 }
 
 int List(const Connection& c) {
   auto client = Connect(c);
-  if (!client.ok()) return Fail(client.status().message());
+  if (!client.ok()) return Fail(client.status());
   auto r = (*client)->Json("GET", "/api/v1/experiments");
-  if (!r.ok()) return Fail(r.status().message());
+  if (!r.ok()) return Fail(r.status());
   if (PrintAs(*r, c.output, std::cout)) return 0;
   Table table({"NAME", "PHASE", "ALGORITHM", "TRIALS", "RUNNING", "PENDING", "BEST"});
   for (const auto& e : (*r)["experiments"]) {
@@ -60,20 +73,20 @@ int List(const Connection& c) {
 
 int Get(const Connection& c, const std::string& name) {
   auto client = Connect(c);
-  if (!client.ok()) return Fail(client.status().message());
+  if (!client.ok()) return Fail(client.status());
   auto r = (*client)->Json("GET", "/api/v1/experiments/" + name);
-  if (!r.ok()) return Fail(r.status().message());
+  if (!r.ok()) return Fail(r.status());
   PrintAs(*r, c.output.empty() || c.output == "table" ? "json" : c.output, std::cout);
   return 0;
 }
 
 int Trials(const Connection& c, const std::string& name) {
   auto client = Connect(c);
-  if (!client.ok()) return Fail(client.status().message());
+  if (!client.ok()) return Fail(client.status());
   auto exp = (*client)->Json("GET", "/api/v1/experiments/" + name);
-  if (!exp.ok()) return Fail(exp.status().message());
+  if (!exp.ok()) return Fail(exp.status());
   auto trials = (*client)->Json("GET", "/api/v1/experiments/" + name + "/trials");
-  if (!trials.ok()) return Fail(trials.status().message());
+  if (!trials.ok()) return Fail(trials.status());
   if (PrintAs(*trials, c.output, std::cout)) return 0;
   PrintTrials(*exp, (*trials)["trials"], std::cout);
   return 0;
@@ -81,18 +94,18 @@ int Trials(const Connection& c, const std::string& name) {
 
 int Stop(const Connection& c, const std::string& name) {
   auto client = Connect(c);
-  if (!client.ok()) return Fail(client.status().message());
+  if (!client.ok()) return Fail(client.status());
   auto r = (*client)->Json("POST", "/api/v1/experiments/" + name + ":stop");
-  if (!r.ok()) return Fail(r.status().message());
+  if (!r.ok()) return Fail(r.status());
   std::cout << "experiment '" << name << "' stopped\n";
   return 0;
 }
 
 int Delete(const Connection& c, const std::string& name) {
   auto client = Connect(c);
-  if (!client.ok()) return Fail(client.status().message());
+  if (!client.ok()) return Fail(client.status());
   auto r = (*client)->Json("DELETE", "/api/v1/experiments/" + name);
-  if (!r.ok()) return Fail(r.status().message());
+  if (!r.ok()) return Fail(r.status());
   std::cout << "experiment '" << name << "' deleted\n";
   return 0;
 }

@@ -85,10 +85,12 @@ class Progress {
 int Run(const RunOptions& options) {
   std::vector<std::string> notes;
   auto spec_json = LoadSpecFile(options.file, &notes);
-  if (!spec_json.ok()) return Fail(spec_json.status().message());
+  if (!spec_json.ok()) return Fail(spec_json.status());
   for (const auto& note : notes) std::cerr << "hpt: note: " << note << "\n";
   auto spec = api::SpecFromJson(*spec_json);
-  if (!spec.ok()) return Fail(options.file + ": " + spec.status().message());
+  if (!spec.ok()) {
+    return Fail(Status(spec.status().code(), options.file + ": " + spec.status().message()));
+  }
 
   std::unique_ptr<server::Server> embedded;
   Connection connection{options.server, options.token_file};
@@ -104,18 +106,20 @@ int Run(const RunOptions& options) {
     so.db_path = options.db;
     so.token = RandomToken();  // the private server still runs code: lock it
     auto started = server::Server::Start(so);
-    if (!started.ok()) return Fail(started.status().message());
+    if (!started.ok()) return Fail(started.status());
     embedded = std::move(*started);
     connection.server = embedded->url();
     token = so.token;
   } else {
     auto resolved = ResolveToken(options.token_file);
-    if (!resolved.ok()) return Fail(resolved.status().message());
+    if (!resolved.ok()) return Fail(resolved.status());
     token = *resolved;
   }
   auto client = hpt::client::NewApiClient(connection.server, token);
   auto created = client->Json("POST", "/api/v1/experiments", *spec_json);
-  if (!created.ok()) return Fail(options.file + ": " + created.status().message());
+  if (!created.ok()) {
+    return Fail(Status(created.status().code(), options.file + ": " + created.status().message()));
+  }
   const std::string name = spec->name;
   const std::string path = "/api/v1/experiments/" + name;
   std::cout << "experiment '" << name << "' submitted to " << connection.server << std::endl;
@@ -126,7 +130,7 @@ int Run(const RunOptions& options) {
   json exp;
   while (true) {
     auto got = client->Json("GET", path);
-    if (!got.ok()) return Fail(got.status().message());
+    if (!got.ok()) return Fail(got.status());
     exp = *got;
     if (!options.quiet) progress.Update(exp);
     std::string phase = exp["status"].value("phase", "");

@@ -59,11 +59,11 @@ int Serve(const ServeOptions& options) {
   std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) so.trial_shim_command = {self.string(), "trial-shim"};
   auto gpus = ParseGpus(options.gpus);
-  if (!gpus.ok()) return Fail(gpus.status().message());
+  if (!gpus.ok()) return Fail(gpus.status());
   so.gpus = *gpus;
   if (!options.token_file.empty()) {
     auto token = server::ReadTokenFile(options.token_file);
-    if (!token.ok()) return Fail(token.status().message());
+    if (!token.ok()) return Fail(token.status());
     so.token = *token;
   }
   // Block the stop signals before any thread starts, so only sigwait sees them.
@@ -74,7 +74,7 @@ int Serve(const ServeOptions& options) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   auto server = server::Server::Start(so);
-  if (!server.ok()) return Fail(server.status().message());
+  if (!server.ok()) return Fail(server.status());
   std::cout << "hpt serving on " << (*server)->url() << " (db " << options.db
             << (so.token.empty() ? "" : ", token required") << ")" << std::endl;
   if (!std::filesystem::exists(std::filesystem::path(so.ui_dir) / "index.html")) {

@@ -1,5 +1,7 @@
 #include "server/server.h"
 
+#include "api/version.h"
+
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -23,7 +25,7 @@
 namespace hpt::server {
 namespace {
 
-constexpr const char* kVersion = "0.1.0";
+using hpt::kVersion;
 
 const char kUnauthenticated[] =
     "missing or wrong bearer token (send 'Authorization: Bearer <token>')";

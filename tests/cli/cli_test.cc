@@ -46,16 +46,27 @@ TEST_F(CliTest, ValidateNamesTheFieldInOneLine) {
   bad.replace(bad.find("min: \"0\""), 8, "min: \"7\"");
   WriteFile(dir_.File("bad.yaml"), bad);
   std::string out, err;
-  EXPECT_EQ(RunHpt({"validate", dir_.File("bad.yaml")}, &out, &err), 1);
+  EXPECT_EQ(RunHpt({"validate", dir_.File("bad.yaml")}, &out, &err), 2);
   EXPECT_NE(err.find("parameters[0].feasibleSpace: min 7 is above max 1"), std::string::npos)
       << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 
-  EXPECT_EQ(RunHpt({"validate", dir_.File("missing.yaml")}, &out, &err), 1);
+  EXPECT_EQ(RunHpt({"validate", dir_.File("missing.yaml")}, &out, &err), 2);
   EXPECT_NE(err.find("cannot read the file"), std::string::npos);
   WriteFile(dir_.File("broken.yaml"), "name: [\n");
-  EXPECT_EQ(RunHpt({"validate", dir_.File("broken.yaml")}, &out, &err), 1);
+  EXPECT_EQ(RunHpt({"validate", dir_.File("broken.yaml")}, &out, &err), 2);
   EXPECT_NE(err.find("invalid YAML"), std::string::npos) << err;
+}
+
+// #14, problem 9: --version answers, and errors exit with a code that says
+// what kind they are (README, CLI).
+TEST_F(CliTest, VersionAndDistinctExitCodes) {
+  std::string out, err;
+  EXPECT_EQ(RunHpt({"--version"}, &out, &err), 0);
+  EXPECT_EQ(out, "hpt 0.1.0\n");
+  EXPECT_EQ(RunHpt({"frobnicate"}, &out, &err), 2) << "usage";
+  EXPECT_EQ(RunHpt({"get", "--server", "http://127.0.0.1:1", "x"}, &out, &err), 5)
+      << "server down";
 }
 
 TEST_F(CliTest, ValidateNamesAnUnknownExecutor) {
@@ -65,7 +76,7 @@ TEST_F(CliTest, ValidateNamesAnUnknownExecutor) {
             "parameters: [{name: x, parameterType: double, feasibleSpace: {min: '0', max: '1'}}]\n"
             "trialTemplate: {command: [echo, 'loss=1'], executor: k8s}\n");
   std::string out, err;
-  EXPECT_EQ(RunHpt({"validate", dir_.File("exec.yaml")}, &out, &err), 1);
+  EXPECT_EQ(RunHpt({"validate", dir_.File("exec.yaml")}, &out, &err), 2);
   EXPECT_NE(err.find("trialTemplate.executor: 'k8s' is not one of hpt's executors (local, slurm)"),
             std::string::npos)
       << err;
@@ -144,13 +155,13 @@ TEST_F(CliTest, ClientCommandsTalkToAServer) {
   // A second submission of the same name is refused in one line.
   EXPECT_EQ(RunHpt({"run", "--server", server.url(), dir_.File("exp/experiment.yaml")}, &out,
                    &err),
-            1);
+            4);  // a conflict
   EXPECT_NE(err.find("already exists"), std::string::npos) << err;
 
-  EXPECT_EQ(RunHpt({"stop", "--server", server.url(), "cli-demo"}, &out, &err), 1);
+  EXPECT_EQ(RunHpt({"stop", "--server", server.url(), "cli-demo"}, &out, &err), 4);
   EXPECT_NE(err.find("already Succeeded"), std::string::npos) << err;
   ASSERT_EQ(RunHpt({"delete", "--server", server.url(), "cli-demo"}, &out, &err), 0);
-  EXPECT_EQ(RunHpt({"get", "--server", server.url(), "cli-demo"}, &out, &err), 1);
+  EXPECT_EQ(RunHpt({"get", "--server", server.url(), "cli-demo"}, &out, &err), 3);
   EXPECT_NE(err.find("experiment 'cli-demo' not found"), std::string::npos) << err;
 }
 
@@ -182,7 +193,7 @@ TEST_F(CliTest, TrialsShowTheServersObjectiveValue) {
 
 TEST_F(CliTest, UnreachableServerIsOneReadableLine) {
   std::string out, err;
-  EXPECT_EQ(RunHpt({"list", "--server", "http://127.0.0.1:1"}, &out, &err), 1);
+  EXPECT_EQ(RunHpt({"list", "--server", "http://127.0.0.1:1"}, &out, &err), 5);
   EXPECT_NE(err.find("cannot reach the hpt server"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 }
@@ -237,7 +248,7 @@ TEST_F(CliReadTest, BestLogsAndExport) {
 
   ASSERT_EQ(RunHpt({"logs", "--server", server_.url(), "cli-demo", trial}, &out_, &err_), 0);
   EXPECT_NE(out_.find("step=1 loss=5"), std::string::npos) << out_;
-  EXPECT_EQ(RunHpt({"logs", "--server", server_.url(), "cli-demo", "nope"}, &out_, &err_), 1);
+  EXPECT_EQ(RunHpt({"logs", "--server", server_.url(), "cli-demo", "nope"}, &out_, &err_), 3);
   EXPECT_NE(err_.find("nope"), std::string::npos);
 
   ASSERT_EQ(RunHpt({"export", "--server", server_.url(), "cli-demo"}, &out_, &err_), 0);

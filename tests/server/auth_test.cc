@@ -50,7 +50,7 @@ TEST(AuthTest, EmptyTokenFileIsRejectedAtStart) {
   int code = RunHpt({"serve", "--port", "0", "--db", dir.File("hpt.db"), "--token-file",
                      dir.File("token")},
                     &out, &err, 20);
-  EXPECT_EQ(code, 1);
+  EXPECT_EQ(code, 2);  // invalid input
   EXPECT_NE(err.find("--token-file"), std::string::npos) << err;
 }
 
