@@ -5,6 +5,8 @@
 
 #include "api/spec_codec.h"
 #include "cli/commands.h"
+#include <set>
+
 #include "cli/output.h"
 #include "cli/table.h"
 
@@ -19,14 +21,28 @@ int Best(const Connection& c, const std::string& name) {
   if (!exp.ok()) return Fail(exp.status());
   const json& best = (*exp)["status"]["currentOptimalTrial"];
   if (PrintAs(best, c.output, std::cout)) return 0;
-  if (best.is_null()) return Fail("experiment '" + name + "' has no trial with its objective yet");
   std::string metric = (*exp)["spec"]["objective"].value("objectiveMetricName", "");
+  if (best.is_null()) {
+    // Name what was wanted and what the trials did report (a misspelt
+    // objective is the usual cause).
+    std::set<std::string> seen;
+    auto trials = (*client)->Json("GET", "/api/v1/experiments/" + name + "/trials");
+    if (trials.ok()) {
+      for (const auto& t : (*trials)["trials"]) {
+        for (const auto& m : t["metrics"]) seen.insert(m.value("name", ""));
+      }
+    }
+    std::string names;
+    for (const auto& n : seen) names += (names.empty() ? "" : ", ") + n;
+    return Fail("experiment '" + name + "' has no trial with its objective metric '" + metric +
+                "' yet (its trials reported: " + (names.empty() ? "none" : names) + ")");
+  }
   Table table({"TRIAL", metric});
-  table.AddRow({best.value("name", ""), api::FormatDouble(best.value("objectiveValue", 0.0))});
+  table.AddRow({best.value("name", ""), ShortNumber(best.value("objectiveValue", 0.0))});
   table.Print(std::cout);
   Table params({"PARAMETER", "VALUE"});
   for (const auto& a : best["parameterAssignments"]) {
-    params.AddRow({a.value("name", ""), a.value("value", "")});
+    params.AddRow({a.value("name", ""), ShortValue(a.value("value", ""))});
   }
   params.Print(std::cout);
   return 0;
@@ -36,7 +52,7 @@ int Logs(const Connection& c, const std::string& name, const std::string& trial,
          bool follow) {
   auto client = Connect(c);
   if (!client.ok()) return Fail(client.status());
-  const std::string path = "/api/v1/experiments/" + name + "/trials/" + trial;
+  const std::string path = "/api/v1/experiments/" + name + "/trials/" + TrialName(name, trial);
   constexpr size_t kChunk = 1 << 20;
   size_t printed = 0;
   while (true) {

@@ -1,10 +1,12 @@
 #include "cli/output.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 
 #include "api/spec_codec.h"
+#include "api/text.h"
 #include "cli/table.h"
 #include "server/server.h"
 
@@ -38,9 +40,26 @@ bool PrintAs(const json& doc, const std::string& format, std::ostream& out) {
 std::string FormatAssignments(const json& assignments) {
   std::string out;
   for (const auto& a : assignments) {
-    out += (out.empty() ? "" : ", ") + a.value("name", "") + "=" + a.value("value", "");
+    out += (out.empty() ? "" : ", ") + a.value("name", "") + "=" + ShortValue(a.value("value", ""));
   }
   return out;
+}
+
+std::string ShortNumber(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", value);
+  return buffer;
+}
+
+std::string ShortValue(const std::string& text) {
+  if (text.find_first_of(".eE") == std::string::npos) return text;  // an integer or a word
+  auto n = api::ParseNumber(text);
+  return n ? ShortNumber(*n) : text;
+}
+
+std::string TrialName(const std::string& experiment, const std::string& trial) {
+  const bool index = !trial.empty() && trial.find_first_not_of("0123456789") == std::string::npos;
+  return index ? experiment + "-" + trial : trial;
 }
 
 namespace {
@@ -79,10 +98,10 @@ void PrintTrials(const json& experiment, const json& trials, std::ostream& out) 
       for (const auto& a : t["parameterAssignments"]) {
         if (a.value("name", "") == p) value = a.value("value", "");
       }
-      row.push_back(value);
+      row.push_back(ShortValue(value));
     }
     auto v = ObjectiveValueOf(t);
-    row.push_back(v ? api::FormatDouble(*v) : "-");
+    row.push_back(v ? ShortNumber(*v) : "-");
     table.AddRow(row);
   }
   table.Print(out);
@@ -96,7 +115,7 @@ void PrintBest(const json& experiment, std::ostream& out) {
   }
   out << "best trial: " << best.value("name", "") << "  "
       << experiment["spec"]["objective"].value("objectiveMetricName", "") << "="
-      << api::FormatDouble(best.value("objectiveValue", 0.0)) << "  ("
+      << ShortNumber(best.value("objectiveValue", 0.0)) << "  ("
       << FormatAssignments(best["parameterAssignments"]) << ")\n";
 }
 

@@ -32,4 +32,13 @@ bool PrintAs(const nlohmann::json& doc, const std::string& format, std::ostream&
 // "x=1.5, opt=adam".
 std::string FormatAssignments(const nlohmann::json& assignments);
 
+// For people, not files: 6 significant digits ("2.44012", "1.2e-05").
+std::string ShortNumber(double value);
+// A parameter value as text: a number with a fraction shortened as
+// ShortNumber does; integers and anything else as they are.
+std::string ShortValue(const std::string& text);
+
+// A trial named by its index ("10") or by its name ("exp-10").
+std::string TrialName(const std::string& experiment, const std::string& trial);
+
 }  // namespace hpt::cli

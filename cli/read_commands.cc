@@ -55,7 +55,7 @@ int List(const Connection& c) {
     const json& st = e["status"];
     std::string best = "-";
     if (!st["currentOptimalTrial"].is_null()) {
-      best = api::FormatDouble(st["currentOptimalTrial"].value("objectiveValue", 0.0));
+      best = ShortNumber(st["currentOptimalTrial"].value("objectiveValue", 0.0));
     }
     const json& counts = st["trials"];
     int done = counts.value("total", 0) - counts.value("running", 0) -

@@ -50,7 +50,7 @@ class Progress {
     if (pending > 0) active += ", " + std::to_string(pending) + " pending";
     std::string best = "-";
     const json& opt = exp["status"]["currentOptimalTrial"];
-    if (!opt.is_null()) best = api::FormatDouble(opt.value("objectiveValue", 0.0));
+    if (!opt.is_null()) best = ShortNumber(opt.value("objectiveValue", 0.0));
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     char elapsed[32];
     std::snprintf(elapsed, sizeof(elapsed), "%.1fs", secs);

@@ -250,6 +250,17 @@ TEST_F(CliReadTest, BestLogsAndExport) {
   EXPECT_NE(out_.find("step=1 loss=5"), std::string::npos) << out_;
   EXPECT_EQ(RunHpt({"logs", "--server", server_.url(), "cli-demo", "nope"}, &out_, &err_), 3);
   EXPECT_NE(err_.find("nope"), std::string::npos);
+  // #14, problem 9: a trial by its index, and numbers people can read.
+  const std::string index = trial.substr(trial.rfind('-') + 1);
+  ASSERT_EQ(RunHpt({"logs", "--server", server_.url(), "cli-demo", index}, &out_, &err_), 0)
+      << err_;
+  EXPECT_NE(out_.find("step=1 loss=5"), std::string::npos) << out_;
+  ASSERT_EQ(RunHpt({"trials", "--server", server_.url(), "cli-demo"}, &out_, &err_), 0);
+  std::istringstream table(out_);
+  for (std::string word; table >> word;) {
+    size_t digits = std::count_if(word.begin(), word.end(), ::isdigit);
+    if (word.find('.') != std::string::npos) EXPECT_LE(digits, 7u) << word;
+  }
 
   ASSERT_EQ(RunHpt({"export", "--server", server_.url(), "cli-demo"}, &out_, &err_), 0);
   std::istringstream csv(out_);
