@@ -47,6 +47,14 @@ int List(const Connection& c);
 int Get(const Connection& c, const std::string& name);
 int Trials(const Connection& c, const std::string& name);
 int Stop(const Connection& c, const std::string& name);
+// New limits for an experiment (PATCH); a finished one with room left runs
+// again. 0 fields: not given.
+struct ResumeOptions {
+  int max_trials = 0;
+  int parallel = 0;
+  int max_failed = -1;
+};
+int Resume(const Connection& c, const std::string& name, const ResumeOptions& options);
 int Best(const Connection& c, const std::string& name);
 // Prints the trial's log; with `follow`, keeps printing until it finishes.
 int Logs(const Connection& c, const std::string& name, const std::string& trial, bool follow);

@@ -92,6 +92,15 @@ int main(int argc, char** argv) {
   logs_cmd->add_flag("-f,--follow", follow, "Keep printing until the trial finishes");
   auto* export_cmd = client("export", "Print an experiment's trials as CSV", true, false);
   auto* stop_cmd = client("stop", "Stop an experiment and its running trials", true, false);
+  ResumeOptions resume;
+  auto* resume_cmd =
+      client("resume", "Raise an experiment's limits; a finished one runs again", true, false);
+  resume_cmd->add_option("--max-trials", resume.max_trials, "New maxTrialCount")
+      ->check(CLI::PositiveNumber);
+  resume_cmd->add_option("--parallel", resume.parallel, "New parallelTrialCount")
+      ->check(CLI::PositiveNumber);
+  resume_cmd->add_option("--max-failed", resume.max_failed, "New maxFailedTrialCount")
+      ->check(CLI::NonNegativeNumber);
   auto* delete_cmd = client("delete", "Delete an experiment, its trials and logs", true, false);
 
   try {
@@ -116,6 +125,7 @@ int main(int argc, char** argv) {
   if (*logs_cmd) return Logs(conn, name, trial, follow);
   if (*export_cmd) return Export(conn, name);
   if (*stop_cmd) return Stop(conn, name);
+  if (*resume_cmd) return Resume(conn, name, resume);
   if (*delete_cmd) return Delete(conn, name);
   return Fail("no subcommand given (see hpt --help)", 2);
 }

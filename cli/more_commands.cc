@@ -48,6 +48,22 @@ int Best(const Connection& c, const std::string& name) {
   return 0;
 }
 
+int Resume(const Connection& c, const std::string& name, const ResumeOptions& options) {
+  json body = json::object();
+  if (options.max_trials > 0) body["maxTrialCount"] = options.max_trials;
+  if (options.parallel > 0) body["parallelTrialCount"] = options.parallel;
+  if (options.max_failed >= 0) body["maxFailedTrialCount"] = options.max_failed;
+  if (body.empty()) return Fail("give --max-trials, --parallel or --max-failed", 2);
+  auto client = Connect(c);
+  if (!client.ok()) return Fail(client.status());
+  auto r = (*client)->Json("PATCH", "/api/v1/experiments/" + name, body);
+  if (!r.ok()) return Fail(r.status());
+  const json& status = (*r)["status"];
+  std::cout << "experiment '" << name << "' " << status.value("phase", "") << ", maxTrialCount "
+            << (*r)["spec"].value("maxTrialCount", 0) << "\n";
+  return 0;
+}
+
 int Logs(const Connection& c, const std::string& name, const std::string& trial,
          bool follow) {
   auto client = Connect(c);

@@ -138,6 +138,14 @@ StatusOr<Experiment> Controller::CreateExperiment(const api::ExperimentSpec& spe
   return exp;
 }
 
+StatusOr<Experiment> Controller::UpdateExperiment(const std::string& name,
+                                                  const Limits& limits) {
+  HPT_ASSIGN_OR_RETURN(Entry entry, Find(name));
+  HPT_ASSIGN_OR_RETURN(Experiment exp, entry.runner->UpdateLimits(limits));
+  PostReconcile(entry);  // more room: more trials
+  return exp;
+}
+
 Status Controller::StopExperiment(const std::string& name) {
   HPT_ASSIGN_OR_RETURN(Entry entry, Find(name));
   return entry.runner->Stop();

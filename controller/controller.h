@@ -55,6 +55,8 @@ class Controller : public runner::ExecutorListener {
   Status Validate(const api::ExperimentSpec& spec) const;
   StatusOr<api::Experiment> CreateExperiment(const api::ExperimentSpec& spec);
   Status StopExperiment(const std::string& name);
+  // PATCH: new limits; a finished experiment with room left runs again.
+  StatusOr<api::Experiment> UpdateExperiment(const std::string& name, const Limits& limits);
   Status DeleteExperiment(const std::string& name);
 
   StatusOr<std::vector<api::Trial>> SuggestTrials(const std::string& name, int count);

@@ -37,6 +37,13 @@ struct Completion {
   std::string reason;
 };
 
+// Limits of an experiment that may change after creation (PATCH).
+struct Limits {
+  std::optional<int> max_trial_count;
+  std::optional<int> parallel_trial_count;
+  std::optional<int> max_failed_trial_count;
+};
+
 // One trial's completion in a batch.
 struct NamedCompletion {
   std::string trial;
@@ -85,6 +92,10 @@ class ExperimentRunner {
   bool NeedsSweep() const { return waiting_for_resources_.load() || dirty_.load(); }
 
   Status Stop();
+  // New limits, validated like a new spec; a finished experiment they
+  // leave room in runs again (runner_limits.cc). The experiment as it is
+  // now.
+  StatusOr<api::Experiment> UpdateLimits(const Limits& limits);
   // Kills its active trials, ahead of the store's delete.
   void PrepareDelete();
 

@@ -63,6 +63,30 @@ HttpResponse ListExperiments(const ApiContext& ctx, const HttpRequest&) {
   return JsonResponse(200, body);
 }
 
+// PATCH: {"maxTrialCount", "parallelTrialCount", "maxFailedTrialCount"},
+// any of them; a finished experiment with room left runs again.
+HttpResponse PatchExperiment(const ApiContext& ctx, const HttpRequest& req) {
+  auto body = ParseBody(req);
+  if (!body.ok()) return ErrorResponse(body.status());
+  if (!body->is_object()) return ErrorResponse(InvalidArgument("body must be a JSON object"));
+  api::JsonReader r;
+  r.RejectUnknown(*body, "", {"maxTrialCount", "parallelTrialCount", "maxFailedTrialCount"});
+  controller::Limits limits;
+  limits.max_trial_count = r.Int(*body, "", "maxTrialCount", false);
+  limits.parallel_trial_count = r.Int(*body, "", "parallelTrialCount", false);
+  limits.max_failed_trial_count = r.Int(*body, "", "maxFailedTrialCount", false);
+  if (!r.ok()) return ErrorResponse(r.ToStatus());
+  if (!limits.max_trial_count && !limits.parallel_trial_count && !limits.max_failed_trial_count) {
+    return ErrorResponse(InvalidArgument(
+        "nothing to change: give maxTrialCount, parallelTrialCount or maxFailedTrialCount"));
+  }
+  auto exp = ctx.controller->UpdateExperiment(req.Var("name"), limits);
+  if (!exp.ok()) return ErrorResponse(exp.status());
+  auto trials = ctx.store->ListTrials(req.Var("name"));
+  if (!trials.ok()) return ErrorResponse(trials.status());
+  return JsonResponse(200, api::ExperimentToJson(*exp, *trials));
+}
+
 HttpResponse GetExperiment(const ApiContext& ctx, const HttpRequest& req) {
   auto exp = ctx.store->GetExperiment(req.Var("name"));
   if (!exp.ok()) return ErrorResponse(exp.status());
@@ -313,6 +337,7 @@ void AddApiRoutes(const ApiContext& c, Router& r) {
   r.Add("POST", e, [c](const HttpRequest& q) { return CreateExperiment(c, q); });
   r.Add("GET", e, [c](const HttpRequest& q) { return ListExperiments(c, q); });
   r.Add("GET", e + "/{name}", [c](const HttpRequest& q) { return GetExperiment(c, q); });
+  r.Add("PATCH", e + "/{name}", [c](const HttpRequest& q) { return PatchExperiment(c, q); });
   r.Add("DELETE", e + "/{name}", [c](const HttpRequest& q) {
     return ExperimentAction(c, q, &controller::Controller::DeleteExperiment);
   });

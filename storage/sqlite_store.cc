@@ -206,7 +206,8 @@ Status SqliteStore::UpdateExperiment(const std::string& name,
                    "message = COALESCE(?3, message), "
                    "start_time_ms = COALESCE(?4, start_time_ms), "
                    "completion_time_ms = COALESCE(?5, completion_time_ms), "
-                   "algorithm_state = COALESCE(?6, algorithm_state) "
+                   "algorithm_state = COALESCE(?6, algorithm_state), "
+                   "spec_json = COALESCE(?8, spec_json) "
                    "WHERE name = ?7"));
   if (update.phase) stmt.Bind(1, api::ToString(*update.phase));
   stmt.BindOptional(2, update.reason);
@@ -215,6 +216,7 @@ Status SqliteStore::UpdateExperiment(const std::string& name,
   stmt.BindOptional(5, update.completion_time_ms);
   if (update.algorithm_state) stmt.BindBlob(6, *update.algorithm_state);
   stmt.Bind(7, name);
+  if (update.spec) stmt.Bind(8, api::SpecToJson(*update.spec).dump());
   HPT_RETURN_IF_ERROR(stmt.Run());
   if (db_->Changes() == 0) {
     return NotFound("experiment '" + name + "' not found");

@@ -43,6 +43,9 @@ struct ExperimentUpdate {
   std::optional<int64_t> start_time_ms;
   std::optional<int64_t> completion_time_ms;
   std::optional<std::string> algorithm_state;
+  // A changed spec (its limits raised to resume it); validated by the
+  // caller.
+  std::optional<api::ExperimentSpec> spec;
 };
 
 using MetricPoint = api::MetricPoint;

@@ -238,6 +238,19 @@ TEST_F(CliReadTest, OutputFormats) {
   EXPECT_NE(err_.find("--output"), std::string::npos) << err_;
 }
 
+TEST_F(CliReadTest, ResumeRunsMoreTrials) {
+  ASSERT_EQ(RunHpt({"resume", "--server", server_.url(), "cli-demo", "--max-trials", "6"}, &out_,
+                   &err_),
+            0)
+      << err_;
+  EXPECT_NE(out_.find("experiment 'cli-demo' Running, maxTrialCount 6"), std::string::npos) << out_;
+  EXPECT_EQ(RunHpt({"resume", "--server", server_.url(), "cli-demo"}, &out_, &err_), 2);
+  EXPECT_EQ(RunHpt({"resume", "--server", server_.url(), "cli-demo", "--max-trials", "3"}, &out_,
+                   &err_),
+            2);
+  EXPECT_NE(err_.find("maxTrialCount: 3 is below the"), std::string::npos) << err_;
+}
+
 TEST_F(CliReadTest, BestLogsAndExport) {
   ASSERT_EQ(RunHpt({"best", "--server", server_.url(), "cli-demo"}, &out_, &err_), 0) << err_;
   EXPECT_NE(out_.find("TRIAL"), std::string::npos);

@@ -117,6 +117,33 @@ TEST_F(LifecycleTest, ExitWithoutObjectiveSaysWhatItReportedAndFailsTheExperimen
   }
 }
 
+// #14, problem 5: a finished experiment's maxTrialCount raised with PATCH
+// runs the extra trials (Katib's resume); bad limits are refused.
+TEST_F(LifecycleTest, PatchRaisesMaxTrialCountAndResumesAFinishedExperiment) {
+  Create(ShellExperiment("more", "echo loss=$X", 2, 2));
+  json done = WaitForExperiment(*client_, "more");
+  ASSERT_EQ(done["status"]["phase"], "Succeeded") << done.dump();
+  ASSERT_EQ(done["status"]["trials"]["total"], 2);
+  auto call = [&](const json& body) {
+    return client_->Call("PATCH", "/api/v1/experiments/more", body.dump());
+  };
+  EXPECT_EQ(call({{"maxTrialCount", 1}})->status, 400);  // below its 2 trials
+  EXPECT_EQ(call({{"maxTrials", 5}})->status, 400);
+  EXPECT_EQ(call(json::object())->status, 400);
+  EXPECT_EQ(call({{"parallelTrialCount", 9}})->status, 400);  // above maxTrialCount
+  EXPECT_EQ(client_->Call("PATCH", "/api/v1/experiments/nope", R"({"maxTrialCount": 3})")->status,
+            404);
+  auto resumed = client_->Json("PATCH", "/api/v1/experiments/more", {{"maxTrialCount", 5}});
+  ASSERT_TRUE(resumed.ok()) << resumed.status().ToString();
+  EXPECT_EQ((*resumed)["status"]["phase"], "Running");
+  EXPECT_EQ((*resumed)["status"]["reason"], "Resumed");
+  json exp = WaitForExperiment(*client_, "more");
+  EXPECT_EQ(exp["status"]["phase"], "Succeeded") << exp.dump();
+  EXPECT_EQ(exp["status"]["trials"]["total"], 5);
+  EXPECT_EQ(exp["status"]["trials"]["succeeded"], 5);
+  EXPECT_EQ(exp["spec"]["maxTrialCount"], 5);
+}
+
 TEST_F(LifecycleTest, TimeoutFailsTheTrial) {
   json spec = ShellExperiment("slow", "sleep 30", 1, 1);
   spec["maxFailedTrialCount"] = 0;

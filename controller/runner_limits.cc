@@ -1,0 +1,50 @@
+// ExperimentRunner's resume: raising (or lowering) maxTrialCount,
+// parallelTrialCount and maxFailedTrialCount of a running or finished
+// experiment, as Katib users do by editing the experiment. A finished one
+// whose new limits leave room runs again.
+#include "api/experiment_status.h"
+#include "controller/builtins.h"
+#include "controller/experiment_runner.h"
+
+namespace hpt::controller {
+
+using api::ExperimentPhase;
+
+StatusOr<api::Experiment> ExperimentRunner::UpdateLimits(const Limits& limits) {
+  std::lock_guard<std::mutex> lock(mu_);
+  api::ExperimentSpec spec = exp_.spec;
+  if (limits.max_trial_count) spec.max_trial_count = *limits.max_trial_count;
+  if (limits.parallel_trial_count) spec.parallel_trial_count = *limits.parallel_trial_count;
+  if (limits.max_failed_trial_count) spec.max_failed_trial_count = *limits.max_failed_trial_count;
+  HPT_RETURN_IF_ERROR(ValidateWithAlgorithms(spec, *deps_.algorithms, *deps_.policies));
+  const api::TrialCounts counts = tally_.Counts(trials_);
+  if (spec.max_trial_count < counts.total) {
+    return InvalidArgument("maxTrialCount: " + std::to_string(spec.max_trial_count) +
+                           " is below the " + std::to_string(counts.total) +
+                           " trials the experiment has");
+  }
+  storage::ExperimentUpdate update;
+  update.spec = spec;
+  // A finished experiment runs again when the new limits leave it room
+  // (not one that reached its goal: that one is done).
+  const bool reopen = api::IsFinished(exp_.phase) && exp_.reason != "GoalReached" &&
+                      counts.total < spec.max_trial_count && !exhausted_ &&
+                      counts.failed <= spec.max_failed_trial_count;
+  if (reopen) {
+    update.phase = ExperimentPhase::kRunning;
+    update.reason = "Resumed";
+    update.message = "resumed with maxTrialCount " + std::to_string(spec.max_trial_count);
+    update.completion_time_ms = 0;
+  }
+  HPT_RETURN_IF_ERROR(deps_.store->UpdateExperiment(name_, update));
+  exp_.spec = spec;
+  if (reopen) {
+    exp_.phase = *update.phase;
+    exp_.reason = *update.reason;
+    exp_.message = *update.message;
+    exp_.completion_time_ms = 0;
+  }
+  return exp_;
+}
+
+}  // namespace hpt::controller
