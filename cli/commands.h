@@ -47,6 +47,9 @@ int List(const Connection& c);
 int Get(const Connection& c, const std::string& name);
 int Trials(const Connection& c, const std::string& name);
 int Stop(const Connection& c, const std::string& name);
+// Follows any experiment's progress until it ends (`hpt watch`); Ctrl-C
+// detaches, the experiment goes on. Exits as `hpt run` does.
+int Watch(const Connection& c, const std::string& name);
 // New limits for an experiment (PATCH); a finished one with room left runs
 // again. 0 fields: not given.
 struct ResumeOptions {

@@ -92,6 +92,7 @@ int main(int argc, char** argv) {
   logs_cmd->add_flag("-f,--follow", follow, "Keep printing until the trial finishes");
   auto* export_cmd = client("export", "Print an experiment's trials as CSV", true, false);
   auto* stop_cmd = client("stop", "Stop an experiment and its running trials", true, false);
+  auto* watch_cmd = client("watch", "Follow an experiment's progress until it ends", true, false);
   ResumeOptions resume;
   auto* resume_cmd =
       client("resume", "Raise an experiment's limits; a finished one runs again", true, false);
@@ -126,6 +127,7 @@ int main(int argc, char** argv) {
   if (*export_cmd) return Export(conn, name);
   if (*stop_cmd) return Stop(conn, name);
   if (*resume_cmd) return Resume(conn, name, resume);
+  if (*watch_cmd) return Watch(conn, name);
   if (*delete_cmd) return Delete(conn, name);
   return Fail("no subcommand given (see hpt --help)", 2);
 }

@@ -82,6 +82,12 @@ class Progress {
 
 }  // namespace
 
+// Shows an experiment's progress until it ends, then its trials and best;
+// `stop_on_interrupt`: Ctrl-C stops it (a private server's run), else only
+// detaches.
+int Follow(hpt::client::ApiClient& client, const std::string& name, bool quiet,
+           bool stop_on_interrupt);
+
 int Run(const RunOptions& options) {
   std::vector<std::string> notes;
   auto spec_json = LoadSpecFile(options.file, &notes);
@@ -121,27 +127,33 @@ int Run(const RunOptions& options) {
     return Fail(Status(created.status().code(), options.file + ": " + created.status().message()));
   }
   const std::string name = spec->name;
-  const std::string path = "/api/v1/experiments/" + name;
   std::cout << "experiment '" << name << "' submitted to " << connection.server << std::endl;
+  int code = Follow(*client, name, options.quiet, /*stop_on_interrupt=*/embedded != nullptr);
+  if (embedded) embedded->Stop();
+  return code;
+}
 
+int Follow(hpt::client::ApiClient& client, const std::string& name, bool quiet,
+           bool stop_on_interrupt) {
+  const std::string path = "/api/v1/experiments/" + name;
   signal(SIGINT, OnInterrupt);
   signal(SIGTERM, OnInterrupt);
-  Progress progress(!options.quiet && isatty(STDOUT_FILENO));
+  Progress progress(!quiet && isatty(STDOUT_FILENO));
   json exp;
   while (true) {
-    auto got = client->Json("GET", path);
+    auto got = client.Json("GET", path);
     if (!got.ok()) return Fail(got.status());
     exp = *got;
-    if (!options.quiet) progress.Update(exp);
+    if (!quiet) progress.Update(exp);
     std::string phase = exp["status"].value("phase", "");
     if (phase == "Succeeded" || phase == "Failed" || phase == "Stopped") break;
     if (g_interrupted) {
       progress.End();
-      if (!embedded) {
+      if (!stop_on_interrupt) {
         std::cout << "detached; the experiment goes on (hpt stop " << name << ")\n";
         return 130;
       }
-      auto stopped = client->Json("POST", path + ":stop");
+      auto stopped = client.Json("POST", path + ":stop");
       (void)stopped;
       std::cout << "interrupted: experiment stopped\n";
       return 130;
@@ -149,14 +161,19 @@ int Run(const RunOptions& options) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
   progress.End();
-  auto trials = client->Json("GET", path + "/trials");
+  auto trials = client.Json("GET", path + "/trials");
   if (trials.ok()) PrintTrials(exp, (*trials)["trials"], std::cout);
   const json& status = exp["status"];
   std::cout << "experiment '" << name << "' " << status.value("phase", "") << " ("
             << status.value("reason", "") << "): " << status.value("message", "") << "\n";
   PrintBest(exp, std::cout);
-  if (embedded) embedded->Stop();
   return status.value("phase", "") == "Succeeded" ? 0 : 1;
+}
+
+int Watch(const Connection& c, const std::string& name) {
+  auto client = Connect(c);
+  if (!client.ok()) return Fail(client.status());
+  return Follow(**client, name, /*quiet=*/false, /*stop_on_interrupt=*/false);
 }
 
 }  // namespace hpt::cli

@@ -7,7 +7,8 @@
 #   scripts/slurm-local.sh stop DIR
 #
 # Needs root and Debian's slurm-wlm and munge (scripts/install-deps.sh).
-# Ports 16817/16818 unless SLURM_LOCAL_PORT (ctld) is set; slurmd takes +1.
+# Ports: the first free pair from 16817/16818 up, or SLURM_LOCAL_PORT (ctld)
+# and the next one (slurmd).
 set -euo pipefail
 
 cmd="${1:-}"
@@ -23,7 +24,14 @@ cannot() {
   [ "$if_possible" = 1 ] && exit 0
   exit 3
 }
-port="${SLURM_LOCAL_PORT:-16817}"
+# A free pair of ports from 16817 up (another cluster, e.g. a second test
+# run, may hold the first), unless SLURM_LOCAL_PORT says which.
+listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port="${SLURM_LOCAL_PORT:-}"
+if [ -z "$port" ]; then
+  port=16817
+  while listening "$port" || listening "$((port + 1))"; do port=$((port + 2)); done
+fi
 
 stop() {
   for pidfile in "$dir/slurmd.pid" "$dir/slurmctld.pid" "$dir/munge/munged.pid"; do

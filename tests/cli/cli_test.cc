@@ -165,6 +165,32 @@ TEST_F(CliTest, ClientCommandsTalkToAServer) {
   EXPECT_NE(err.find("experiment 'cli-demo' not found"), std::string::npos) << err;
 }
 
+// #14, problem 2: any run can be watched from a second terminal.
+TEST_F(CliTest, WatchFollowsARunningExperimentToItsEnd) {
+  HptProcess server(dir_.File("watch.db"));
+  auto client = server.Client();
+  nlohmann::json spec = {
+      {"name", "watched"},
+      {"objective", {{"type", "minimize"}, {"objectiveMetricName", "loss"}}},
+      {"algorithm", {{"algorithmName", "random"}}},
+      {"parallelTrialCount", 1},
+      {"maxTrialCount", 3},
+      {"parameters",
+       {{{"name", "x"}, {"parameterType", "double"},
+         {"feasibleSpace", {{"min", "0"}, {"max", "1"}}}}}},
+      {"trialTemplate",
+       {{"command", {"sh", "-c", "sleep 0.3; echo loss=${trialParameters.x}"}},
+        {"trialParameters", {{{"name", "x"}, {"reference", "x"}}}},
+        {"workingDir", "/tmp"}}}};
+  ASSERT_TRUE(client->Json("POST", "/api/v1/experiments", spec).ok());
+  std::string out, err;
+  ASSERT_EQ(RunHpt({"watch", "--server", server.url(), "watched"}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("trials 3/3 done"), std::string::npos) << out;
+  EXPECT_NE(out.find("experiment 'watched' Succeeded"), std::string::npos) << out;
+  EXPECT_NE(out.find("best trial: watched-"), std::string::npos) << out;
+  EXPECT_EQ(RunHpt({"watch", "--server", server.url(), "nope"}, &out, &err), 3);
+}
+
 TEST_F(CliTest, TrialsShowTheServersObjectiveValue) {
   // Each trial prints loss=5 then loss=x (x < 1): under metricStrategies
   // max its objective value is 5, not the latest value.
