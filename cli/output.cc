@@ -64,6 +64,20 @@ std::string TrialName(const std::string& experiment, const std::string& trial) {
 
 namespace {
 
+// "ExitCode: boom": the reason, and the message's last line (for a failed
+// trial, the last line it printed), kept short.
+std::string Cause(const json& trial) {
+  std::string reason = trial.value("reason", "");
+  std::string message = trial.value("message", "");
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  std::string last = message.substr(message.rfind('\n') == std::string::npos
+                                        ? 0
+                                        : message.rfind('\n') + 1);
+  if (last.size() > 100) last = last.substr(0, 97) + "...";
+  if (last.empty()) return reason;
+  return reason.empty() ? last : reason + ": " + last;
+}
+
 // The server's objectiveValue (metricStrategies applied), if reported.
 std::optional<double> ObjectiveValueOf(const json& trial) {
   auto it = trial.find("objectiveValue");
@@ -87,9 +101,16 @@ void PrintTrials(const json& experiment, const json& trials, std::ostream& out) 
     if (!va) return false;
     return minimize ? *va < *vb : *va > *vb;
   });
+  // Why the trials that did not succeed ended, when any did not.
+  bool causes = false;
+  for (const auto& t : sorted) {
+    causes = causes || (t.value("phase", "") != "Succeeded" && t.value("phase", "") != "Running" &&
+                        t.value("phase", "") != "Pending" && !t.value("reason", "").empty());
+  }
   std::vector<std::string> header = {"TRIAL", "PHASE"};
   header.insert(header.end(), params.begin(), params.end());
   header.push_back(metric);
+  if (causes) header.push_back("WHY");
   Table table(header);
   for (const auto& t : sorted) {
     std::vector<std::string> row = {t.value("name", ""), t.value("phase", "")};
@@ -102,6 +123,7 @@ void PrintTrials(const json& experiment, const json& trials, std::ostream& out) 
     }
     auto v = ObjectiveValueOf(t);
     row.push_back(v ? ShortNumber(*v) : "-");
+    if (causes) row.push_back(t.value("phase", "") == "Succeeded" ? "" : Cause(t));
     table.AddRow(row);
   }
   table.Print(out);

@@ -129,6 +129,9 @@ TEST_F(CliTest, RunFailsWhenTheExperimentFails) {
                    &err, 60),
             1);
   EXPECT_NE(out.find("Failed (MaxFailedTrialsReached)"), std::string::npos) << out;
+  // #14, problem 3: the cause is in the run's output, not only in the logs.
+  EXPECT_NE(out.find("WHY"), std::string::npos) << out;
+  EXPECT_NE(out.find("ExitCode: boom"), std::string::npos) << out;
 }
 
 TEST_F(CliTest, ClientCommandsTalkToAServer) {
