@@ -31,6 +31,20 @@ std::vector<std::string_view> Fields(std::string_view line) {
   }
 }
 
+// The rows of nvidia-smi's CSV output with at least `min_fields` fields,
+// each field trimmed; other lines ("No devices were found") are skipped.
+std::vector<std::vector<std::string_view>> CsvRows(std::string_view csv, size_t min_fields) {
+  std::vector<std::vector<std::string_view>> rows;
+  while (!csv.empty()) {
+    size_t eol = csv.find('\n');
+    std::string_view line = api::Trim(csv.substr(0, eol));
+    csv.remove_prefix(eol == std::string_view::npos ? csv.size() : eol + 1);
+    std::vector<std::string_view> f = Fields(line);
+    if (f.size() >= min_fields) rows.push_back(std::move(f));
+  }
+  return rows;
+}
+
 // What `nvidia-smi --query-gpu=<fields>` prints; "" when it fails.
 std::string NvidiaSmi(const std::string& fields) {
   // "e": the pipe must not leak into trials started meanwhile.
@@ -59,12 +73,7 @@ std::vector<GpuUsage> QueryGpuUsage() {
 
 std::vector<GpuUsage> ParseGpuUsage(std::string_view csv) {
   std::vector<GpuUsage> out;
-  while (!csv.empty()) {
-    size_t eol = csv.find('\n');
-    std::string_view line = api::Trim(csv.substr(0, eol));
-    csv.remove_prefix(eol == std::string_view::npos ? csv.size() : eol + 1);
-    std::vector<std::string_view> f = Fields(line);
-    if (f.size() < 4) continue;
+  for (const auto& f : CsvRows(csv, 4)) {
     auto index = ParseIndex(f[0]);
     auto util = api::ParseNumber(f[1]);
     auto used = api::ParseInt(f[2]);
@@ -75,15 +84,9 @@ std::vector<GpuUsage> ParseGpuUsage(std::string_view csv) {
   return out;
 }
 
-
 std::vector<GpuDevice> ParseNvidiaSmiQuery(std::string_view csv) {
   std::vector<GpuDevice> out;
-  while (!csv.empty()) {
-    size_t eol = csv.find('\n');
-    std::string_view line = api::Trim(csv.substr(0, eol));
-    csv.remove_prefix(eol == std::string_view::npos ? csv.size() : eol + 1);
-    std::vector<std::string_view> f = Fields(line);
-    if (f.size() < 3) continue;
+  for (const auto& f : CsvRows(csv, 3)) {
     auto index = ParseIndex(f[0]);
     auto mib = api::ParseInt(f[2]);
     if (!index) continue;
