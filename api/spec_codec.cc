@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "api/json_reader.h"
+#include "api/nas.h"
 #include "api/quantity.h"
 #include "api/validation.h"
 
@@ -77,6 +78,8 @@ json EncodeAlgorithm(const AlgorithmSpec& a) {
   return {{"algorithmName", a.name}, {"algorithmSettings", settings}};
 }
 
+}  // namespace
+
 void DecodeParameter(JsonReader& r, const json& j, const std::string& p,
                      ParameterSpec& param) {
   r.RejectUnknown(j, p, {"name", "parameterType", "feasibleSpace"});
@@ -113,6 +116,22 @@ void DecodeParameter(JsonReader& r, const json& j, const std::string& p,
     }
   }
 }
+
+json ParameterToJson(const ParameterSpec& p) {
+  json fs = json::object();
+  const FeasibleSpace& s = p.feasible_space;
+  if (s.min) fs["min"] = *s.min;
+  if (s.max) fs["max"] = *s.max;
+  if (s.step) fs["step"] = *s.step;
+  if (!s.list.empty()) fs["list"] = s.list;
+  if (s.distribution != Distribution::kUniform) {
+    fs["distribution"] = ToString(s.distribution);
+  }
+  return {{"name", p.name}, {"parameterType", ToString(p.type)},
+          {"feasibleSpace", fs}};
+}
+
+namespace {
 
 // A quantity given as a JSON number or as Kubernetes text ("10Gi", "500m").
 template <typename T, typename Parse>
@@ -241,7 +260,8 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
   ExperimentSpec spec;
   r.RejectUnknown(j, "", {"name", "objective", "algorithm", "parallelTrialCount",
                           "maxTrialCount", "maxFailedTrialCount", "parameters",
-                          "trialTemplate", "metricsCollectorSpec", "earlyStopping"});
+                          "trialTemplate", "metricsCollectorSpec", "earlyStopping",
+                          "nasConfig"});
   if (auto n = r.String(j, "", "name", true)) spec.name = *n;
   if (const json* o = r.Object(j, "", "objective", true)) {
     DecodeObjective(r, *o, spec.objective);
@@ -263,7 +283,13 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
   } else if (spec.max_trial_count > 0) {
     spec.max_failed_trial_count = std::min(3, spec.max_trial_count);
   }
-  if (const json* params = r.Array(j, "", "parameters", true)) {
+  // A neural architecture search has its space in nasConfig instead.
+  bool nas = j.contains("nasConfig");
+  if (const json* n = r.Object(j, "", "nasConfig", false)) {
+    spec.nas_config.emplace();
+    DecodeNasConfig(r, *n, *spec.nas_config);
+  }
+  if (const json* params = r.Array(j, "", "parameters", !nas)) {
     for (size_t i = 0; i < params->size(); ++i) {
       std::string pp = JsonReader::Path("parameters", i);
       if (!(*params)[i].is_object()) {
@@ -288,6 +314,7 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
     r.Problem("name", "'" + spec.name + "' must be a lowercase DNS label");
   }
   HPT_RETURN_IF_ERROR(r.ToStatus());
+  CompleteNasSpec(spec);
   return spec;
 }
 
@@ -316,21 +343,9 @@ json SpecToJson(const ExperimentSpec& spec) {
   j["maxTrialCount"] = spec.max_trial_count;
   j["maxFailedTrialCount"] = spec.max_failed_trial_count;
   json params = json::array();
-  for (const auto& p : spec.parameters) {
-    json fs = json::object();
-    const FeasibleSpace& s = p.feasible_space;
-    if (s.min) fs["min"] = *s.min;
-    if (s.max) fs["max"] = *s.max;
-    if (s.step) fs["step"] = *s.step;
-    if (!s.list.empty()) fs["list"] = s.list;
-    if (s.distribution != Distribution::kUniform) {
-      fs["distribution"] = ToString(s.distribution);
-    }
-    params.push_back({{"name", p.name},
-                      {"parameterType", ToString(p.type)},
-                      {"feasibleSpace", fs}});
-  }
+  for (const auto& p : spec.parameters) params.push_back(ParameterToJson(p));
   j["parameters"] = params;
+  if (spec.nas_config) j["nasConfig"] = NasConfigToJson(*spec.nas_config);
   if (spec.trial_template) {
     const TrialTemplate& t = *spec.trial_template;
     json tps = json::array();

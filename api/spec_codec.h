@@ -34,6 +34,16 @@ std::string JsonToYaml(const nlohmann::json& json);
 // The canonical JSON form; SpecFromJson(SpecToJson(s)) == s.
 nlohmann::json SpecToJson(const ExperimentSpec& spec);
 
+// Building blocks shared by the spec's codecs (spec_codec.cc, nas_codec.cc).
+class JsonReader;
+void DecodeParameter(JsonReader& r, const nlohmann::json& j,
+                     const std::string& path, ParameterSpec& param);
+nlohmann::json ParameterToJson(const ParameterSpec& param);
+// nasConfig: graphConfig {numLayers, inputSizes, outputSizes} and
+// operations [{operationType, parameters}].
+void DecodeNasConfig(JsonReader& r, const nlohmann::json& j, NasConfig& config);
+nlohmann::json NasConfigToJson(const NasConfig& config);
+
 // Shortest text that reads back as the same double ("0.1", "1e-05", "3").
 std::string FormatDouble(double value);
 

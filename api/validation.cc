@@ -8,6 +8,7 @@
 
 #include "api/input_limits.h"
 #include "api/json_reader.h"
+#include "api/nas.h"
 #include "api/metrics_format.h"
 #include "api/spec_codec.h"
 #include "api/trial_template.h"
@@ -100,9 +101,18 @@ void ValidateTemplate(JsonReader& r, const ExperimentSpec& spec) {
     }
     bool found = false;
     for (const auto& p : spec.parameters) found = found || p.name == tp.reference;
+    if (spec.nas_config) {
+      for (const char* ref : {kNasSettingsReference, kNasSearchSpaceReference,
+                              kNasLayersReference}) {
+        found = found || tp.reference == ref;
+      }
+    }
     if (!found) {
       r.Problem(path + ".reference",
-                "'" + tp.reference + "' is not one of the experiment's parameters");
+                "'" + tp.reference + "' is not one of the experiment's parameters" +
+                    (spec.nas_config ? " (a NAS trial's are algorithm-settings, "
+                                       "search-space and num-layers)"
+                                     : ""));
     }
   }
   auto check_refs = [&](const std::string& text, const std::string& path) {
@@ -264,7 +274,34 @@ Status ValidateSpec(const ExperimentSpec& spec) {
                   " must be between 0 and maxTrialCount " +
                   std::to_string(spec.max_trial_count));
   }
-  if (spec.parameters.empty()) r.Problem("parameters", "must not be empty");
+  if (spec.nas_config) {
+    if (!spec.parameters.empty()) {
+      r.Problem("parameters", "a neural architecture search (nasConfig) takes no "
+                              "parameters; its space is nasConfig.operations");
+    }
+    // Only darts reads nasConfig: another NAS algorithm's operations and
+    // trial parameters (ENAS's) are not checked against darts' rules.
+    auto primitives = spec.algorithm.name == "darts"
+                          ? DartsPrimitives(*spec.nas_config)
+                          : StatusOr<std::vector<std::string>>(std::vector<std::string>());
+    if (spec.algorithm.name != "darts") {
+      r.Problem("algorithm.algorithmName",
+                "nasConfig is searched by darts only, not '" + spec.algorithm.name + "'");
+    } else if (!primitives.ok()) {
+      // One problem per "path: what", as every other field reports them.
+      std::string all = primitives.status().message();
+      for (size_t start = 0; start < all.size();) {
+        size_t end = all.find("; ", start);
+        if (end == std::string::npos) end = all.size();
+        std::string p = all.substr(start, end - start);
+        size_t colon = p.find(": ");
+        r.Problem(p.substr(0, colon), colon == std::string::npos ? "invalid" : p.substr(colon + 2));
+        start = end + 2;
+      }
+    }
+  } else if (spec.parameters.empty()) {
+    r.Problem("parameters", "must not be empty");
+  }
   std::set<std::string> names;
   for (size_t i = 0; i < spec.parameters.size(); ++i) {
     std::string path = JsonReader::Path("parameters", i);
@@ -277,7 +314,9 @@ Status ValidateSpec(const ExperimentSpec& spec) {
   if (spec.algorithm.name.empty()) {
     r.Problem("algorithm.algorithmName", "must not be empty");
   }
-  if (spec.trial_template) ValidateTemplate(r, spec);
+  // A NAS algorithm hpt lacks has trial parameters nobody here can give.
+  bool foreign_nas = spec.nas_config && spec.algorithm.name != "darts";
+  if (spec.trial_template && !foreign_nas) ValidateTemplate(r, spec);
   ValidateCollector(r, spec);
   return r.ToStatus();
 }
