@@ -48,6 +48,7 @@ json TrialToJson(const Trial& t, const Objective& objective) {
             {"startTime", TimeToJson(t.start_time_ms)},
             {"completionTime", TimeToJson(t.completion_time_ms)}};
   if (t.exit_code) j["exitCode"] = *t.exit_code;
+  if (!t.outputs.empty()) j["outputs"] = t.outputs;
   return j;
 }
 
@@ -82,6 +83,7 @@ json ExperimentToJson(const Experiment& e, const std::vector<Trial>& trials) {
         {"name", t.name},
         {"parameterAssignments", AssignmentToJson(t.assignment)},
         {"objectiveValue", *ObjectiveValue(t, e.spec.objective)}};
+    if (!t.outputs.empty()) status["currentOptimalTrial"]["outputs"] = t.outputs;
   }
   json j = {{"name", e.spec.name}, {"spec", SpecToJson(e.spec)}, {"status", status}};
   return j;

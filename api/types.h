@@ -95,6 +95,22 @@ struct MetricsCollector {
   std::string step_key = "step";  // the key that carries the step
 };
 
+// One entry of nasConfig.operations: an operationType and its parameters
+// (Katib's only one is filter_size, a categorical list of odd sizes).
+struct NasOperation {
+  std::string operation_type;  // separable_convolution, dilated_convolution,
+                               // avg_pooling, max_pooling, skip_connection
+  std::vector<ParameterSpec> parameters;
+};
+
+// Katib's nasConfig.
+struct NasConfig {
+  int num_layers = 0;  // graphConfig.numLayers: cells of the network
+  std::vector<int> input_sizes;   // graphConfig.inputSizes (informational)
+  std::vector<int> output_sizes;  // graphConfig.outputSizes (informational)
+  std::vector<NasOperation> operations;
+};
+
 struct ExperimentSpec {
   std::string name;
   Objective objective;
@@ -106,6 +122,9 @@ struct ExperimentSpec {
   std::optional<TrialTemplate> trial_template;  // absent: client-run
   MetricsCollector metrics_collector;
   AlgorithmSpec early_stopping;  // empty name: no early stopping
+  // Katib's nasConfig: the search space of a neural architecture search
+  // (algorithm darts); absent for hyperparameter searches.
+  std::optional<NasConfig> nas_config;
 };
 
 // One parameter's value, always as text (Katib's wire form): "0.25", "3",
@@ -145,6 +164,9 @@ struct Observation {
   int64_t step = 0;
   int64_t timestamp_ms = 0;
   std::map<std::string, double> metrics;
+  // Collected metrics whose value is text, not a number (DARTS's
+  // Best-Genotype=Genotype(...)): kept as the trial's outputs, not points.
+  std::map<std::string, std::string> texts;
 };
 
 struct Trial {
@@ -154,6 +176,9 @@ struct Trial {
   std::string reason;   // e.g. "ExitCode", "Timeout", "ServerRestarted"
   std::string message;  // readable detail, e.g. the log's tail
   std::vector<MetricSummary> metrics;
+  // The last text value of each collected metric that reported text
+  // (Observation::texts), e.g. {"Best-Genotype": "Genotype(...)"}.
+  std::map<std::string, std::string> outputs;
   int64_t creation_time_ms = 0;
   int64_t start_time_ms = 0;
   int64_t completion_time_ms = 0;  // 0 while not finished

@@ -45,6 +45,7 @@ int Best(const Connection& c, const std::string& name) {
     params.AddRow({a.value("name", ""), ShortValue(a.value("value", ""))});
   }
   params.Print(std::cout);
+  PrintOutputs(best, std::cout);
   return 0;
 }
 

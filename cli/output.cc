@@ -139,6 +139,15 @@ void PrintBest(const json& experiment, std::ostream& out) {
       << experiment["spec"]["objective"].value("objectiveMetricName", "") << "="
       << ShortNumber(best.value("objectiveValue", 0.0)) << "  ("
       << FormatAssignments(best["parameterAssignments"]) << ")\n";
+  PrintOutputs(best, out);
+}
+
+void PrintOutputs(const json& trial, std::ostream& out) {
+  auto outputs = trial.find("outputs");
+  if (outputs == trial.end() || !outputs->is_object()) return;
+  for (const auto& [name, value] : outputs->items()) {
+    if (value.is_string()) out << name << "=" << value.get<std::string>() << "\n";
+  }
 }
 
 }  // namespace hpt::cli

@@ -29,6 +29,10 @@ void PrintBest(const nlohmann::json& experiment, std::ostream& out);
 // refused earlier, by the flag's check.
 bool PrintAs(const nlohmann::json& doc, const std::string& format, std::ostream& out);
 
+// A trial's text outputs, one "name=text" line each (a DARTS trial's
+// Best-Genotype=Genotype(...)); nothing when it has none.
+void PrintOutputs(const nlohmann::json& trial, std::ostream& out);
+
 // "x=1.5, opt=adam".
 std::string FormatAssignments(const nlohmann::json& assignments);
 

@@ -118,6 +118,7 @@ bool ExperimentRunner::FlushUnwrittenLocked() {
 Status ExperimentRunner::RefreshTrialLocked(Trial& trial) {
   HPT_ASSIGN_OR_RETURN(Trial stored, deps_.store->GetTrial(name_, trial.name));
   trial.metrics = std::move(stored.metrics);
+  trial.outputs = std::move(stored.outputs);
   // A finished trial's value may be the best's: counted again when asked.
   if (api::IsFinished(trial.phase)) tally_.Invalidate();
   return Status::Ok();

@@ -60,10 +60,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     size_t eol = rest.find('\n');
     std::string_view line = rest.substr(0, eol);
     if (auto obs = parser->ParseLine(line)) {
-      FUZZ_CHECK(!obs->metrics.empty(), std::string(line));
+      FUZZ_CHECK(!obs->metrics.empty() || !obs->texts.empty(), std::string(line));
       for (const auto& [name, value] : obs->metrics) {
         FUZZ_CHECK(wanted.count(name), "unwanted metric '" + name + "'");
         FUZZ_CHECK(std::isfinite(value), name + " is not finite");
+      }
+      // Text values (a DARTS genotype): collected names only, never empty,
+      // capped in size.
+      for (const auto& [name, text] : obs->texts) {
+        FUZZ_CHECK(wanted.count(name), "unwanted text '" + name + "'");
+        FUZZ_CHECK(!text.empty() && text.size() <= 16 * 1024, name + ": bad text size");
       }
     }
     if (eol == std::string_view::npos) break;

@@ -59,7 +59,7 @@ if [ "$build" = 1 ]; then
     exit 1
   fi
   # RelWithDebInfo without -DNDEBUG: assert()s (nlohmann's among them) stay on.
-  cmake -S . -B "$build_dir" -DCMAKE_CXX_COMPILER="$cxx" -DHPT_FUZZ=ON \
+  cmake -S . -B "$build_dir" -DCMAKE_CXX_COMPILER="$cxx" -DHPT_FUZZ=ON -DHPT_WITH_TORCH=OFF \
     -DHPT_BUILD_TESTS=OFF -DHPT_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only" >/dev/null
   lock=()

@@ -77,6 +77,11 @@ CREATE INDEX observations_by_metric ON observations (trial_id, name, step);
     R"sql(
 ALTER TABLE trials ADD COLUMN job_id TEXT NOT NULL DEFAULT '';
 )sql",
+    // Version 3: text outputs of a trial (a DARTS genotype), a JSON object
+    // of name -> last text value.
+    R"sql(
+ALTER TABLE trials ADD COLUMN outputs_json TEXT NOT NULL DEFAULT '{}';
+)sql",
 };
 
 constexpr int kLatestVersion =

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "storage/sqlite_store.h"
 
 namespace hpt::storage {
@@ -99,6 +101,20 @@ Status SqliteStore::AddObservationsLocked(int64_t trial_id,
         summaries[name].Add(o.step, value);
       }
     }
+  }
+  nlohmann::json texts = nlohmann::json::object();
+  for (const api::Observation& o : obs) {
+    for (const auto& [name, text] : o.texts) texts[name] = text;
+  }
+  if (!texts.empty()) {
+    // json_patch merges: each name keeps its last text.
+    HPT_ASSIGN_OR_RETURN(
+        Statement merge,
+        db_->Prepare("UPDATE trials SET outputs_json = json_patch(outputs_json, ?) "
+                     "WHERE id = ?"));
+    merge.Bind(1, texts.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    merge.Bind(2, trial_id);
+    HPT_RETURN_IF_ERROR(merge.Run());
   }
   HPT_ASSIGN_OR_RETURN(Statement upsert, db_->Prepare(kUpsertSummary));
   for (const auto& [name, s] : summaries) {

@@ -19,7 +19,7 @@ using sqlite::Transaction;
 constexpr const char* kSelectTrial =
     "SELECT t.id, t.name, t.assignment_json, t.phase, t.reason, t.message, "
     "t.creation_time_ms, t.start_time_ms, t.completion_time_ms, t.exit_code, "
-    "t.pid, t.job_id, t.seq FROM trials t ";
+    "t.pid, t.job_id, t.seq, t.outputs_json FROM trials t ";
 
 // An array of {"name", "value"} objects, which keeps the parameter order.
 std::string AssignmentToJson(const api::Assignment& assignment) {
@@ -78,6 +78,15 @@ StatusOr<int64_t> ReadTrial(const Statement& row, api::Trial* trial) {
   trial->pid = row.ColumnInt(10);
   trial->job_id = row.ColumnText(11);
   trial->index = row.ColumnInt(12);
+  trial->outputs.clear();
+  // Written only by AddObservations from strings; anything else in the
+  // column (a damaged file) leaves the outputs empty, not the trial unread.
+  nlohmann::json outputs = nlohmann::json::parse(row.ColumnText(13), nullptr, false);
+  if (outputs.is_object()) {
+    for (const auto& [name, value] : outputs.items()) {
+      if (value.is_string()) trial->outputs[name] = value.get<std::string>();
+    }
+  }
   return row.ColumnInt(0);
 }
 

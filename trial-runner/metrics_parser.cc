@@ -1,5 +1,6 @@
 #include "trial-runner/metrics_parser.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -9,13 +10,13 @@
 #include <utility>
 
 #include "api/metrics_format.h"
+#include "api/nas.h"
 
 namespace hpt::runner {
 namespace {
 
 // Katib's default StdOut format (pkg/metricscollector/v1beta1/common).
-constexpr char kKatibFormat[] =
-    R"(([\w|-]+)\s*=\s*([+-]?\d*(\.\d+)?([Ee][+-]?\d+)?))";
+constexpr const char* kKatibFormat = api::kKatibNumericFormat;
 
 // Matching is linear, but a line this long holds no metric worth a search.
 constexpr size_t kMaxRegexLine = 64 * 1024;
@@ -46,6 +47,32 @@ std::optional<double> ParseNumber(std::string_view text) {
     return std::nullopt;
   }
   return value;
+}
+
+// A text value is kept up to this many bytes (a genotype is ~1 KiB).
+constexpr size_t kMaxText = 16 * 1024;
+
+// Text, not a number that failed to parse ("1e999", 100k digits): the
+// first character is none of a number's.
+bool IsText(std::string_view text) {
+  size_t first = text.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return false;
+  char c = text[first];
+  return !(std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.');
+}
+
+// "name=rest of the line" at the start of a line, as (name, rest); empty
+// name otherwise.
+std::pair<std::string, std::string> LeadingText(std::string_view line) {
+  size_t eq = line.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq > 256) return {};
+  for (size_t i = 0; i < eq; ++i) {
+    char c = line[i];
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return {};
+  }
+  std::string_view rest = line.substr(eq + 1);
+  while (!rest.empty() && (rest.back() == '\r' || rest.back() == ' ')) rest.remove_suffix(1);
+  return {std::string(line.substr(0, eq)), std::string(rest)};
 }
 
 bool LooksLikeJsonObject(std::string_view line) {
@@ -114,12 +141,17 @@ std::optional<api::Observation> MetricsParser::ParseLine(
   auto note_other = [&](const std::string& name) {
     if (others_.size() < kMaxOthers && name.size() <= 64) others_.insert(name);
   };
+  std::map<std::string, std::string> texts;
   auto take_text = [&](const std::string& name, const std::string& text) {
     if (!wanted_.count(name) && name != step_key_) {
       if (ParseNumber(text)) note_other(name);
       return;
     }
-    if (auto value = ParseNumber(text)) take_number(name, *value);
+    if (auto value = ParseNumber(text)) {
+      take_number(name, *value);
+    } else if (name != step_key_ && IsText(text)) {
+      texts[name] = text.substr(0, kMaxText);
+    }
   };
 
   bool parsed_json = false;
@@ -138,12 +170,27 @@ std::optional<api::Observation> MetricsParser::ParseLine(
       }
     }
   }
-  if (!parsed_json) MatchRegexes(line, take_text);
+  if (!parsed_json) {
+    MatchRegexes(line, take_text);
+    // Katib's default format reads numbers only: a collected name that
+    // starts the line with text after '=' (Best-Genotype=Genotype(...))
+    // is that text, to the end of the line.
+    if (json_lines_) {
+      if (auto [name, text] = LeadingText(line); wanted_.count(name) && !metrics.count(name)) {
+        take_text(name, text);
+      }
+    }
+  }
 
-  if (metrics.empty()) return std::nullopt;
+  if (metrics.empty() && texts.empty()) return std::nullopt;
   api::Observation observation;
-  observation.step = step ? *step : last_step_ + 1;
   observation.timestamp_ms = api::NowMillis();
+  observation.texts = std::move(texts);
+  if (metrics.empty()) {  // text alone is no point of a curve
+    observation.step = step ? *step : std::max<int64_t>(last_step_, 0);
+    return observation;
+  }
+  observation.step = step ? *step : last_step_ + 1;
   observation.metrics = std::move(metrics);
   last_step_ = observation.step;
   return observation;

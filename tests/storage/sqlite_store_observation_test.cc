@@ -80,3 +80,43 @@ TEST_F(SqliteStoreObservationTest, FailedBatchChangesNothing) {
 
 }  // namespace
 }  // namespace hpt::storage
+
+namespace hpt::storage {
+namespace {
+
+// Text a trial reports (a DARTS genotype) is kept as its outputs, the last
+// text of each name winning, across writes and a reopen of the file.
+TEST(SqliteStoreOutputsTest, TextsBecomeTheTrialsOutputsAndSurviveAReopen) {
+  hpt::testing::TempDir dir;
+  const std::string path = dir.File("hpt.db");
+  {
+    auto store = OpenSqliteStore(path);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    ASSERT_TRUE((*store)->CreateExperiment(testing::MakeExperiment("e")).ok());
+    ASSERT_TRUE((*store)->CreateTrials("e", {testing::MakeTrial("t", "0.1")}, "").ok());
+    api::Observation first;
+    first.step = 1;
+    first.metrics = {{"loss", 0.5}};
+    first.texts = {{"Best-Genotype", "Genotype(normal=[[('a', 0)]])"}, {"note", "it's \"x\""}};
+    ASSERT_TRUE((*store)->AddObservations("e", "t", {first}).ok());
+    api::Observation second;
+    second.step = 1;
+    second.texts = {{"Best-Genotype", "Genotype(normal=[[('b', 1)]])"}};
+    ASSERT_TRUE((*store)->AddObservations("e", "t", {second}).ok());
+  }
+  auto store = OpenSqliteStore(path);
+  ASSERT_TRUE(store.ok());
+  auto trial = (*store)->GetTrial("e", "t");
+  ASSERT_TRUE(trial.ok());
+  EXPECT_EQ(trial->outputs, (std::map<std::string, std::string>{
+                                {"Best-Genotype", "Genotype(normal=[[('b', 1)]])"},
+                                {"note", "it's \"x\""}}));
+  // Text is no point of a curve.
+  auto observations = (*store)->ListObservations("e", "t");
+  ASSERT_TRUE(observations.ok());
+  ASSERT_EQ(observations->size(), 1u);
+  EXPECT_EQ((*observations)[0].metrics.size(), 1u);
+}
+
+}  // namespace
+}  // namespace hpt::storage

@@ -140,3 +140,44 @@ TEST(MetricsParserTest, NamesNotCollectedAreNotedForTheMessage) {
 
 }  // namespace
 }  // namespace hpt::runner
+
+namespace hpt::runner {
+namespace {
+
+// DARTS prints its genotype as Best-Genotype=Genotype(...): text, kept
+// whole as the trial's output, and no step of the curve.
+TEST(MetricsParserTextTest, DefaultFormatKeepsACollectedNamesTextToTheEndOfTheLine) {
+  auto parser = MetricsParser::Create({}, {"Validation-Accuracy", "Best-Genotype"});
+  ASSERT_TRUE(parser.ok());
+  auto first = parser->ParseLine("step=1 Train-Loss=0.8 Validation-Accuracy=0.71");
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->step, 1);
+  const std::string genotype =
+      "Genotype(normal=[[('max_pooling_3x3', 0), ('skip_connection', 1)]], "
+      "normal_concat=range(2, 3), reduce=[[('max_pooling_3x3', 0)]], reduce_concat=range(2, 3))";
+  auto text = parser->ParseLine("Best-Genotype=" + genotype);
+  ASSERT_TRUE(text.has_value());
+  EXPECT_TRUE(text->metrics.empty());
+  EXPECT_EQ(text->texts.at("Best-Genotype"), genotype);
+  EXPECT_EQ(text->step, 1);
+  EXPECT_EQ(parser->ParseLine("Validation-Accuracy=0.8")->step, 2);
+  // Text of a name nobody collects is not kept; nor is a number mistaken
+  // for text when the line holds more pairs.
+  EXPECT_FALSE(parser->ParseLine("Other=Genotype(x)").has_value());
+  auto pairs = parser->ParseLine("Validation-Accuracy=0.9 Train-Loss=0.1");
+  ASSERT_TRUE(pairs.has_value());
+  EXPECT_TRUE(pairs->texts.empty());
+}
+
+TEST(MetricsParserTextTest, KatibsGenotypeRegexYieldsText) {
+  api::MetricsCollector collector;
+  collector.metrics_format = {R"(([\w-]+)=(Genotype.*))"};
+  auto parser = MetricsParser::Create(collector, {"Best-Genotype"});
+  ASSERT_TRUE(parser.ok());
+  auto obs = parser->ParseLine("Best-Genotype=Genotype(normal=[], reduce=[])");
+  ASSERT_TRUE(obs.has_value());
+  EXPECT_EQ(obs->texts.at("Best-Genotype"), "Genotype(normal=[], reduce=[])");
+}
+
+}  // namespace
+}  // namespace hpt::runner

@@ -22,6 +22,8 @@ function infoHtml(t) {
     ...(t.reason ? [['Reason', t.reason]] : []),
     ...(t.message ? [['Message', t.message]] : []),
     ...(t.exitCode !== undefined ? [['Exit code', t.exitCode]] : []),
+    // Text a trial reported (a DARTS trial's Best-Genotype), escaped as any value.
+    ...Object.entries(t.outputs || {}).map(([k, v]) => [k, html`<code class="output">${v}</code>`]),
   ];
   return html`<dl class="facts">${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`;
 }
