@@ -14,6 +14,9 @@ packages=(
   python3-sklearn python3-pandas jupyter-nbconvert python3-ipykernel
   ca-certificates procps util-linux
   slurm-wlm munge
+  # DARTS (nas/): libtorch (CPU), its default data set, zlib for .gz IDX
+  # files, and PyTorch for the Python side of bench/run_darts.sh.
+  libtorch-dev dataset-fashion-mnist zlib1g-dev python3-torch
 )
 
 missing=()

@@ -1,0 +1,25 @@
+// Built instead of the libtorch sources when CMake found no libtorch: the
+// search cannot run, and every entry point says why.
+
+#include "nas/darts.h"
+
+namespace hpt::nas {
+
+Status DartsAvailable() {
+  return Unavailable(
+      "darts: this hpt was built without libtorch (install libtorch-dev, "
+      "or point -DTorch_DIR at a PyTorch's libtorch, and rebuild)");
+}
+
+StatusOr<DartsSummary> RunDarts(const DartsJob&, const DataSplit&,
+                                std::ostream&, std::ostream&) {
+  return DartsAvailable();
+}
+
+StatusOr<double> EvaluateGenotype(const Genotype&, const DartsJob&,
+                                  const DataSplit&, int64_t, std::ostream&,
+                                  std::ostream&) {
+  return DartsAvailable();
+}
+
+}  // namespace hpt::nas

@@ -1,0 +1,82 @@
+#pragma once
+// What the search and the evaluation stage share (internal to nas/): the
+// device, threads and seed a run uses, data as tensors, shuffled batches,
+// the cosine learning rate and a test pass.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "api/nas.h"
+#include "api/status.h"
+#include "nas/dataset.h"
+
+namespace hpt::nas {
+
+// CUDA when settings.device is "cuda" or "auto" and CUDA is visible, else
+// the CPU. FailedPrecondition for "cuda" without CUDA, InvalidArgument for
+// another name.
+StatusOr<torch::Device> PickDevice(const api::DartsSettings& settings);
+
+// Sets libtorch's CPU threads (settings.threads, or every core when 0),
+// returns the number set.
+int SetThreads(const api::DartsSettings& settings);
+
+// settings.random_state, or a fresh seed from std::random_device (said on
+// `log`). Seeds torch's generators with it.
+uint64_t SeedRun(const api::DartsSettings& settings, std::ostream& log);
+
+// Images (N x C x H x W float) and labels (N, int64) on a device.
+struct TensorData {
+  torch::Tensor images;
+  torch::Tensor labels;
+  int64_t size() const { return labels.defined() ? labels.size(0) : 0; }
+};
+
+// Images [begin, end) of `data`, copied once to `device`.
+TensorData ToTensors(const Dataset& data, int64_t begin, int64_t end,
+                     torch::Device device);
+
+// An epoch's batches: a permutation of 0 .. n-1 from `rng`, cut into
+// batches of `batch_size` (the last one may be short), like a DataLoader
+// with a random sampler.
+class Batches {
+ public:
+  Batches(int64_t n, int64_t batch_size, std::mt19937_64& rng,
+          torch::Device device);
+  int64_t count() const { return (n_ + batch_size_ - 1) / batch_size_; }
+  // Batch i of `data` (index_select on the shuffled indices).
+  std::pair<torch::Tensor, torch::Tensor> Get(const TensorData& data,
+                                              int64_t i) const;
+
+ private:
+  int64_t n_, batch_size_;
+  torch::Tensor order_;
+};
+
+// torch.optim.lr_scheduler.CosineAnnealingLR's rate at `epoch` (from 0).
+double CosineLr(double lr, double lr_min, int epoch, int epochs);
+
+struct EvalResult {
+  double loss = 0;
+  double accuracy = 0;
+};
+// Mean loss and accuracy of `forward` over `data` in batches, no grad.
+// The caller puts the network in eval mode.
+EvalResult EvaluateBatches(
+    const std::function<torch::Tensor(const torch::Tensor&)>& forward,
+    const TensorData& data, int64_t batch_size);
+
+// Checks data for a run: a non-empty training set of images at least 8 x 8
+// and at least 2 classes; when `need_test`, a test set of the same shape.
+Status CheckData(const DataSplit& data, bool need_test);
+
+// `name=value` numbers as the metric lines print them.
+std::string Metric(const std::string& name, double value);
+
+}  // namespace hpt::nas
