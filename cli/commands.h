@@ -65,7 +65,20 @@ int Logs(const Connection& c, const std::string& name, const std::string& trial,
 int Export(const Connection& c, const std::string& name);
 int Delete(const Connection& c, const std::string& name);
 
-// Prints "hpt: <message>" to stderr and returns 1.
+// `hpt nas darts`: one DARTS search (and evaluation), as a trial runs it.
+struct NasDartsOptions {
+  std::string algorithm_settings;  // Katib's Python dict literal (or JSON)
+  std::string search_space;        // Katib's Python list literal (or JSON)
+  int num_layers = 0;
+  std::vector<std::string> set;    // NAME=VALUE overrides of settings
+  std::string genotype;            // evaluate this genotype; no search
+  bool random_genotype = false;    // evaluate a random one; no search
+};
+int NasDarts(const NasDartsOptions& options);
+
+// This hpt binary's path ("" when /proc cannot say).
+std::string SelfPath();
+
 // Prints "hpt: <message>" to stderr and returns the exit code: 1 for a
 // failed run or anything else, 2 for a usage error.
 int Fail(const std::string& message, int code = 1);

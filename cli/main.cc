@@ -104,6 +104,25 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   auto* delete_cmd = client("delete", "Delete an experiment, its trials and logs", true, false);
 
+  NasDartsOptions darts;
+  auto* nas_cmd = app.add_subcommand("nas", "Neural architecture search")->require_subcommand(1);
+  auto* darts_cmd = nas_cmd->add_subcommand(
+      "darts", "Run one DARTS search (and its evaluation stage) on this machine, printing "
+               "its metrics and Best-Genotype as a trial does");
+  darts_cmd->add_option("--algorithm-settings", darts.algorithm_settings,
+                        "Settings, a dict: \"{'num_epochs': '2', 'dataset': 'fashion-mnist'}\"");
+  darts_cmd->add_option("--search-space", darts.search_space,
+                        "Operations, a list: \"['separable_convolution_3x3', 'max_pooling_3x3']\"")
+      ->required();
+  darts_cmd->add_option("--num-layers", darts.num_layers, "Cells in the network")
+      ->required()
+      ->check(CLI::Range(1, 64));
+  darts_cmd->add_option("--set", darts.set, "NAME=VALUE: one setting, over --algorithm-settings");
+  darts_cmd->add_option("--genotype", darts.genotype,
+                        "Skip the search: train and test this Genotype(...) from scratch");
+  darts_cmd->add_flag("--random-genotype", darts.random_genotype,
+                      "Skip the search: train and test a random genotype (a baseline)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -129,5 +148,6 @@ int main(int argc, char** argv) {
   if (*resume_cmd) return Resume(conn, name, resume);
   if (*watch_cmd) return Watch(conn, name);
   if (*delete_cmd) return Delete(conn, name);
+  if (*darts_cmd) return NasDarts(darts);
   return Fail("no subcommand given (see hpt --help)", 2);
 }

@@ -111,6 +111,7 @@ int Run(const RunOptions& options) {
     so.port = 0;
     so.db_path = options.db;
     so.token = RandomToken();  // the private server still runs code: lock it
+    so.hpt_binary = SelfPath();
     auto started = server::Server::Start(so);
     if (!started.ok()) return Fail(started.status());
     embedded = std::move(*started);

@@ -40,6 +40,12 @@ std::string DefaultUiDir() {
 
 }  // namespace
 
+std::string SelfPath() {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "" : self.string();
+}
+
 int Serve(const ServeOptions& options) {
   server::ServerOptions so;
   so.host = options.host;
@@ -55,9 +61,10 @@ int Serve(const ServeOptions& options) {
   so.advertise_url = options.advertise_url;
   // Each trial under `hpt trial-shim` of this very binary: trials outlive
   // a crash or a restart of the server, which re-attaches to them.
-  std::error_code ec;
-  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) so.trial_shim_command = {self.string(), "trial-shim"};
+  if (std::string self = SelfPath(); !self.empty()) {
+    so.trial_shim_command = {self, "trial-shim"};
+    so.hpt_binary = self;
+  }
   auto gpus = ParseGpus(options.gpus);
   if (!gpus.ok()) return Fail(gpus.status());
   so.gpus = *gpus;

@@ -2,15 +2,22 @@
 
 #include "api/text.h"
 #include "api/validation.h"
+#include "nas/darts.h"
 
 namespace hpt::controller {
 
 std::unique_ptr<Builtins> NewBuiltins() {
   auto builtins = std::make_unique<Builtins>();
-  suggestion::RegisterBuiltins(builtins->algorithms);
+  suggestion::RegisterBuiltins(builtins->algorithms, nas::DartsAvailable());
   earlystop::RegisterBuiltins(builtins->policies);
   runner::RegisterBuiltinExecutors(builtins->executors);
   return builtins;
+}
+
+std::map<std::string, std::string> UnavailableAlgorithms() {
+  std::map<std::string, std::string> out;
+  if (Status s = nas::DartsAvailable(); !s.ok()) out["darts"] = s.message();
+  return out;
 }
 
 Status ValidateWithAlgorithms(const api::ExperimentSpec& spec,

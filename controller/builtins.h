@@ -3,6 +3,10 @@
 // once for the server and for `hpt validate` (which needs no server), and
 // the full validation of an experiment spec against them.
 
+#include <map>
+#include <memory>
+#include <string>
+
 #include "api/registry.h"
 #include "api/status.h"
 #include "api/types.h"
@@ -20,6 +24,10 @@ struct Builtins {
 
 // A registry of every built-in; each call builds a new one.
 std::unique_ptr<Builtins> NewBuiltins();
+
+// Registered algorithms this build cannot run, with why ("darts" without
+// libtorch); empty when every one can.
+std::map<std::string, std::string> UnavailableAlgorithms();
 
 // The spec's own rules plus the algorithm's name and settings and the
 // early-stopping policy's, every problem with its field path.

@@ -34,6 +34,7 @@ Controller::Controller(storage::Store* store,
   deps_.algorithms = algorithms_;
   deps_.policies = policies_;
   deps_.server_url = options_.server_url;
+  deps_.hpt_binary = options_.hpt_binary;
   deps_.token = options_.token;
   deps_.log_dir = options_.log_dir;
   deps_.max_log_bytes = options_.max_log_bytes;

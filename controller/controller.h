@@ -26,6 +26,9 @@ namespace hpt::controller {
 
 struct ControllerOptions {
   std::string server_url;  // handed to trials as HPT_URL
+  // This hpt binary: a trial command whose first word is `hpt` runs it, so
+  // examples (hpt nas darts ...) need no install. "": looked up in PATH.
+  std::string hpt_binary;
   std::string token;       // admin token; trials get a TrialToken of it
   std::string log_dir;     // <log_dir>/<experiment>/<trial>.log
   int64_t max_log_bytes = 0;

@@ -61,6 +61,7 @@ struct RunnerDeps {
   std::string default_executor;
   const std::atomic<bool>* stopping = nullptr;  // the server is shutting down
   std::string server_url;     // HPT_URL
+  std::string hpt_binary;     // replaces a command's leading `hpt`
   std::string token;          // admin token; trials get a TrialToken of it
   std::string log_dir;        // <log_dir>/<experiment>/<trial>.log
   int64_t max_log_bytes = 0;  // each trial log's cap; 0: the default

@@ -135,6 +135,9 @@ bool ExperimentRunner::StartTrialLocked(Trial& trial) {
     auto s = api::Substitute(value, tmpl, trial.assignment, trial.name);
     if (!s.ok()) status = s.status(); else launch.env[key] = *s;
   }
+  if (!launch.argv.empty() && launch.argv[0] == "hpt" && !deps_.hpt_binary.empty()) {
+    launch.argv[0] = deps_.hpt_binary;
+  }
   launch.env["HPT_URL"] = deps_.server_url;
   launch.env["HPT_EXPERIMENT"] = name_;
   launch.env["HPT_TRIAL"] = trial.name;

@@ -12,6 +12,7 @@
 #include "api/katib_compat.h"
 #include "api/openapi.h"
 #include "api/spec_codec.h"
+#include "controller/builtins.h"
 #include "controller/controller.h"
 #include "server/observation_codec.h"
 #include "trial-runner/trial_log.h"
@@ -266,7 +267,12 @@ HttpResponse Gpus(const ApiContext& ctx, const HttpRequest&) {
 }
 
 HttpResponse Algorithms(const ApiContext& ctx, const HttpRequest&) {
-  return JsonResponse(200, {{"algorithms", ctx.algorithms->Names()}});
+  nlohmann::json body = {{"algorithms", ctx.algorithms->Names()}};
+  // Listed, and validated, but not runnable by this build (with why).
+  if (auto unavailable = controller::UnavailableAlgorithms(); !unavailable.empty()) {
+    body["unavailable"] = unavailable;
+  }
+  return JsonResponse(200, body);
 }
 
 HttpResponse Metrics(const ApiContext& ctx, const HttpRequest&) {

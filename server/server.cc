@@ -67,6 +67,7 @@ class ServerImpl : public Server {
     controller::ControllerOptions copts;
     copts.server_url = options.advertise_url.empty() ? url() : options.advertise_url;
     copts.token = options.token;
+    copts.hpt_binary = options.hpt_binary;
     copts.max_log_bytes = options.max_log_bytes;
     copts.log_dir = (std::filesystem::path(options.db_path).parent_path() / "logs").string();
     if (copts.log_dir == "logs") copts.log_dir = "./logs";

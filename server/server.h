@@ -30,6 +30,8 @@ struct ServerOptions {
   // restarted server re-attaches to them. Empty: trials are the server's
   // children and end with it.
   std::vector<std::string> trial_shim_command;
+  // This hpt binary, run for trial commands that start with `hpt`.
+  std::string hpt_binary;
   // Which executor runs trials (a name in the executor registry): "local"
   // or "slurm" (each trial an sbatch job on the cluster the Slurm tools
   // reach, in slurm_partition under slurm_account when given).

@@ -37,8 +37,11 @@ class Algorithm {
                                        std::string_view state, int count) = 0;
 };
 
-// Registers every built-in algorithm ("bayesianoptimization", "grid",
-// "hyperband", "random", "sobol").
-void RegisterBuiltins(Registry<Algorithm>& registry);
+// Registers every built-in algorithm ("bayesianoptimization", "darts",
+// "grid", "hyperband", "random", "sobol"). `darts_available`: whether this
+// build can run a DARTS search (nas::DartsAvailable()); darts validates
+// either way and reports the reason when it cannot.
+void RegisterBuiltins(Registry<Algorithm>& registry,
+                      Status darts_available = Status::Ok());
 
 }  // namespace hpt::suggestion

@@ -2,6 +2,7 @@
 
 #include "suggestion/algorithm.h"
 #include "suggestion/bayesian_optimization.h"
+#include "suggestion/darts.h"
 #include "suggestion/factor_cache.h"
 #include "suggestion/grid_search.h"
 #include "suggestion/hyperband.h"
@@ -10,7 +11,7 @@
 
 namespace hpt::suggestion {
 
-void RegisterBuiltins(Registry<Algorithm>& registry) {
+void RegisterBuiltins(Registry<Algorithm>& registry, Status darts_available) {
   // A name registered twice is a start-up bug, not a user error.
   HPT_CHECK(registry
                 .Register(GridSearch::kName,
@@ -27,6 +28,10 @@ void RegisterBuiltins(Registry<Algorithm>& registry) {
   HPT_CHECK(registry
                 .Register(SobolSearch::kName,
                           [] { return std::make_unique<SobolSearch>(); })
+                .ok());
+  HPT_CHECK(registry
+                .Register(Darts::kName,
+                          [darts_available] { return std::make_unique<Darts>(darts_available); })
                 .ok());
   // One factor cache for every instance this registry makes (the
   // controller makes one per call): no process-global state.

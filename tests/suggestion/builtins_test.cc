@@ -12,7 +12,7 @@ TEST(RegistryTest, BuiltinsAreRegisteredSorted) {
   Registry<Algorithm> registry;
   RegisterBuiltins(registry);
   EXPECT_EQ(registry.Names(),
-            (std::vector<std::string>{"bayesianoptimization", "grid",
+            (std::vector<std::string>{"bayesianoptimization", "darts", "grid",
                                       "hyperband", "random", "sobol"}));
   EXPECT_TRUE(registry.Create("grid").ok());
   EXPECT_TRUE(registry.Create("random").ok());
