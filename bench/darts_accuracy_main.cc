@@ -1,0 +1,160 @@
+// hpt_bench_darts_accuracy: DARTS on a real data set on the CPU: a short
+// search on the first --search-limit training images, then the derived
+// genotype trained from scratch on all training images and tested on the
+// test set, beside a RandomGenotype (seeded) trained with the very same
+// evaluation budget. bench/run_darts_accuracy.sh holds the budget.
+//
+//   hpt_bench_darts_accuracy [--dataset fashion-mnist] [--search-limit 4000]
+//       [--epochs 3] [--layers 3] [--channels 8] [--nodes 4] [--batch 64]
+//       [--eval-epochs 4] [--eval-layers 5] [--eval-channels 16]
+//       [--eval-batch 96] [--eval-limit 0] [--test-limit 0] [--threads 2]
+//       [--seed 1] [--w-lr 0.025] [--baseline 1]
+//
+// Metric lines go to stdout as RunDarts prints them; progress to stderr;
+// the table at the end.
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "nas/darts.h"
+
+namespace hpt::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const std::vector<std::string> kPrimitives = {"separable_convolution_3x3",
+                                              "separable_convolution_5x5",
+                                              "dilated_convolution_3x3",
+                                              "dilated_convolution_5x5",
+                                              "avg_pooling_3x3",
+                                              "max_pooling_3x3",
+                                              "skip_connection"};
+
+double Since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+int Main(int argc, char** argv) {
+  std::map<std::string, std::string> f = {{"dataset", "fashion-mnist"},
+                                          {"search-limit", "4000"},
+                                          {"epochs", "3"},
+                                          {"layers", "3"},
+                                          {"channels", "8"},
+                                          {"nodes", "4"},
+                                          {"batch", "64"},
+                                          {"eval-epochs", "4"},
+                                          {"eval-layers", "5"},
+                                          {"eval-channels", "16"},
+                                          {"eval-batch", "96"},
+                                          {"eval-limit", "0"},
+                                          {"test-limit", "0"},
+                                          {"threads", "2"},
+                                          {"seed", "1"},
+                                          {"w-lr", "0.025"},
+                                          {"baseline", "1"}};
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string name = argv[i];
+    if (name.rfind("--", 0) != 0 || f.count(name.substr(2)) == 0) {
+      std::fprintf(stderr, "unknown flag %s\n", argv[i]);
+      return 2;
+    }
+    f[name.substr(2)] = argv[i + 1];
+  }
+  auto num = [&f](const char* name) { return std::stol(f[name]); };
+
+  const auto load_start = Clock::now();
+  StatusOr<nas::DataSplit> data = nas::LoadDataset(f["dataset"]);
+  if (!data.ok()) {
+    std::fprintf(stderr, "%s\n", data.status().message().c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "loaded %s: %ld train, %ld test images in %.1f s\n",
+               f["dataset"].c_str(), data->train.size(), data->test.size(),
+               Since(load_start));
+
+  nas::DartsJob job;
+  job.primitives = kPrimitives;
+  job.num_layers = static_cast<int>(num("layers"));
+  api::DartsSettings& s = job.settings;
+  s.num_epochs = static_cast<int>(num("epochs"));
+  s.init_channels = static_cast<int>(num("channels"));
+  s.num_nodes = static_cast<int>(num("nodes"));
+  s.batch_size = static_cast<int>(num("batch"));
+  s.w_lr = std::stod(f["w-lr"]);
+  s.random_state = num("seed");
+  s.threads = static_cast<int>(num("threads"));
+  s.device = "cpu";
+  s.print_step = 20;
+  s.train_limit = num("search-limit");
+
+  const auto search_start = Clock::now();
+  StatusOr<nas::DartsSummary> search =
+      nas::RunDarts(job, *data, std::cout, std::cerr);
+  if (!search.ok()) {
+    std::fprintf(stderr, "%s\n", search.status().message().c_str());
+    return 1;
+  }
+  const double search_s = Since(search_start);
+
+  // The evaluation budget, the same for both genotypes: all training
+  // images (or --eval-limit), the test set (or --test-limit).
+  nas::DartsJob eval = job;
+  eval.settings.eval_train_limit = num("eval-limit");
+  eval.settings.test_limit = num("test-limit");
+  eval.settings.eval_epochs = static_cast<int>(num("eval-epochs"));
+  eval.settings.eval_num_layers = static_cast<int>(num("eval-layers"));
+  eval.settings.eval_init_channels = static_cast<int>(num("eval-channels"));
+  eval.settings.eval_batch_size = static_cast<int>(num("eval-batch"));
+  eval.settings.print_step = 100;
+
+  struct Row {
+    std::string name;
+    nas::Genotype genotype;
+    double accuracy = 0, seconds = 0;
+  };
+  std::vector<Row> rows = {
+      {"DARTS (searched)", search->genotype},
+      {"RandomGenotype(seed)",
+       nas::RandomGenotype(kPrimitives, s.num_nodes, num("seed"))}};
+  if (num("baseline") == 0) rows.pop_back();
+  for (Row& row : rows) {
+    const auto start = Clock::now();
+    StatusOr<double> acc = nas::EvaluateGenotype(
+        row.genotype, eval, *data, s.num_epochs + 1, std::cout, std::cerr);
+    if (!acc.ok()) {
+      std::fprintf(stderr, "%s\n", acc.status().message().c_str());
+      return 1;
+    }
+    row.accuracy = *acc;
+    row.seconds = Since(start);
+  }
+
+  std::printf(
+      "\nsearch: %ld images, %d epochs, %d layers x %d channels: "
+      "%.0f s\n",
+      s.train_limit, s.num_epochs, job.num_layers, s.init_channels, search_s);
+  std::printf("evaluation: %d epochs, %d layers x %d channels, batch %d\n\n",
+              eval.settings.eval_epochs, eval.settings.eval_num_layers,
+              eval.settings.eval_init_channels, eval.settings.eval_batch_size);
+  std::printf("| genotype | test accuracy | evaluation s |\n|---|---:|---:|\n");
+  for (const Row& row : rows) {
+    std::printf("| %s | %.4f | %.0f |\n", row.name.c_str(), row.accuracy,
+                row.seconds);
+  }
+  for (const Row& row : rows) {
+    std::printf("%s: %s\n", row.name.c_str(), row.genotype.ToString().c_str());
+  }
+  std::printf("DARTS search + evaluation: %.0f s; total: %.0f s\n",
+              search_s + rows[0].seconds, Since(load_start));
+  return 0;
+}
+
+}  // namespace
+}  // namespace hpt::bench
+
+int main(int argc, char** argv) { return hpt::bench::Main(argc, argv); }

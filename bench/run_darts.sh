@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One DARTS supernet training step (first order: alpha step + weight step),
+# hpt on libtorch against the same supernet and step in Python PyTorch
+# (Debian's /usr/bin/python3, python3-torch), same threads and shapes.
+#
+#   bash bench/run_darts.sh [BUILD_DIR] [-- extra flags for both sides]
+#   e.g. bash bench/run_darts.sh build -- --batch 32 --layers 5 --threads 2
+#
+# Prints each side's row, then the ratio hpt / python (images per second;
+# > 1 means hpt is faster). The Python side runs twice: as Katib's trial
+# writes the supernet ("katib") and with hpt's two savings ("shared": one
+# ReLU per state, "none" skipped), to tell those apart from the language.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+shift || true
+[[ "${1:-}" == "--" ]] && shift
+FLAGS=("$@")
+BIN="$BUILD/bench/hpt_bench_darts_step"
+if [[ ! -x "$BIN" ]]; then
+  echo "build it first: cmake --build $BUILD --target hpt_bench_darts_step" >&2
+  exit 1
+fi
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+echo "| side | batch | C | layers | nodes | image | threads | weights | alpha | ms/step (median) | ms/step (mean) | images/s |"
+echo "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"
+"$BIN" "${FLAGS[@]}" | tee -a "$out" | grep '^| hpt'
+/usr/bin/python3 bench/darts_step_peer.py --style katib "${FLAGS[@]}" | tee -a "$out" | grep '^| python'
+/usr/bin/python3 bench/darts_step_peer.py --style shared "${FLAGS[@]}" | tee -a "$out" | grep '^| python'
+
+/usr/bin/python3 - "$out" <<'PY'
+import sys
+rows = {}
+for line in open(sys.argv[1]):
+    if line.startswith("RESULT"):
+        kv = dict(f.split("=") for f in line.split()[1:])
+        rows[kv["side"]] = kv
+hpt = rows["hpt"]
+print()
+print("| hpt / python | weights equal | images/s ratio |")
+print("|---|---|---:|")
+for side in ("python-katib", "python-shared"):
+    py = rows[side]
+    same = hpt["weights"] == py["weights"] and hpt["alphas"] == py["alphas"]
+    print("| vs %s | %s | %.2fx |" % (side, "yes" if same else "NO",
+          float(hpt["images_per_s"]) / float(py["images_per_s"])))
+PY
