@@ -1,4 +1,5 @@
-"""Checks an executed examples/notebook.ipynb: no cell failed, and one
+"""Checks an executed examples/notebook.ipynb: no cell failed, optimize()
+ran the 20 trials and printed plain lines (a kernel gets no \r bar), and one
 cell's output names the best trial. Usage: check_notebook.py EXECUTED.ipynb"""
 
 import json
@@ -18,6 +19,12 @@ def main(path: str) -> int:
             if out.get("output_type") == "stream":
                 text.append("".join(out.get("text", [])))
     output = "".join(text)
+    if "\r" in output:
+        print(f"{path}: a progress bar (\\r) in the outputs; a kernel gets plain lines")
+        return 1
+    if not re.search(r"^digits-svc: 20 trials in ", output, re.MULTILINE):
+        print(f"{path}: no 'digits-svc: 20 trials in ...' summary in the outputs:\n{output}")
+        return 1
     match = re.search(r"best trial: (\S+)\s+accuracy=(\d\.\d+)", output)
     if not match:
         print(f"{path}: no 'best trial: NAME  accuracy=...' line in the outputs:\n{output}")

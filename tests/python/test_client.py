@@ -224,7 +224,7 @@ class AskTellTest(ServerTestCase):
         with self.assertRaisesRegex(TypeError, "'loss' must be a number"):
             trial.report(1, loss="low")
         with self.assertRaises(TypeError):
-            trial.report(1)
+            trial.report()
         trial.report(0, loss=1)  # ints are numbers too
         self.assertEqual(trial.observations()[0]["metrics"], {"loss": 1.0})
 

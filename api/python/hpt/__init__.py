@@ -1,15 +1,34 @@
 """Python client for hpt, a hyperparameter tuning service.
 
-Ask/tell from a notebook::
+In Optuna's idiom, with a private server::
 
     import hpt
+
+    def objective(trial):
+        lr, layers = trial.params["lr"], trial.params["layers"]
+        for epoch in range(10):
+            accuracy = train_one_epoch(lr, layers)
+            trial.report(accuracy, epoch)
+            if trial.should_prune():
+                raise hpt.Pruned()
+        return accuracy
+
+    with hpt.local() as client:                       # `hpt serve` on a free port
+        exp = client.create_experiment(
+            "mnist", space=[hpt.Float("lr", 1e-5, 1e-1, log=True), hpt.Int("layers", 1, 8)],
+            objective="accuracy", direction="maximize", max_trials=30,
+            early_stopping="medianstop", load_if_exists=True)
+        exp.optimize(objective, n_trials=30, n_jobs=2)
+        print(exp.best_trial())
+
+Ask/tell against a running server::
+
     client = hpt.Client("http://127.0.0.1:8750")
     exp = client.create_experiment("experiment.yaml")  # or a dict, or YAML text
     while trials := exp.suggest(count=2):
         for trial in trials:
             loss = train(**trial.parameters)            # float, int or str values
             trial.complete(loss=loss)
-    print(exp.best_trial())
 
 Inside a trial that hpt's runner started (metrics collector kind Push)::
 
@@ -19,13 +38,15 @@ Standard library only; Experiment.trials_dataframe() uses pandas when it is
 installed.
 """
 
-from hpt._errors import ApiError
+from hpt._errors import ApiError, Pruned
 from hpt.client import DEFAULT_URL, Client
 from hpt.experiment import Experiment
+from hpt.local import LocalServer, local
 from hpt.report import in_trial, report
+from hpt.space import Categorical, Float, Int
 from hpt.trial import Trial
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
-__all__ = ["ApiError", "Client", "DEFAULT_URL", "Experiment", "Trial", "in_trial",
-           "report", "__version__"]
+__all__ = ["ApiError", "Categorical", "Client", "DEFAULT_URL", "Experiment", "Float", "Int",
+           "LocalServer", "Pruned", "Trial", "in_trial", "local", "report", "__version__"]

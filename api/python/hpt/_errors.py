@@ -23,3 +23,10 @@ class ApiError(Exception):
         self.path = path
         where = f" ({method} {path})" if method and path else ""
         super().__init__(f"{code} {status}: {message}{where}")
+
+
+class Pruned(Exception):
+    """Raised by an objective function inside Experiment.optimize() to end
+    its trial early, as ``optuna.TrialPruned`` is: ``if trial.should_prune():
+    raise hpt.Pruned()``. The trial ends EarlyStopped when the experiment's
+    early-stopping policy advised it (see Experiment.optimize)."""

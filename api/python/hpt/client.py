@@ -2,10 +2,13 @@
 
 import json
 import os
-from typing import Any, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from hpt import _spec
+from hpt._errors import ApiError
 from hpt._http import Transport, quote
 from hpt.experiment import Experiment
+from hpt.space import Parameter
 
 #: Where `hpt serve` listens by default.
 DEFAULT_URL = "http://127.0.0.1:8750"
@@ -35,14 +38,79 @@ class Client:
     def url(self) -> str:
         return self._transport.url
 
-    def create_experiment(self, spec: Spec) -> Experiment:
-        """Creates an experiment and returns it.
+    def create_experiment(
+            self, spec: Optional[Spec] = None, *, name: Optional[str] = None,
+            space: Optional[Sequence[Parameter]] = None, objective: Optional[str] = None,
+            direction: Optional[str] = None, algorithm: Optional[str] = None,
+            algorithm_settings: Optional[Mapping[str, Any]] = None,
+            max_trials: Optional[int] = None, parallel: Optional[int] = None,
+            max_failed: Optional[int] = None, goal: Optional[float] = None,
+            early_stopping: Optional[str] = None,
+            early_stopping_settings: Optional[Mapping[str, Any]] = None,
+            load_if_exists: bool = False, exist_ok: bool = False) -> Experiment:
+        """Creates an experiment and returns it, from a spec or from a space.
 
-        ``spec`` is a dict (sent as JSON), YAML text (sent as
-        application/yaml), or a path (str or os.PathLike) to a .yaml, .yml
-        or .json file. Raises ApiError 400 naming every problem with its
-        field path when the spec is invalid, 409 when the name is taken.
+        ``create_experiment(spec)``: a dict (sent as JSON), YAML text (sent
+        as application/yaml), or a path (str or os.PathLike) to a .yaml,
+        .yml or .json file.
+
+        ``create_experiment(name, space=[hpt.Float(...), ...], ...)``: a
+        client-run experiment (evaluated with optimize() or suggest()):
+        ``objective`` is the metric's name ("objective" by default),
+        ``direction`` "minimize" (default) or "maximize", ``algorithm`` and
+        ``algorithm_settings`` Katib's (``"random"``, ``{"random_state":
+        7}``), ``max_trials`` the budget (required), ``parallel``,
+        ``max_failed`` and ``goal`` the spec's parallelTrialCount,
+        maxFailedTrialCount and objective.goal, ``early_stopping`` and its
+        settings the policy (``"medianstop"``, ``{"start_step": 2}``).
+
+        ``load_if_exists=True`` (or ``exist_ok=True``; a dict, .json or
+        space only): when the name is taken, returns that experiment instead
+        of raising 409, provided its spec matches; limits that differ
+        (maxTrialCount, parallelTrialCount, maxFailedTrialCount) are updated
+        as by resume(), and any other difference raises ValueError naming
+        each one. Raises ApiError 400 naming every problem with its field
+        path when the spec is invalid, 409 when the name is taken.
         """
+        keywords = (objective, direction, algorithm, algorithm_settings, max_trials, parallel,
+                    max_failed, goal, early_stopping, early_stopping_settings)
+        if space is not None:
+            if spec is not None and name is not None:
+                raise TypeError("give the experiment's name once (positionally or name=)")
+            spec = _spec.build(
+                name if name is not None else spec, space, objective=objective,
+                direction=direction, algorithm=algorithm,
+                algorithm_settings=algorithm_settings, max_trials=max_trials,
+                parallel=parallel, max_failed=max_failed, goal=goal,
+                early_stopping=early_stopping, early_stopping_settings=early_stopping_settings)
+        elif name is not None or any(k is not None for k in keywords):
+            raise TypeError("name=, objective=, max_trials=, ... go with space=; "
+                            "otherwise give the whole spec")
+        elif spec is None:
+            raise TypeError("create_experiment() needs a spec, or a name and space=")
+        if not (load_if_exists or exist_ok):
+            return self._create(spec)
+        wanted = _spec_dict(spec)
+        try:
+            return self._create(wanted)
+        except ApiError as e:
+            if e.status != "ALREADY_EXISTS":
+                raise
+        existing = self.experiment(str(wanted.get("name")))
+        differences = _spec.differences(wanted, existing.spec)
+        if differences:
+            raise ValueError(
+                f"experiment {existing.name!r} already exists with a different spec: "
+                + "; ".join(differences)
+                + " (there: the stored spec, here: the one given; delete it, or use another name)")
+        limits = _spec.limit_changes(wanted, existing.spec)
+        if limits:
+            existing.resume(max_trials=limits.get("maxTrialCount"),
+                            parallel=limits.get("parallelTrialCount"),
+                            max_failed=limits.get("maxFailedTrialCount"))
+        return existing
+
+    def _create(self, spec: Spec) -> Experiment:
         if isinstance(spec, Mapping):
             reply = self._transport.request("POST", "/api/v1/experiments", dict(spec))
         else:
@@ -70,6 +138,19 @@ class Client:
 
     def __repr__(self) -> str:
         return f"Client({self.url!r})"
+
+
+def _spec_dict(spec: Spec) -> Dict[str, Any]:
+    """The spec as a dict, to compare with a stored one (load_if_exists)."""
+    if isinstance(spec, Mapping):
+        return dict(spec)
+    path = os.fspath(spec) if isinstance(spec, os.PathLike) else str(spec).strip()
+    if path.endswith(".json") and "\n" not in path:
+        with open(path, "rb") as f:
+            return json.loads(f.read())
+    raise TypeError("load_if_exists compares the spec with the stored one, so it needs a "
+                    "dict, a .json file or name and space=; hpt's Python client reads no "
+                    "YAML (the server does)")
 
 
 def _spec_body(spec: Union[str, "os.PathLike[str]"]) -> Tuple[bytes, str]:

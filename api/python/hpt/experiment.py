@@ -1,9 +1,10 @@
 """An experiment on the server: ask for trials, read results, stop, delete."""
 
 import time
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from hpt._http import quote
+from hpt._optimize import Catch, optimize
 from hpt._params import converters
 from hpt.trial import Trial
 
@@ -56,8 +57,10 @@ class Experiment:
         return self.status.get("phase", "")
 
     def refresh(self) -> "Experiment":
-        """Fetches the experiment again; returns self."""
-        self._status = self._request("GET").get("status") or {}
+        """Fetches the experiment (spec and status) again; returns self."""
+        raw = self._request("GET")
+        self.spec = raw.get("spec") or self.spec
+        self._status = raw.get("status") or {}
         return self
 
     def suggest(self, count: int = 1) -> List[Trial]:
@@ -69,6 +72,50 @@ class Experiment:
             raise ValueError(f"count must be at least 1, not {count}")
         reply = self._request("POST", "/trials:suggest", {"count": int(count)})
         return [Trial(self, t) for t in reply.get("trials", [])]
+
+    def optimize(self, fn: Callable[[Trial], Any], n_trials: Optional[int] = None,
+                 timeout: Optional[float] = None, n_jobs: int = 1, catch: Catch = (),
+                 show_progress_bar: bool = True) -> None:
+        """Runs the search here, as Optuna's study.optimize() does: asks the
+        server for trials one at a time and calls ``fn(trial)`` on each.
+
+        ``fn`` reads ``trial.params``, may ``trial.report(value, step)`` and
+        ask ``trial.should_prune()``, and returns the objective value (or a
+        dict of metrics holding it, or None when it reported the objective):
+        the trial then completes with it. ``raise hpt.Pruned()`` ends the
+        trial early: EarlyStopped when the experiment's early-stopping policy
+        advised it (should_prune() said yes, or says so now), else Succeeded
+        with its last reported objective (Killed when it reported none); the
+        server offers a client no other way to end a trial early. Any other
+        exception fails the trial (Failed, reason Infeasible, message
+        "Type: text") and is raised again unless it is an instance of
+        ``catch``; a returned None without a report, NaN or a non-number
+        fails the trial with a RuntimeWarning and the search goes on.
+
+        Stops after ``n_trials`` trials (None: until the experiment's budget,
+        maxTrialCount, is used), when the server hands out no more (budget
+        used, experiment ended), or once ``timeout`` seconds have passed
+        (running trials finish). ``n_jobs`` > 1 evaluates that many trials
+        at once in threads (-1: one per CPU); fn must then be thread-safe.
+        Progress goes to stderr as a one-line bar on a terminal, as one line
+        per trial elsewhere (on stdout in a Jupyter kernel);
+        ``show_progress_bar=False`` silences it. Returns None.
+        """
+        optimize(self, fn, n_trials, timeout, n_jobs, catch, show_progress_bar)
+
+    def resume(self, max_trials: Optional[int] = None, parallel: Optional[int] = None,
+               max_failed: Optional[int] = None) -> "Experiment":
+        """New limits (``hpt resume``): a finished experiment they leave room
+        in runs again, one that reached its goal stays done. Returns self."""
+        body = {k: int(v) for k, v in (("maxTrialCount", max_trials),
+                                        ("parallelTrialCount", parallel),
+                                        ("maxFailedTrialCount", max_failed)) if v is not None}
+        if not body:
+            raise TypeError("resume() needs max_trials, parallel or max_failed")
+        reply = self._request("PATCH", "", body)
+        self.spec = reply.get("spec") or self.spec
+        self._status = reply.get("status") or {}
+        return self
 
     def trials(self) -> List[Trial]:
         """Every trial so far, in the server's order (creation)."""

@@ -27,6 +27,9 @@ class Trial:
         self._experiment = experiment
         #: The reason the last should_stop() call gave, if any.
         self.stop_reason: Optional[str] = None
+        #: Whether a should_stop() call has said yes (the server keeps that
+        #: advice: the trial then completes EarlyStopped).
+        self.stop_advised = False
         self._set(raw)
 
     def _set(self, raw: Dict[str, Any]) -> None:
@@ -38,6 +41,11 @@ class Trial:
     @property
     def experiment(self) -> "Experiment":
         return self._experiment
+
+    @property
+    def params(self) -> Dict[str, Value]:
+        """``parameters`` under Optuna's name: {name: float, int or str}."""
+        return self.parameters
 
     @property
     def phase(self) -> str:
@@ -81,14 +89,28 @@ class Trial:
         self._set(self._request("GET"))
         return self
 
-    def report(self, step: Optional[int] = None, **metrics: float) -> None:
-        """Records one observation: ``trial.report(3, loss=0.31, acc=0.9)``.
+    def report(self, value: Optional[float] = None, step: Optional[int] = None,
+               **metrics: float) -> None:
+        """Records one observation, in Optuna's order or with named metrics:
 
-        ``step`` is a non-negative integer (the epoch, the iteration);
-        metrics are finite numbers. Raises ApiError if the server refuses it
-        (e.g. the trial has finished)."""
+        - ``trial.report(0.93, step)``: the objective metric at that step;
+        - ``trial.report(step, loss=0.31, acc=0.9)``: named metrics (with
+          named metrics, a lone positional argument is the step, as before);
+        - ``trial.report(0.93, step, f1=0.8)``: the objective and more.
+
+        ``step`` is a non-negative integer (the epoch, the fold); values are
+        finite numbers. Raises ApiError if the server refuses it (e.g. the
+        trial has finished)."""
+        if metrics and step is None:
+            value, step = None, value  # report(step, loss=...): the named form
+        if value is not None:
+            metric = self._experiment.objective_metric
+            if metric in metrics:
+                raise TypeError(f"report() got the objective {metric!r} twice")
+            metrics = {metric: value, **metrics}
         if not metrics:
-            raise TypeError("report() needs at least one metric, e.g. report(step, loss=0.3)")
+            raise TypeError("report() needs a value: report(value, step) for the objective, "
+                            "or report(step, loss=0.3) for named metrics")
         body: Dict[str, Any] = {"metrics": metrics_body(metrics)}
         if step is not None:
             body["step"] = int(step)
@@ -104,7 +126,12 @@ class Trial:
         should stop now (its reason is kept in ``stop_reason``)."""
         reply = self._request("GET", ":shouldStop")
         self.stop_reason = reply.get("reason")
+        self.stop_advised = self.stop_advised or bool(reply.get("shouldStop"))
         return bool(reply.get("shouldStop"))
+
+    def should_prune(self) -> bool:
+        """should_stop() under Optuna's name; pair it with ``raise hpt.Pruned()``."""
+        return self.should_stop()
 
     def complete(self, infeasible: Optional[str] = None, **metrics: float) -> "Trial":
         """Finishes the trial: ``trial.complete(loss=0.3)`` stores the final

@@ -1,0 +1,235 @@
+"""Experiment.optimize(): Optuna's study.optimize() loop over hpt's ask/tell
+calls (trials:suggest, observations, :shouldStop, :complete)."""
+
+import math
+import os
+import threading
+import time
+import warnings
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Tuple, Type, Union
+
+from hpt._errors import ApiError, Pruned
+from hpt._http import metrics_body
+from hpt._progress import Progress
+from hpt.trial import Trial
+
+if TYPE_CHECKING:
+    from hpt.experiment import Experiment
+
+Catch = Union[Type[Exception], Tuple[Type[Exception], ...]]
+
+#: The longest failure message sent with a failed trial.
+_MAX_MESSAGE = 1000
+
+
+def optimize(exp: "Experiment", fn: Callable[[Trial], Any], n_trials: Optional[int],
+             timeout: Optional[float], n_jobs: int, catch: Catch,
+             show_progress_bar: bool) -> None:
+    """See Experiment.optimize."""
+    if not callable(fn):
+        raise TypeError(f"optimize() needs a function of one trial, not {type(fn).__name__}")
+    if n_trials is not None and (isinstance(n_trials, bool) or int(n_trials) < 0):
+        raise ValueError(f"n_trials must be a non-negative int or None, not {n_trials!r}")
+    if timeout is not None and not timeout >= 0:
+        raise ValueError(f"timeout must be a non-negative number of seconds, not {timeout!r}")
+    if n_jobs == -1:
+        n_jobs = os.cpu_count() or 1
+    if n_jobs < 1:
+        raise ValueError(f"n_jobs must be at least 1 (or -1: one per CPU), not {n_jobs}")
+    catch = tuple(catch) if isinstance(catch, (list, tuple)) else (catch,)
+    status = exp.status
+    budget = max(0, int(exp.spec.get("maxTrialCount", 0)) -
+                 int((status.get("trials") or {}).get("total", 0)))
+    optimal = status.get("currentOptimalTrial") or {}
+    best = ((optimal["name"], float(optimal["objectiveValue"]))
+            if optimal.get("objectiveValue") is not None else None)
+    progress = Progress(exp.name, exp.objective_metric, exp.objective_type == "maximize",
+                        budget if n_trials is None else min(int(n_trials), budget), best
+                        ) if show_progress_bar else None
+    run = _Run(exp, fn, None if n_trials is None else int(n_trials), timeout, catch, progress)
+    try:
+        if n_jobs == 1:
+            run.work()
+        else:
+            run.work_in_threads(n_jobs)
+    finally:
+        if progress is not None:
+            progress.close(run.note())
+
+
+class _Run:
+    """One optimize() call: workers claim trials from a shared count, so
+    that exactly n_trials start however many workers there are."""
+
+    def __init__(self, exp: "Experiment", fn: Callable[[Trial], Any],
+                 n_trials: Optional[int], timeout: Optional[float],
+                 catch: Tuple[Type[BaseException], ...], progress: Optional[Progress]) -> None:
+        self.exp = exp
+        self.fn = fn
+        self.n_trials = n_trials
+        self.deadline = None if timeout is None else time.monotonic() + timeout
+        self.catch = catch
+        self.progress = progress
+        self.lock = threading.Lock()
+        self.started = 0
+        self.stop = threading.Event()
+        self.exhausted = False  # the server handed out no more trials
+        self.timed_out = False
+        self.error: Optional[BaseException] = None
+
+    def note(self) -> str:
+        """Why the run ended short of what was asked, if it did."""
+        if self.exhausted and (self.started == 0 or (
+                self.n_trials is not None and self.started < self.n_trials)):
+            try:
+                status = self.exp.status
+            except (ApiError, ConnectionError):
+                return "the server handed out no more trials"
+            hint = (" (exp.resume(max_trials=...) raises the budget)"
+                    if status.get("reason") == "MaxTrialsReached" else "")
+            return (f"the experiment is {status.get('phase')} ({status.get('reason')}): "
+                    f"no more trials{hint}")
+        if self.timed_out:
+            return "timeout reached"
+        return ""
+
+    def work_in_threads(self, n_jobs: int) -> None:
+        threads = [threading.Thread(target=self._guarded, name=f"hpt-optimize-{i}", daemon=True)
+                   for i in range(n_jobs)]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.2)  # a timeout keeps Ctrl-C deliverable to this thread
+        except BaseException:
+            self.stop.set()  # workers finish their current trial and ask no more
+            raise
+        if self.error is not None:
+            raise self.error
+
+    def _guarded(self) -> None:
+        try:
+            self.work()
+        except BaseException as e:  # handed to the calling thread
+            with self.lock:
+                if self.error is None:
+                    self.error = e
+            self.stop.set()
+
+    def work(self) -> None:
+        while self._claim():
+            trials = self.exp.suggest(count=1)
+            if not trials:  # the budget is used, or the experiment has ended
+                with self.lock:
+                    self.started -= 1
+                    self.exhausted = True
+                self.stop.set()
+                return
+            self._evaluate(trials[0])
+
+    def _claim(self) -> bool:
+        with self.lock:
+            if self.stop.is_set():
+                return False
+            if self.n_trials is not None and self.started >= self.n_trials:
+                return False
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                self.timed_out = True
+                return False
+            self.started += 1
+            return True
+
+    def _evaluate(self, trial: Trial) -> None:
+        try:
+            result = self.fn(trial)
+        except Pruned:
+            _end_pruned(trial)
+        except BaseException as e:
+            ended_elsewhere = _fail(trial, f"{type(e).__name__}: {e}" if str(e)
+                                    else type(e).__name__)
+            if self.progress is not None:
+                self.progress.finished(trial)
+            if ended_elsewhere and isinstance(e, ApiError) and e.code == 409:
+                return  # e.g. the experiment reached its goal and killed this trial
+            if isinstance(e, Exception) and isinstance(e, self.catch):
+                return
+            raise
+        else:
+            if not trial.finished:  # fn may have completed the trial itself
+                self._complete(trial, result)
+        if self.progress is not None:
+            self.progress.finished(trial)
+
+    def _complete(self, trial: Trial, result: Any) -> None:
+        metric = self.exp.objective_metric
+        if result is None:
+            try:
+                trial.complete()  # with the objective the trial reported, if it did
+            except ApiError as e:
+                if e.code != 400:
+                    raise
+                self._bad_result(trial, f"returned None and reported no {metric!r}")
+            return
+        metrics = result if isinstance(result, Mapping) else {metric: result}
+        try:
+            metrics_body(metrics)
+        except (TypeError, ValueError) as e:
+            self._bad_result(trial, f"returned {result!r}: {e}")
+            return
+        try:
+            trial.complete(**metrics)
+        except ApiError as e:
+            if e.code == 409:  # ended meanwhile (killed when the experiment finished)
+                trial.refresh()
+            elif e.code == 400:  # e.g. a dict without the objective metric
+                self._bad_result(trial, f"returned {result!r}: {e.message}")
+            else:
+                raise
+
+    def _bad_result(self, trial: Trial, what: str) -> None:
+        """Optuna's rule: a trial whose function returns no usable value
+        fails, with a warning, and the search goes on."""
+        message = f"the objective function {what}"
+        # stacklevel: the caller of Experiment.optimize, when n_jobs is 1.
+        warnings.warn(f"trial {trial.name} failed: {message}", RuntimeWarning, stacklevel=7)
+        _fail(trial, message)
+
+
+def _fail(trial: Trial, message: str) -> bool:
+    """Ends the trial Failed (infeasible, with the message); returns True
+    when it had already ended (by fn, or killed by the server)."""
+    if trial.finished:
+        return True
+    try:
+        trial.complete(infeasible=message[:_MAX_MESSAGE])
+        return False
+    except ApiError as e:
+        if e.code != 409:
+            raise
+        trial.refresh()
+        return True
+
+
+def _end_pruned(trial: Trial) -> None:
+    """Ends a trial whose function raised Pruned. The server ends a client
+    trial EarlyStopped only when its policy advised it (a :shouldStop that
+    said yes): so ask once, if fn did not, then :complete with what the
+    trial reported. Without that advice it ends Succeeded with its last
+    value; having reported no objective at all, it is stopped (Killed)."""
+    if trial.finished:
+        return
+    if not trial.stop_advised:
+        trial.should_stop()
+    trial.refresh()
+    if trial.finished:
+        return
+    try:
+        if trial.objective_value is None or not math.isfinite(trial.objective_value):
+            trial.stop()
+        else:
+            trial.complete()
+    except ApiError as e:
+        if e.code != 409:
+            raise
+        trial.refresh()

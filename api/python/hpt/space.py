@@ -1,0 +1,162 @@
+"""Search spaces in Optuna's idiom: ``hpt.Float``, ``hpt.Int`` and
+``hpt.Categorical`` each describe one parameter and write its entry of the
+spec's ``parameters`` (Katib's field names, bounds as numeric strings)."""
+
+import math
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+Number = Union[int, float]
+
+
+def _number(value: Any, what: str) -> float:
+    if isinstance(value, (bool, str, bytes)):
+        raise TypeError(f"{what} must be a number, not {type(value).__name__}")
+    try:
+        number = float(value)  # int, float, numpy scalars
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be a number, not {type(value).__name__}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{what} must be finite, not {number}")
+    return number
+
+
+def _text(value: Number) -> str:
+    """Katib's numeric string for a bound: 1e-05, 0.1, 1000.0 -> "1000"."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+
+
+class _Range:
+    """A numeric parameter in [low, high]; Float and Int say which type."""
+
+    parameter_type = ""
+
+    def __init__(self, name: str, low: Number, high: Number, *,
+                 step: Optional[Number] = None, log: bool = False) -> None:
+        self.name = _name(name)
+        self.low = _number(low, f"{name}: low")
+        self.high = _number(high, f"{name}: high")
+        self.step = None if step is None else _number(step, f"{name}: step")
+        self.log = bool(log)
+        if self.step is not None and self.step <= 0:
+            raise ValueError(f"{name}: step must be positive, not {step}")
+        if self.log and self.low <= 0:
+            raise ValueError(f"{name}: log=True needs low > 0, not {low}")
+
+    def to_spec(self) -> Dict[str, Any]:
+        """This parameter's entry of the spec's ``parameters``."""
+        space: Dict[str, Any] = {"min": _text(self.low), "max": _text(self.high)}
+        if self.step is not None:
+            space["step"] = _text(self.step)
+        if self.log:
+            space["distribution"] = "logUniform"
+        return {"name": self.name, "parameterType": self.parameter_type, "feasibleSpace": space}
+
+    def __repr__(self) -> str:
+        extra = (f", step={self.step!r}" if self.step is not None else "") + (
+            ", log=True" if self.log else "")
+        return f"{type(self).__name__}({self.name!r}, {self.low!r}, {self.high!r}{extra})"
+
+
+class Float(_Range):
+    """A double parameter in [low, high]: ``hpt.Float("lr", 1e-5, 1e-1, log=True)``.
+
+    ``log=True`` samples log-uniformly (``distribution: logUniform``; low
+    must then be positive). ``step`` makes the space a grid of low, low +
+    step, ... (the ``grid`` algorithm needs it). Trials receive a float.
+    """
+
+    parameter_type = "double"
+
+
+class Int(_Range):
+    """An integer parameter in [low, high], both included:
+    ``hpt.Int("layers", 1, 8)``, ``hpt.Int("units", 16, 512, log=True)``,
+    ``hpt.Int("batch", 32, 256, step=32)``. Trials receive an int."""
+
+    parameter_type = "int"
+
+    def __init__(self, name: str, low: int, high: int, *, step: int = 1,
+                 log: bool = False) -> None:
+        super().__init__(name, low, high, step=step, log=log)
+        for what, value in (("low", self.low), ("high", self.high), ("step", self.step)):
+            if not float(value).is_integer():
+                raise ValueError(f"{name}: {what} must be an integer, not {value}")
+        self.low, self.high, self.step = int(self.low), int(self.high), int(self.step)
+
+    def to_spec(self) -> Dict[str, Any]:
+        spec = super().to_spec()
+        if self.step == 1:
+            del spec["feasibleSpace"]["step"]  # the server's default
+        return spec
+
+    def __repr__(self) -> str:
+        extra = (f", step={self.step}" if self.step != 1 else "") + (
+            ", log=True" if self.log else "")
+        return f"Int({self.name!r}, {self.low}, {self.high}{extra})"
+
+
+class Categorical:
+    """One of a list of choices: ``hpt.Categorical("opt", ["sgd", "adam"])``.
+
+    Strings become a ``categorical`` parameter and trials receive a str;
+    numbers (``[16, 32, 64]``) become a ``discrete`` one and trials receive
+    an int when every choice is integral, else a float. Mixing strings and
+    numbers, or bools and None, is refused: the wire carries text.
+    """
+
+    def __init__(self, name: str, choices: Sequence[Union[str, Number]]) -> None:
+        self.name = _name(name)
+        if isinstance(choices, (str, bytes)) or not isinstance(choices, Sequence):
+            raise TypeError(f"{name}: choices must be a list, not {type(choices).__name__}")
+        self.choices = list(choices)
+        if not self.choices:
+            raise ValueError(f"{name}: choices must not be empty")
+        if all(isinstance(c, str) for c in self.choices):
+            self.parameter_type = "categorical"
+        elif all(isinstance(c, (int, float)) and not isinstance(c, bool)
+                 for c in self.choices):
+            self.parameter_type = "discrete"
+        else:
+            kinds = sorted({type(c).__name__ for c in self.choices})
+            raise TypeError(f"{name}: choices must be all strings or all numbers, "
+                            f"not {', '.join(kinds)}")
+
+    def to_spec(self) -> Dict[str, Any]:
+        if self.parameter_type == "categorical":
+            values = list(self.choices)
+        else:
+            values = [_text(_number(c, f"{self.name}: choice")) for c in self.choices]
+        return {"name": self.name, "parameterType": self.parameter_type,
+                "feasibleSpace": {"list": values}}
+
+    def __repr__(self) -> str:
+        return f"Categorical({self.name!r}, {self.choices!r})"
+
+
+Parameter = Union[Float, Int, Categorical]
+
+
+def _name(name: Any) -> str:
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"a parameter's name must be a non-empty str, not {name!r}")
+    return name
+
+
+def parameters(space: Sequence[Parameter]) -> List[Dict[str, Any]]:
+    """The spec's ``parameters`` for a search space (a list of Float, Int,
+    Categorical); names must be unique."""
+    if isinstance(space, (_Range, Categorical)):
+        space = [space]
+    out, seen = [], set()
+    for p in space:
+        if not hasattr(p, "to_spec"):
+            raise TypeError("space must hold hpt.Float, hpt.Int or hpt.Categorical, "
+                            f"not {type(p).__name__}")
+        if p.name in seen:
+            raise ValueError(f"space: parameter {p.name!r} is given twice")
+        seen.add(p.name)
+        out.append(p.to_spec())
+    if not out:
+        raise ValueError("space must hold at least one parameter")
+    return out

@@ -1,0 +1,132 @@
+"""hpt.local(): a private `hpt serve` started, used and stopped; and the
+client's wheel, built and installed offline."""
+
+import importlib.metadata
+import importlib.util
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+import hpt
+from hpt_server import PYTHON_CLIENT, binary
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+class LocalTest(unittest.TestCase):
+
+    def test_with_block_starts_and_stops_the_server(self) -> None:
+        with hpt.local(binary=binary(), args=["--gpus", "none"]) as client:
+            self.assertIsInstance(client, hpt.Client)
+            self.assertEqual(client.health()["status"], "ok")
+            self.assertRegex(client.url, r"^http://127\.0\.0\.1:\d+$")
+            exp = client.create_experiment("local", space=[hpt.Float("x", 0, 1)], max_trials=2)
+            exp.optimize(lambda t: t.params["x"], show_progress_bar=False)
+            self.assertEqual(exp.phase, "Succeeded")
+            pid, folder = client.pid, os.path.dirname(client.db)
+            self.assertFalse(gone(pid))
+        self.assertTrue(gone(pid))
+        self.assertFalse(os.path.exists(folder))
+        self.assertIsNone(client.pid)
+        self.assertIn("stopped", repr(client))
+        with self.assertRaises(ConnectionError):
+            client.experiments()
+
+    def test_plain_call_then_stop_and_a_kept_database(self) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            db = os.path.join(d, "hpt.db")
+            with mock.patch.dict(os.environ, {"HPT_BINARY": binary()}):
+                client = hpt.local(db=db)
+            pid = client.pid
+            client.create_experiment("kept", space=[hpt.Int("n", 1, 3)], max_trials=2)
+            client.stop()
+            client.stop()  # a second stop does nothing
+            self.assertTrue(gone(pid))
+            self.assertTrue(os.path.exists(db))
+            with hpt.local(binary=binary(), db=db) as again:
+                exp = again.create_experiment("kept", space=[hpt.Int("n", 1, 3)], max_trials=2,
+                                              load_if_exists=True)
+                self.assertEqual(exp.name, "kept")
+
+    def test_stopped_at_exit(self) -> None:
+        script = "import hpt; print(hpt.local().pid, flush=True)"  # never stopped by hand
+        env = dict(os.environ, HPT_BINARY=binary(), PYTHONPATH=str(PYTHON_CLIENT))
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                             text=True, timeout=60, check=True).stdout
+        self.assertTrue(gone(int(out)))
+
+    def test_no_binary_is_a_clear_error(self) -> None:
+        with mock.patch.dict(os.environ, {"PATH": "/nonexistent"}):
+            os.environ.pop("HPT_BINARY", None)
+            with self.assertRaisesRegex(FileNotFoundError, "set HPT_BINARY"):
+                hpt.local()
+            os.environ["HPT_BINARY"] = "/nonexistent/hpt"
+            with self.assertRaisesRegex(FileNotFoundError, r"\$HPT_BINARY '/nonexistent/hpt'"):
+                hpt.local()
+
+    def test_a_server_that_does_not_start(self) -> None:
+        with self.assertRaisesRegex(RuntimeError,
+                                    r"(?s)did not start.*its output:.*--no-such-flag"):
+            hpt.local(binary=binary(), args=["--no-such-flag"])
+
+
+def missing_wheel_tools() -> str:
+    """Why this interpreter cannot build the wheel offline ("" when it can)."""
+    if importlib.util.find_spec("pip") is None:
+        return "pip is not installed (Debian: python3-pip)"
+    try:
+        version = importlib.metadata.version("setuptools")
+    except importlib.metadata.PackageNotFoundError:
+        return "setuptools is not installed (Debian: python3-setuptools)"
+    major_minor = tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
+    if major_minor < (61,):
+        return f"setuptools {version} predates pyproject.toml metadata (61)"
+    if major_minor < (70, 1) and importlib.util.find_spec("wheel") is None:
+        return f"setuptools {version} needs the wheel package (Debian: python3-wheel)"
+    return ""
+
+
+class WheelTest(unittest.TestCase):
+
+    def test_wheel_installs_offline(self) -> None:
+        reason = missing_wheel_tools()
+        if reason:
+            self.skipTest(reason)
+        with tempfile.TemporaryDirectory() as d:
+            source = pathlib.Path(d, "src")  # built outside the tree: no build/ left there
+            shutil.copytree(PYTHON_CLIENT, source,
+                            ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
+            pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-cache-dir"]
+            subprocess.run(pip + ["wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                                  "-q", "-w", d, str(source)], check=True, timeout=120,
+                           capture_output=True)
+            (wheel,) = pathlib.Path(d).glob("hpt-*-py3-none-any.whl")
+            target = pathlib.Path(d, "site")
+            subprocess.run(pip + ["install", "--no-index", "--no-deps", "-q", "--target",
+                                  str(target), str(wheel)],
+                           check=True, timeout=120, capture_output=True)
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+            env["PYTHONPATH"] = str(target)
+            out = subprocess.run(
+                [sys.executable, "-c", "import hpt; print(hpt.__file__, hpt.__version__, "
+                 "hpt.Float('x', 0, 1).to_spec()['parameterType'], hpt.local)"],
+                env=env, cwd=d, capture_output=True, text=True, timeout=60, check=True).stdout
+            path, version, kind, _ = out.split(" ", 3)
+            self.assertTrue(path.startswith(str(target)), path)
+            self.assertEqual(version, hpt.__version__)
+            self.assertEqual(kind, "double")
+
+
+if __name__ == "__main__":
+    unittest.main()
