@@ -80,9 +80,11 @@ function baseSpec(name, kind) {
     spec.maxTrialCount = 2;
     spec.parallelTrialCount = 2;
     spec.maxFailedTrialCount = 2;
+    // ... and a text output (as a DARTS genotype is), shown on the trial page.
+    spec.objective.additionalMetricNames = ['note'];
     spec.trialTemplate = {
-      command: ['sh', '-c', 'printf "%s\\n" "$1"; for i in 1 2 3; do echo "step=$i loss=$(( ${trialParameters.n} * 10 / $i ))"; done',
-        'sh', P('log')],
+      command: ['sh', '-c', 'printf "%s\\n" "$1"; printf "note=%s\\n" "$2"; for i in 1 2 3; do echo "step=$i loss=$(( ${trialParameters.n} * 10 / $i ))"; done',
+        'sh', P('log'), P('output')],
       trialParameters: [{ name: 'n', reference: 'n' }],
     };
   }
@@ -321,6 +323,8 @@ test('the trial pages: parameters, metrics, reason and log', async () => {
       await assertClean(`trial ${t.name}`);
       if (name === experiments.runner) {
         assert.ok((await page.textContent('#trial-log')).includes(P('log')), 'the log shows the payload as text');
+        assert.ok((await page.textContent('#trial-info')).includes(P('output')),
+          'a text output shows as text');
       }
     }
   }
