@@ -47,7 +47,7 @@ int Main(int argc, char** argv) {
                                           {"channels", "8"},
                                           {"nodes", "4"},
                                           {"batch", "64"},
-                                          {"eval-epochs", "4"},
+                                          {"eval-epochs", "5"},
                                           {"eval-layers", "5"},
                                           {"eval-channels", "16"},
                                           {"eval-batch", "96"},

@@ -26,24 +26,33 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 echo "| side | batch | C | layers | nodes | image | threads | weights | alpha | ms/step (median) | ms/step (mean) | images/s |"
 echo "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"
-"$BIN" "${FLAGS[@]}" | tee -a "$out" | grep '^| hpt'
-/usr/bin/python3 bench/darts_step_peer.py --style katib "${FLAGS[@]}" | tee -a "$out" | grep '^| python'
-/usr/bin/python3 bench/darts_step_peer.py --style shared "${FLAGS[@]}" | tee -a "$out" | grep '^| python'
+# The machine's speed drifts by up to a third between runs of a minute
+# (both sides alike), so the sides take turns, ROUNDS times, and each
+# side's median images/s is compared.
+for ((round = 1; round <= ${ROUNDS:-3}; ++round)); do
+  "$BIN" "${FLAGS[@]}" | tee -a "$out" | grep '^| hpt'
+  /usr/bin/python3 bench/darts_step_peer.py --style katib "${FLAGS[@]}" | tee -a "$out" | grep '^| python'
+  /usr/bin/python3 bench/darts_step_peer.py --style shared "${FLAGS[@]}" | tee -a "$out" | grep '^| python'
+done
 
 /usr/bin/python3 - "$out" <<'PY'
+import statistics
 import sys
-rows = {}
+rows, speeds = {}, {}
 for line in open(sys.argv[1]):
     if line.startswith("RESULT"):
         kv = dict(f.split("=") for f in line.split()[1:])
         rows[kv["side"]] = kv
+        speeds.setdefault(kv["side"], []).append(float(kv["images_per_s"]))
+median = {side: statistics.median(v) for side, v in speeds.items()}
 hpt = rows["hpt"]
 print()
-print("| hpt / python | weights equal | images/s ratio |")
-print("|---|---|---:|")
+print("| hpt / python | weights equal | rounds | median images/s (hpt, python) | ratio |")
+print("|---|---|---:|---|---:|")
 for side in ("python-katib", "python-shared"):
     py = rows[side]
     same = hpt["weights"] == py["weights"] and hpt["alphas"] == py["alphas"]
-    print("| vs %s | %s | %.2fx |" % (side, "yes" if same else "NO",
-          float(hpt["images_per_s"]) / float(py["images_per_s"])))
+    print("| vs %s | %s | %d | %.1f, %.1f | %.2fx |" % (
+        side, "yes" if same else "NO", len(speeds[side]), median["hpt"],
+        median[side], median["hpt"] / median[side]))
 PY

@@ -69,7 +69,9 @@ int Delete(const Connection& c, const std::string& name);
 struct NasDartsOptions {
   std::string algorithm_settings;  // Katib's Python dict literal (or JSON)
   std::string search_space;        // Katib's Python list literal (or JSON)
-  int num_layers = 0;
+  // Text: Katib's template quotes it (--num-layers="3") and no shell
+  // takes the quotes away.
+  std::string num_layers;
   std::vector<std::string> set;    // NAME=VALUE overrides of settings
   std::string genotype;            // evaluate this genotype; no search
   bool random_genotype = false;    // evaluate a random one; no search

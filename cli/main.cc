@@ -114,9 +114,8 @@ int main(int argc, char** argv) {
   darts_cmd->add_option("--search-space", darts.search_space,
                         "Operations, a list: \"['separable_convolution_3x3', 'max_pooling_3x3']\"")
       ->required();
-  darts_cmd->add_option("--num-layers", darts.num_layers, "Cells in the network")
-      ->required()
-      ->check(CLI::Range(1, 64));
+  darts_cmd->add_option("--num-layers", darts.num_layers, "Cells in the network (1 to 64)")
+      ->required();
   darts_cmd->add_option("--set", darts.set, "NAME=VALUE: one setting, over --algorithm-settings");
   darts_cmd->add_option("--genotype", darts.genotype,
                         "Skip the search: train and test this Genotype(...) from scratch");

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "api/nas.h"
+#include "api/text.h"
 #include "cli/commands.h"
 #include "nas/darts.h"
 #include "nas/dataset.h"
@@ -37,7 +38,16 @@ StatusOr<nas::DartsJob> ReadJob(const NasDartsOptions& o) {
   HPT_ASSIGN_OR_RETURN(job.settings, api::ReadDartsSettings(settings));
   HPT_ASSIGN_OR_RETURN(job.primitives,
                        api::ParsePrimitivesLiteral(o.search_space, "--search-space"));
-  job.num_layers = o.num_layers;
+  std::string layers = o.num_layers;
+  if (layers.size() >= 2 && layers.front() == '"' && layers.back() == '"') {
+    layers = layers.substr(1, layers.size() - 2);
+  }
+  std::optional<int64_t> n = api::ParseInt(layers);
+  if (!n || *n < 1 || *n > 64) {
+    return InvalidArgument("--num-layers: must be a whole number from 1 to 64, got '" +
+                           o.num_layers + "'");
+  }
+  job.num_layers = static_cast<int>(*n);
   return job;
 }
 

@@ -1,5 +1,6 @@
 // A tiny DARTS experiment end to end through `hpt run`: the native search
 // runs as the trial, and its epochs, genotype and test accuracy are stored.
+#include <algorithm>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -92,6 +93,45 @@ TEST(NasRunTest, TinyDartsExperimentStoresEpochsGenotypeAndTestAccuracy) {
   const api::MetricSummary* test = Metric(t, "Test-Accuracy");
   ASSERT_NE(test, nullptr);
   EXPECT_GT(test->latest, 0.0);
+}
+
+// Katib's own darts-cpu example, unchanged: its DARTS image becomes hpt's
+// native search with the same (quoted) arguments, on Fashion-MNIST.
+TEST(NasRunTest, KatibsDartsCpuExampleRuns) {
+#ifndef HPT_HAVE_TORCH
+  GTEST_SKIP() << "built without libtorch: darts is unavailable";
+#endif
+  if (!std::filesystem::is_directory(nas::kFashionMnistDir)) {
+    GTEST_SKIP() << "no " << nas::kFashionMnistDir << " (dataset-fashion-mnist)";
+  }
+  TempDir dir;
+  std::string out, err;
+  ASSERT_EQ(RunHpt({"run", "--db", dir.File("hpt.db"),
+                    std::string(KATIB_EXAMPLES_DIR) + "/nas/darts-cpu.yaml"},
+                   &out, &err, 600),
+            0)
+      << out << err;
+  EXPECT_NE(out.find("Best-Genotype=Genotype(normal=[[('max_pooling_3x3'"), std::string::npos)
+      << out;
+}
+
+TEST(NasRunTest, BadArgumentsAreOneLineNamingTheFlag) {
+  std::string out, err;
+  EXPECT_EQ(RunHpt({"nas", "darts", "--search-space=['conv_3x3']", "--num-layers=2"}, &out, &err),
+            2);
+  EXPECT_NE(err.find("unknown operation 'conv_3x3'"), std::string::npos) << err;
+  EXPECT_EQ(RunHpt({"nas", "darts", "--search-space=['max_pooling_3x3']", "--num-layers=\"0\""},
+                   &out, &err),
+            2);
+  EXPECT_NE(err.find("--num-layers: must be a whole number from 1 to 64, got '\"0\"'"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(RunHpt({"nas", "darts", "--search-space=['max_pooling_3x3']", "--num-layers=1",
+                    "--set", "num_epochs=zero"},
+                   &out, &err),
+            2);
+  EXPECT_NE(err.find("num_epochs must be an integer"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 }
 
 }  // namespace
