@@ -20,6 +20,7 @@
 #include <map>
 #include <string>
 
+#include "bench/darts_space.h"
 #include "nas/darts.h"
 
 namespace hpt::bench {
@@ -27,13 +28,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const std::vector<std::string> kPrimitives = {"separable_convolution_3x3",
-                                              "separable_convolution_5x5",
-                                              "dilated_convolution_3x3",
-                                              "dilated_convolution_5x5",
-                                              "avg_pooling_3x3",
-                                              "max_pooling_3x3",
-                                              "skip_connection"};
+const std::vector<std::string>& kPrimitives = kDartsPrimitives;
 
 double Since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/darts_space.h"
 #include "nas/architect.h"
 #include "nas/supernet.h"
 
@@ -29,14 +30,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Katib's default DARTS search space (examples/v1beta1/nas/darts-cpu.yaml).
-const std::vector<std::string> kPrimitives = {"separable_convolution_3x3",
-                                              "separable_convolution_5x5",
-                                              "dilated_convolution_3x3",
-                                              "dilated_convolution_5x5",
-                                              "avg_pooling_3x3",
-                                              "max_pooling_3x3",
-                                              "skip_connection"};
+const std::vector<std::string>& kPrimitives = kDartsPrimitives;
 
 std::map<std::string, std::string> Flags(int argc, char** argv) {
   std::map<std::string, std::string> flags = {

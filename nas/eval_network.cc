@@ -101,13 +101,7 @@ StatusOr<EvalNetwork> MakeEvalNetwork(const Genotype& genotype,
   }
   auto net = std::make_shared<EvalNetworkImpl>();
   int64_t c_cur = config.stem_multiplier * config.init_channels;
-  net->stem_ = net->register_module(
-      "stem",
-      torch::nn::Sequential(torch::nn::Conv2d(torch::nn::Conv2dOptions(
-                                                  config.in_channels, c_cur, 3)
-                                                  .padding(1)
-                                                  .bias(false)),
-                            torch::nn::BatchNorm2d(c_cur)));
+  net->stem_ = net->register_module("stem", MakeStem(config.in_channels, c_cur));
   int64_t c_prev_prev = c_cur, c_prev = c_cur;
   c_cur = config.init_channels;
   bool reduction_prev = false;

@@ -116,6 +116,13 @@ torch::Tensor PoolOp::Forward(const torch::Tensor& x, const torch::Tensor&) {
   return bn_ ? bn_(y) : y;
 }
 
+torch::nn::Sequential MakeStem(int64_t in_channels, int64_t out_channels) {
+  return torch::nn::Sequential(
+      torch::nn::Conv2d(
+          torch::nn::Conv2dOptions(in_channels, out_channels, 3).padding(1).bias(false)),
+      torch::nn::BatchNorm2d(out_channels));
+}
+
 StatusOr<Op> MakeOp(const std::string& primitive, int64_t channels,
                     int64_t stride, bool supernet) {
   const bool affine = !supernet;

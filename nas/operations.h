@@ -123,4 +123,7 @@ class PoolOp : public OpImpl {
 StatusOr<Op> MakeOp(const std::string& primitive, int64_t channels,
                     int64_t stride, bool supernet);
 
+// The stem both networks start with: conv 3x3 (padding 1, no bias) + BN.
+torch::nn::Sequential MakeStem(int64_t in_channels, int64_t out_channels);
+
 }  // namespace hpt::nas

@@ -112,13 +112,7 @@ StatusOr<Supernet> MakeSupernet(const SupernetConfig& config) {
   net->op_names_.insert(net->op_names_.end(), config.primitives.begin(),
                         config.primitives.end());
   int64_t c_cur = config.stem_multiplier * config.init_channels;
-  net->stem_ = net->register_module(
-      "stem",
-      torch::nn::Sequential(torch::nn::Conv2d(torch::nn::Conv2dOptions(
-                                                  config.in_channels, c_cur, 3)
-                                                  .padding(1)
-                                                  .bias(false)),
-                            torch::nn::BatchNorm2d(c_cur)));
+  net->stem_ = net->register_module("stem", MakeStem(config.in_channels, c_cur));
   int64_t c_prev_prev = c_cur, c_prev = c_cur;
   c_cur = config.init_channels;
   bool reduction_prev = false, any_reduction = false;
