@@ -52,13 +52,19 @@ const api::MetricSummary* Metric(const api::Trial& t, const std::string& name) {
   return nullptr;
 }
 
-TEST(NasRunTest, TinyDartsExperimentStoresEpochsGenotypeAndTestAccuracy) {
+// Why a DARTS search cannot run here ("" when it can).
+std::string WhyNoSearch() {
 #ifndef HPT_HAVE_TORCH
-  GTEST_SKIP() << "built without libtorch: darts is unavailable";
+  return "built without libtorch: darts is unavailable";
 #endif
   if (!std::filesystem::is_directory(nas::kFashionMnistDir)) {
-    GTEST_SKIP() << "no " << nas::kFashionMnistDir << " (dataset-fashion-mnist)";
+    return std::string("no ") + nas::kFashionMnistDir + " (dataset-fashion-mnist)";
   }
+  return "";
+}
+
+TEST(NasRunTest, TinyDartsExperimentStoresEpochsGenotypeAndTestAccuracy) {
+  if (std::string why = WhyNoSearch(); !why.empty()) GTEST_SKIP() << why;
   TempDir dir;
   WriteFile(dir.File("darts.yaml"), kDarts);
   std::string out, err;
@@ -98,12 +104,7 @@ TEST(NasRunTest, TinyDartsExperimentStoresEpochsGenotypeAndTestAccuracy) {
 // Katib's own darts-cpu example, unchanged: its DARTS image becomes hpt's
 // native search with the same (quoted) arguments, on Fashion-MNIST.
 TEST(NasRunTest, KatibsDartsCpuExampleRuns) {
-#ifndef HPT_HAVE_TORCH
-  GTEST_SKIP() << "built without libtorch: darts is unavailable";
-#endif
-  if (!std::filesystem::is_directory(nas::kFashionMnistDir)) {
-    GTEST_SKIP() << "no " << nas::kFashionMnistDir << " (dataset-fashion-mnist)";
-  }
+  if (std::string why = WhyNoSearch(); !why.empty()) GTEST_SKIP() << why;
   TempDir dir;
   std::string out, err;
   ASSERT_EQ(RunHpt({"run", "--db", dir.File("hpt.db"),
