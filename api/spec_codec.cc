@@ -259,8 +259,8 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
   JsonReader r;
   ExperimentSpec spec;
   r.RejectUnknown(j, "", {"name", "objective", "algorithm", "parallelTrialCount",
-                          "maxTrialCount", "maxFailedTrialCount", "parameters",
-                          "trialTemplate", "metricsCollectorSpec", "earlyStopping",
+                          "maxTrialCount", "maxFailedTrialCount", "trialLeaseSeconds",
+                          "parameters", "trialTemplate", "metricsCollectorSpec", "earlyStopping",
                           "nasConfig"});
   if (auto n = r.String(j, "", "name", true)) spec.name = *n;
   if (const json* o = r.Object(j, "", "objective", true)) {
@@ -283,6 +283,7 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
   } else if (spec.max_trial_count > 0) {
     spec.max_failed_trial_count = std::min(3, spec.max_trial_count);
   }
+  if (auto v = r.Int(j, "", "trialLeaseSeconds", false)) spec.trial_lease_seconds = *v;
   // A neural architecture search has its space in nasConfig instead.
   bool nas = j.contains("nasConfig");
   if (const json* n = r.Object(j, "", "nasConfig", false)) {
@@ -342,6 +343,7 @@ json SpecToJson(const ExperimentSpec& spec) {
   j["parallelTrialCount"] = spec.parallel_trial_count;
   j["maxTrialCount"] = spec.max_trial_count;
   j["maxFailedTrialCount"] = spec.max_failed_trial_count;
+  if (!spec.trial_template) j["trialLeaseSeconds"] = spec.trial_lease_seconds;
   json params = json::array();
   for (const auto& p : spec.parameters) params.push_back(ParameterToJson(p));
   j["parameters"] = params;

@@ -118,6 +118,10 @@ struct ExperimentSpec {
   int parallel_trial_count = 3;
   int max_trial_count = 0;
   int max_failed_trial_count = 3;
+  // Client-run trials (no trialTemplate): seconds without a report (an
+  // observation, :shouldStop or :heartbeat) after which a Running trial is
+  // Failed (reason Abandoned) and its slot freed; 0: never.
+  int trial_lease_seconds = 3600;
   std::vector<ParameterSpec> parameters;
   std::optional<TrialTemplate> trial_template;  // absent: client-run
   MetricsCollector metrics_collector;

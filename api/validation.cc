@@ -16,6 +16,8 @@
 namespace hpt::api {
 namespace {
 
+constexpr int kMaxLeaseSeconds = 7 * 24 * 3600;
+
 void ValidateParameter(JsonReader& r, const ParameterSpec& p,
                        const std::string& path) {
   const FeasibleSpace& s = p.feasible_space;
@@ -273,6 +275,11 @@ Status ValidateSpec(const ExperimentSpec& spec) {
               std::to_string(spec.max_failed_trial_count) +
                   " must be between 0 and maxTrialCount " +
                   std::to_string(spec.max_trial_count));
+  }
+  if (spec.trial_lease_seconds < 0 || spec.trial_lease_seconds > kMaxLeaseSeconds) {
+    r.Problem("trialLeaseSeconds", std::to_string(spec.trial_lease_seconds) +
+                                       " must be between 0 (no lease) and " +
+                                       std::to_string(kMaxLeaseSeconds) + " (a week)");
   }
   if (spec.nas_config) {
     if (!spec.parameters.empty()) {

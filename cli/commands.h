@@ -11,9 +11,13 @@ namespace hpt::cli {
 
 // Where the client subcommands find the server.
 struct Connection {
-  std::string server;      // --server, $HPT_SERVER, or http://127.0.0.1:8750
-  std::string token_file;  // --token-file; $HPT_TOKEN is used when empty
-  std::string output;      // --output: "" (the command's default), table, json, yaml
+  std::string server;      // --server, $HPT_SERVER, $HPT_URL or http://127.0.0.1:8750
+  // --token-file; when empty $HPT_TOKEN, else the token `hpt run` left for
+  // a loopback server (cli/local_server.h)
+  std::string token_file;
+  std::string output;      // --output: "" (the command's default), table, json, yaml, csv
+  std::string db;          // --db: read this database file, no server (read commands)
+  std::string read_command;  // a read command as typed, for the hint when unreachable
 };
 
 struct ServeOptions {
@@ -34,9 +38,12 @@ struct ServeOptions {
 
 struct RunOptions {
   std::string file;
-  std::string server;  // empty: an embedded server on a private port
+  // Empty: the server at $HPT_SERVER (or the default port) when one
+  // answers, else an embedded one started there.
+  std::string server;
   std::string token_file;
-  std::string db = "hpt-data/hpt.db";
+  std::string db;  // the embedded server's database; given: always embedded
+
   bool quiet = false;
 };
 
@@ -80,6 +87,9 @@ int NasDarts(const NasDartsOptions& options);
 
 // This hpt binary's path ("" when /proc cannot say).
 std::string SelfPath();
+// The dashboard built into the source tree (ui/dist), unless $HPT_UI_DIR
+// says otherwise.
+std::string DefaultUiDir();
 
 // Prints "hpt: <message>" to stderr and returns the exit code: 1 for a
 // failed run or anything else, 2 for a usage error.

@@ -7,7 +7,30 @@
 
 #include "api/version.h"
 #include "cli/commands.h"
+#include "cli/local_server.h"
 #include "trial-runner/trial_shim.h"
+
+namespace {
+
+// The command as typed, quoted where a shell needs it, for hints.
+std::string CommandLine(int argc, char** argv) {
+  std::string line = "hpt";
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    const bool plain = !arg.empty() && arg.find_first_not_of(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") ==
+        std::string::npos;
+    if (!plain) {
+      std::string quoted = "'";
+      for (char ch : arg) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+      arg = quoted + "'";
+    }
+    line += " " + arg;
+  }
+  return line;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // The supervisor `hpt serve` runs each trial under: before anything else,
@@ -20,8 +43,8 @@ int main(int argc, char** argv) {
   CLI::App app{"hpt: hyperparameter tuning service and client"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("hpt ") + hpt::kVersion);
-  const char* env_server = std::getenv("HPT_SERVER");
-  Connection conn{env_server ? env_server : "http://127.0.0.1:8750", ""};
+  Connection conn;
+  conn.server = DefaultServerUrl();
 
   ServeOptions serve;
   auto* serve_cmd = app.add_subcommand("serve", "Run the tuning server");
@@ -59,9 +82,12 @@ int main(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "Submit an experiment file and follow it to the end");
   run_cmd->add_option("file", run.file, "Experiment YAML or JSON")->required();
   run_cmd->add_option("--server", run.server,
-                      "Server URL (default: an embedded server on a private port)");
+                      "Server URL (default: the one at $HPT_SERVER or http://127.0.0.1:8750 "
+                      "if it answers, else an embedded one started there)");
   run_cmd->add_option("--token-file", run.token_file, "Bearer token file for --server");
-  run_cmd->add_option("--db", run.db, "Database of the embedded server");
+  run_cmd->add_option("--db", run.db,
+                      "Run an embedded server on this database (default hpt-data/hpt.db "
+                      "when no server answers)");
   run_cmd->add_flag("--quiet", run.quiet, "No progress output");
 
   std::string file;
@@ -70,39 +96,49 @@ int main(int argc, char** argv) {
 
   std::string name, trial;
   bool follow = false;
+  enum Kind { kWrite = 0, kRead = 1, kOutput = 2 };
   auto client = [&](const std::string& cmd, const std::string& help, bool needs_name,
-                    bool has_output) {
+                    int kind) {
     auto* sub = app.add_subcommand(cmd, help);
     sub->add_option("--server", conn.server, "Server URL (default $HPT_SERVER or "
                                               "http://127.0.0.1:8750)");
-    sub->add_option("--token-file", conn.token_file, "Bearer token file (or $HPT_TOKEN)");
+    sub->add_option("--token-file", conn.token_file,
+                    "Bearer token file (default $HPT_TOKEN, or the token `hpt run` left "
+                    "for its local server)");
     if (needs_name) sub->add_option("name", name, "Experiment name")->required();
-    if (has_output) {
-      sub->add_option("-o,--output", conn.output, "Output format: table, json or yaml")
-          ->check(CLI::IsMember({"table", "json", "yaml"}));
+    if (kind & kRead) {
+      sub->add_option("--db", conn.db,
+                      "Read this database file directly, read-only: no server needed");
+    }
+    if (kind & kOutput) {
+      sub->add_option("-o,--output", conn.output, "Output format: table, json, yaml or csv")
+          ->check(CLI::IsMember({"table", "json", "yaml", "csv"}));
     }
     return sub;
   };
-  auto* list_cmd = client("list", "List experiments", false, true);
-  auto* get_cmd = client("get", "Show an experiment (JSON unless -o yaml)", true, true);
-  auto* trials_cmd = client("trials", "Show an experiment's trials, best first", true, true);
-  auto* best_cmd = client("best", "Show an experiment's best trial", true, true);
-  auto* logs_cmd = client("logs", "Print a trial's captured output", true, false);
+  auto* list_cmd = client("list", "List experiments", false, kRead | kOutput);
+  auto* get_cmd = client("get", "Show an experiment (JSON unless -o yaml)", true, kRead | kOutput);
+  auto* trials_cmd =
+      client("trials", "Show an experiment's trials, best first", true, kRead | kOutput);
+  auto* best_cmd = client("best", "Show an experiment's best trial", true, kRead | kOutput);
+  auto* logs_cmd = client("logs", "Print a trial's captured output", true, kRead);
   logs_cmd->add_option("trial", trial, "Trial name")->required();
   logs_cmd->add_flag("-f,--follow", follow, "Keep printing until the trial finishes");
-  auto* export_cmd = client("export", "Print an experiment's trials as CSV", true, false);
-  auto* stop_cmd = client("stop", "Stop an experiment and its running trials", true, false);
-  auto* watch_cmd = client("watch", "Follow an experiment's progress until it ends", true, false);
+  auto* export_cmd = client("export", "Print an experiment's trials as CSV", true, kRead);
+  auto* stop_cmd = client("stop", "Stop an experiment and its running trials", true, kWrite);
+  auto* watch_cmd =
+      client("watch", "Follow an experiment's progress until it ends", true, kRead);
   ResumeOptions resume;
   auto* resume_cmd =
-      client("resume", "Raise an experiment's limits; a finished one runs again", true, false);
+      client("resume", "Raise an experiment's limits; a finished one runs again", true, kWrite);
   resume_cmd->add_option("--max-trials", resume.max_trials, "New maxTrialCount")
       ->check(CLI::PositiveNumber);
   resume_cmd->add_option("--parallel", resume.parallel, "New parallelTrialCount")
       ->check(CLI::PositiveNumber);
   resume_cmd->add_option("--max-failed", resume.max_failed, "New maxFailedTrialCount")
       ->check(CLI::NonNegativeNumber);
-  auto* delete_cmd = client("delete", "Delete an experiment, its trials and logs", true, false);
+  auto* delete_cmd =
+      client("delete", "Delete an experiment, its trials and logs", true, kWrite);
 
   NasDartsOptions darts;
   auto* nas_cmd = app.add_subcommand("nas", "Neural architecture search")->require_subcommand(1);
@@ -134,6 +170,9 @@ int main(int argc, char** argv) {
     return Fail(e.what(), 2);  // a usage error
   }
 
+  for (auto* read : {list_cmd, get_cmd, trials_cmd, best_cmd, logs_cmd, export_cmd, watch_cmd}) {
+    if (*read) conn.read_command = CommandLine(argc, argv);
+  }
   if (*serve_cmd) return Serve(serve);
   if (*run_cmd) return Run(run);
   if (*validate_cmd) return Validate(file);

@@ -37,6 +37,19 @@ int Best(const Connection& c, const std::string& name) {
     return Fail("experiment '" + name + "' has no trial with its objective metric '" + metric +
                 "' yet (its trials reported: " + (names.empty() ? "none" : names) + ")");
   }
+  if (c.output == "csv") {  // one row: the trial, its value, its parameters
+    std::vector<std::string> cells = {best.value("name", ""),
+                                      api::FormatDouble(best.value("objectiveValue", 0.0))};
+    std::vector<std::string> header = {"trial", metric};
+    for (const auto& a : best["parameterAssignments"]) {
+      header.push_back(a.value("name", ""));
+      cells.push_back(a.value("value", ""));
+    }
+    Table csv(header);
+    csv.AddRow(cells);
+    csv.PrintCsv(std::cout);
+    return 0;
+  }
   Table table({"TRIAL", metric});
   table.AddRow({best.value("name", ""), ShortNumber(best.value("objectiveValue", 0.0))});
   table.Print(std::cout);
@@ -94,14 +107,6 @@ int Logs(const Connection& c, const std::string& name, const std::string& trial,
 }
 
 namespace {
-
-// RFC 4180: quote fields holding a comma, quote or line break.
-std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
 
 std::string TextOf(const json& v) {
   if (v.is_null()) return "";

@@ -7,6 +7,8 @@
 
 #include "api/spec_codec.h"
 #include "api/text.h"
+#include "cli/local_server.h"
+#include "cli/offline_client.h"
 #include "cli/table.h"
 #include "server/server.h"
 
@@ -14,15 +16,17 @@ namespace hpt::cli {
 
 using nlohmann::json;
 
-StatusOr<std::string> ResolveToken(const std::string& token_file) {
+StatusOr<std::string> ResolveToken(const std::string& token_file, const std::string& url) {
   if (!token_file.empty()) return server::ReadTokenFile(token_file);
   const char* env = std::getenv("HPT_TOKEN");
-  return std::string(env ? env : "");
+  if (env && *env) return std::string(env);
+  return RuntimeTokenFor(url);
 }
 
 StatusOr<std::unique_ptr<hpt::client::ApiClient>> Connect(const Connection& c) {
-  HPT_ASSIGN_OR_RETURN(std::string token, ResolveToken(c.token_file));
-  return hpt::client::NewApiClient(c.server, token);
+  if (!c.db.empty()) return OpenOfflineClient(c.db);
+  HPT_ASSIGN_OR_RETURN(std::string token, ResolveToken(c.token_file, c.server));
+  return WithReachHint(hpt::client::NewApiClient(c.server, token), c.read_command);
 }
 
 bool PrintAs(const json& doc, const std::string& format, std::ostream& out) {

@@ -14,10 +14,12 @@
 
 namespace hpt::cli {
 
-// A client for the server in `c`, with the token from the file or $HPT_TOKEN.
+// A client for the server in `c`, with the token from the file, $HPT_TOKEN
+// or `hpt run`'s runtime file; with `c.db`, one that reads that database.
 StatusOr<std::unique_ptr<hpt::client::ApiClient>> Connect(const Connection& c);
-// The token in `token_file`, else $HPT_TOKEN, else "".
-StatusOr<std::string> ResolveToken(const std::string& token_file);
+// The token in `token_file`, else $HPT_TOKEN, else the one `hpt run` left
+// for a loopback `url`, else "".
+StatusOr<std::string> ResolveToken(const std::string& token_file, const std::string& url);
 
 // Trials sorted by their objectiveValue (best first; trials without one
 // last), the value shown under the objective metric.

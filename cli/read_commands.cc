@@ -44,18 +44,18 @@ int Validate(const std::string& file) {
   return 0;
 }
 
-int List(const Connection& c) {
-  auto client = Connect(c);
-  if (!client.ok()) return Fail(client.status());
-  auto r = (*client)->Json("GET", "/api/v1/experiments");
-  if (!r.ok()) return Fail(r.status());
-  if (PrintAs(*r, c.output, std::cout)) return 0;
+namespace {
+
+// Experiments, one row each, as `hpt list` shows them; CSV keeps every
+// digit of the best value.
+Table ExperimentTable(const json& experiments, bool csv) {
   Table table({"NAME", "PHASE", "ALGORITHM", "TRIALS", "RUNNING", "PENDING", "BEST"});
-  for (const auto& e : (*r)["experiments"]) {
+  for (const auto& e : experiments) {
     const json& st = e["status"];
-    std::string best = "-";
+    std::string best = csv ? "" : "-";
     if (!st["currentOptimalTrial"].is_null()) {
-      best = ShortNumber(st["currentOptimalTrial"].value("objectiveValue", 0.0));
+      const double value = st["currentOptimalTrial"].value("objectiveValue", 0.0);
+      best = csv ? api::FormatDouble(value) : ShortNumber(value);
     }
     const json& counts = st["trials"];
     int done = counts.value("total", 0) - counts.value("running", 0) -
@@ -67,7 +67,23 @@ int List(const Connection& c) {
                   std::to_string(counts.value("running", 0)),
                   std::to_string(counts.value("pending", 0)), best});
   }
-  table.Print(std::cout);
+  return table;
+}
+
+}  // namespace
+
+int List(const Connection& c) {
+  auto client = Connect(c);
+  if (!client.ok()) return Fail(client.status());
+  auto r = (*client)->Json("GET", "/api/v1/experiments");
+  if (!r.ok()) return Fail(r.status());
+  if (PrintAs(*r, c.output, std::cout)) return 0;
+  Table table = ExperimentTable((*r)["experiments"], c.output == "csv");
+  if (c.output == "csv") {
+    table.PrintCsv(std::cout);
+  } else {
+    table.Print(std::cout);
+  }
   return 0;
 }
 
@@ -76,11 +92,16 @@ int Get(const Connection& c, const std::string& name) {
   if (!client.ok()) return Fail(client.status());
   auto r = (*client)->Json("GET", "/api/v1/experiments/" + name);
   if (!r.ok()) return Fail(r.status());
+  if (c.output == "csv") {
+    ExperimentTable(json::array({*r}), true).PrintCsv(std::cout);
+    return 0;
+  }
   PrintAs(*r, c.output.empty() || c.output == "table" ? "json" : c.output, std::cout);
   return 0;
 }
 
 int Trials(const Connection& c, const std::string& name) {
+  if (c.output == "csv") return Export(c, name);  // parameters, then metrics
   auto client = Connect(c);
   if (!client.ok()) return Fail(client.status());
   auto exp = (*client)->Json("GET", "/api/v1/experiments/" + name);

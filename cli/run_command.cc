@@ -4,12 +4,14 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <thread>
 
 #include "api/spec_codec.h"
 #include "cli/commands.h"
+#include "cli/local_server.h"
 #include "cli/output.h"
 #include "cli/spec_file.h"
 #include "server/server.h"
@@ -21,6 +23,54 @@ using nlohmann::json;
 
 volatile sig_atomic_t g_interrupted = 0;
 void OnInterrupt(int) { g_interrupted = 1; }
+
+std::string RandomToken();
+
+// `hpt run`'s own server: on the default port when it is free (so the
+// printed dashboard link and a second terminal's `hpt list` work as they
+// would with `hpt serve`), else on any free port; locked with a random
+// token left in the runtime file for this user's other commands.
+class EmbeddedServer {
+ public:
+  static StatusOr<std::unique_ptr<EmbeddedServer>> Start(const std::string& db) {
+    server::ServerOptions so;
+    so.log_level = "warn";  // the run's own output says what happens
+    so.db_path = db;
+    so.token = RandomToken();  // the embedded server still runs code: lock it
+    so.hpt_binary = SelfPath();
+    so.ui_dir = DefaultUiDir();  // the printed dashboard link must work
+    so.port = DefaultLocalPort();
+    auto started = server::Server::Start(so);
+    if (!started.ok() && started.status().code() == StatusCode::kUnavailable) {
+      std::cerr << "hpt: note: port " << so.port << " is taken (" << started.status().message()
+                << "); the embedded server takes another\n";
+      so.port = 0;
+      started = server::Server::Start(so);
+    }
+    if (!started.ok()) return started.status();
+    auto self = std::unique_ptr<EmbeddedServer>(new EmbeddedServer(std::move(*started), so.token));
+    Status written = WriteRuntimeToken(self->server_->port(), so.token);
+    if (!written.ok()) std::cerr << "hpt: note: " << written.message() << "\n";
+    return self;
+  }
+  ~EmbeddedServer() { Stop(); }
+
+  std::string url() const { return server_->url(); }
+  const std::string& token() const { return token_; }
+  void Stop() {
+    if (stopped_) return;
+    stopped_ = true;
+    RemoveRuntimeToken(server_->port());
+    server_->Stop();
+  }
+
+ private:
+  EmbeddedServer(std::unique_ptr<server::Server> server, std::string token)
+      : server_(std::move(server)), token_(std::move(token)) {}
+  std::unique_ptr<server::Server> server_;
+  std::string token_;
+  bool stopped_ = false;
+};
 
 std::string RandomToken() {
   std::ifstream in("/dev/urandom", std::ios::binary);
@@ -98,37 +148,45 @@ int Run(const RunOptions& options) {
     return Fail(Status(spec.status().code(), options.file + ": " + spec.status().message()));
   }
 
-  std::unique_ptr<server::Server> embedded;
-  Connection connection{options.server, options.token_file};
+  // A server already running here (or at $HPT_SERVER) gets the experiment,
+  // unless --db asks for an embedded one on that database.
+  std::string url = options.server;
+  if (url.empty() && options.db.empty() && Reachable(DefaultServerUrl())) {
+    url = DefaultServerUrl();
+  }
+  std::unique_ptr<EmbeddedServer> embedded;
   std::string token;
-  if (options.server.empty()) {
+  if (url.empty()) {
     if (!spec->trial_template) {
       return Fail(options.file + ": has no trialTemplate, so its trials run elsewhere; "
-                  "start `hpt serve` and point clients and `hpt run --server` at it");
+                  "start `hpt serve` and point clients and `hpt run --server` at it", 2);
     }
-    server::ServerOptions so;
-    so.log_level = "warn";  // the run's own output says what happens
-    so.port = 0;
-    so.db_path = options.db;
-    so.token = RandomToken();  // the private server still runs code: lock it
-    so.hpt_binary = SelfPath();
-    auto started = server::Server::Start(so);
+    auto started = EmbeddedServer::Start(options.db.empty() ? "hpt-data/hpt.db" : options.db);
     if (!started.ok()) return Fail(started.status());
     embedded = std::move(*started);
-    connection.server = embedded->url();
-    token = so.token;
+    url = embedded->url();
+    token = embedded->token();
   } else {
-    auto resolved = ResolveToken(options.token_file);
+    auto resolved = ResolveToken(options.token_file, url);
     if (!resolved.ok()) return Fail(resolved.status());
     token = *resolved;
   }
-  auto client = hpt::client::NewApiClient(connection.server, token);
+  auto client = WithReachHint(hpt::client::NewApiClient(url, token), "");
   auto created = client->Json("POST", "/api/v1/experiments", *spec_json);
   if (!created.ok()) {
     return Fail(Status(created.status().code(), options.file + ": " + created.status().message()));
   }
   const std::string name = spec->name;
-  std::cout << "experiment '" << name << "' submitted to " << connection.server << std::endl;
+  std::cout << "experiment '" << name << "' submitted to " << url
+            << (embedded ? " (an embedded server; it stops when this run ends)" : "") << "\n";
+  std::error_code ec;
+  if (embedded && !std::filesystem::exists(DefaultUiDir() + "/index.html", ec)) {
+    std::cout << "  dashboard: not built (bash scripts/build.sh builds ui/dist)\n";
+  } else {
+    std::cout << "  dashboard: " << url << "/#/experiments/" << name
+              << (embedded ? "?token=" + token : "") << "\n";
+  }
+  std::cout << "  from another terminal: hpt watch " << name << std::endl;
   int code = Follow(*client, name, options.quiet, /*stop_on_interrupt=*/embedded != nullptr);
   if (embedded) embedded->Stop();
   return code;

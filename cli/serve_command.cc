@@ -31,14 +31,12 @@ StatusOr<std::optional<std::vector<int>>> ParseGpus(const std::string& text) {
   return std::optional<std::vector<int>>(ids);
 }
 
-// The dashboard built into the source tree (ui/dist), unless $HPT_UI_DIR
-// says otherwise.
+}  // namespace
+
 std::string DefaultUiDir() {
   const char* env = std::getenv("HPT_UI_DIR");
   return env && *env ? env : HPT_DEFAULT_UI_DIR;
 }
-
-}  // namespace
 
 std::string SelfPath() {
   std::error_code ec;

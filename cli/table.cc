@@ -27,4 +27,22 @@ void Table::Print(std::ostream& out) const {
   for (const auto& r : rows_) print(r);
 }
 
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+void Table::PrintCsv(std::ostream& out) const {
+  auto print = [&](const std::vector<std::string>& row) {
+    for (size_t i = 0; i < header_.size(); ++i) {
+      out << (i ? "," : "") << CsvField(i < row.size() ? row[i] : "");
+    }
+    out << "\n";
+  };
+  print(header_);
+  for (const auto& r : rows_) print(r);
+}
+
 }  // namespace hpt::cli

@@ -7,12 +7,17 @@
 
 namespace hpt::cli {
 
+// RFC 4180: a field quoted when it holds a comma, quote or line break.
+std::string CsvField(const std::string& text);
+
 class Table {
  public:
   explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
   void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
   // Columns padded to their widest cell, two spaces apart.
   void Print(std::ostream& out) const;
+  // The same cells as CSV (RFC 4180), for `-o csv`.
+  void PrintCsv(std::ostream& out) const;
 
  private:
   std::vector<std::string> header_;

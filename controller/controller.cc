@@ -166,9 +166,15 @@ Status Controller::DeleteExperiment(const std::string& name) {
   return Status::Ok();
 }
 
-StatusOr<std::vector<Trial>> Controller::SuggestTrials(const std::string& name, int count) {
+StatusOr<std::vector<Trial>> Controller::SuggestTrials(const std::string& name, int count,
+                                                       int wait_ms) {
   HPT_ASSIGN_OR_RETURN(Entry entry, Find(name));
-  return entry.runner->Suggest(count);
+  return entry.runner->Suggest(count, wait_ms);
+}
+
+StatusOr<int> Controller::Heartbeat(const std::string& experiment, const std::string& trial) {
+  HPT_ASSIGN_OR_RETURN(Entry entry, Find(experiment));
+  return entry.runner->Heartbeat(trial);
 }
 
 StatusOr<api::Trial> Controller::CompleteTrial(const std::string& experiment,

@@ -62,7 +62,11 @@ class Controller : public runner::ExecutorListener {
   StatusOr<api::Experiment> UpdateExperiment(const std::string& name, const Limits& limits);
   Status DeleteExperiment(const std::string& name);
 
-  StatusOr<std::vector<api::Trial>> SuggestTrials(const std::string& name, int count);
+  // Waits up to `wait_ms` for a free parallelTrialCount slot.
+  StatusOr<std::vector<api::Trial>> SuggestTrials(const std::string& name, int count,
+                                                  int wait_ms = 0);
+  // Renews a client-run trial's lease; the lease's length in seconds.
+  StatusOr<int> Heartbeat(const std::string& experiment, const std::string& trial);
   StatusOr<api::Trial> CompleteTrial(const std::string& experiment, const std::string& trial,
                                      const Completion& completion);
   StatusOr<std::vector<api::Trial>> CompleteTrials(const std::string& experiment,

@@ -29,6 +29,12 @@ ExperimentRunner::ExperimentRunner(const RunnerDeps& deps, api::Experiment exper
       trials_(std::move(trials)),
       tally_(exp_.spec.objective) {
   for (size_t i = 0; i < trials_.size(); ++i) index_[trials_[i].name] = i;
+  // Client-run trials still Running after a restart: a full lease from now.
+  if (!runner_run_) {
+    for (const Trial& t : trials_) {
+      if (t.phase == api::TrialPhase::kRunning) RenewLeaseLocked(t.name);
+    }
+  }
   if (!exp_.spec.early_stopping.name.empty()) {
     auto policy = deps_.policies->Create(exp_.spec.early_stopping.name);
     if (policy.ok()) policy_ = std::move(*policy);

@@ -42,6 +42,7 @@ struct Limits {
   std::optional<int> max_trial_count;
   std::optional<int> parallel_trial_count;
   std::optional<int> max_failed_trial_count;
+  std::optional<int> trial_lease_seconds;
 };
 
 // One trial's completion in a batch.
@@ -90,7 +91,11 @@ class ExperimentRunner {
   // True while Reconcile() has work to do later: trials waiting for GPUs,
   // or writes the store refused. Takes no lock: the periodic sweep must not
   // wait on a busy runner.
-  bool NeedsSweep() const { return waiting_for_resources_.load() || dirty_.load(); }
+  bool NeedsSweep() const {
+    const int64_t lease = next_lease_expiry_ms_.load();
+    return waiting_for_resources_.load() || dirty_.load() ||
+           (lease > 0 && api::NowMillis() >= lease);
+  }
 
   Status Stop();
   // New limits, validated like a new spec; a finished experiment they
@@ -100,7 +105,15 @@ class ExperimentRunner {
   // Kills its active trials, ahead of the store's delete.
   void PrepareDelete();
 
-  StatusOr<std::vector<api::Trial>> Suggest(int count);
+  // Up to `count` new Running trials for a client to evaluate, never more
+  // than parallelTrialCount running at once: when all its slots are taken
+  // it waits up to `wait_ms` for one, then answers FailedPrecondition
+  // (409) naming the running trials.
+  StatusOr<std::vector<api::Trial>> Suggest(int count, int wait_ms = 0);
+  // A client-run trial's sign of life: renews its lease (runner_leases.cc).
+  // Observations and :shouldStop renew it too.
+  // The lease's length in seconds (0: none).
+  StatusOr<int> Heartbeat(const std::string& trial);
   // The trial as completed (its objective value needs objective()).
   StatusOr<api::Trial> Complete(const std::string& trial, const Completion& completion);
   // Several at once, in order. Every entry is checked first (a bad one,
@@ -145,6 +158,14 @@ class ExperimentRunner {
   // Retries the refused writes; false while the store still refuses one.
   bool FlushUnwrittenLocked();
   Status RefreshTrialLocked(api::Trial& trial);
+  // One attempt of Suggest(); `full` says all of parallelTrialCount's
+  // slots were taken.
+  StatusOr<std::vector<api::Trial>> SuggestLocked(int count, bool* full);
+  // Client-run trial leases (runner_leases.cc): renewed by any report;
+  // ExpireLeasesLocked() fails the trials whose lease ran out (Abandoned)
+  // and says whether there were any.
+  void RenewLeaseLocked(const std::string& trial);
+  bool ExpireLeasesLocked();
   // Client-run completions (runner_client.cc).
   Status CheckCompletableLocked(const std::string& trial);
   Status CompleteLocked(api::Trial& trial, const Completion& completion);
@@ -189,6 +210,11 @@ class ExperimentRunner {
   // observations up to it are replays.
   std::map<std::string, int64_t> replay_through_;       // guarded by mu_
   std::map<std::string, int64_t> last_step_;            // guarded by mu_
+  // Client-run trials: when each Running one last reported (ms).
+  std::map<std::string, int64_t> lease_renewed_ms_;     // guarded by mu_
+  // The earliest a lease may run out (0: none); read without mu_ by the
+  // sweep. Never later than the true earliest (renewals only move those).
+  std::atomic<int64_t> next_lease_expiry_ms_{0};
   // A trial waits for the executor's resources (GPUs); read without mu_ by
   // the sweep.
   std::atomic<bool> waiting_for_resources_{false};

@@ -4,7 +4,9 @@
 // back from the store: the trial's metrics and last step are kept here.
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "api/experiment_status.h"
 #include "controller/experiment_runner.h"
@@ -36,11 +38,27 @@ void MergeFinal(std::vector<api::MetricSummary>& summaries,
 
 }  // namespace
 
-StatusOr<std::vector<Trial>> ExperimentRunner::Suggest(int count) {
+StatusOr<std::vector<Trial>> ExperimentRunner::Suggest(int count, int wait_ms) {
   if (count < 1 || count > 1000) {
     return InvalidArgument("count: must be between 1 and 1000, not " + std::to_string(count));
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  while (true) {
+    bool full = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto trials = SuggestLocked(count, &full);
+      if (!full || std::chrono::steady_clock::now() >= deadline ||
+          (deps_.stopping && deps_.stopping->load())) {
+        return trials;
+      }
+    }
+    // A slot frees when a trial completes, is stopped or its lease lapses.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+StatusOr<std::vector<Trial>> ExperimentRunner::SuggestLocked(int count, bool* full) {
   if (runner_run_) {
     return FailedPrecondition("experiment '" + name_ +
                               "' has a trialTemplate: the server runs its trials; "
@@ -55,11 +73,32 @@ StatusOr<std::vector<Trial>> ExperimentRunner::Suggest(int count) {
     exp_.phase = *update.phase;
     exp_.start_time_ms = *update.start_time_ms;
   }
+  // A lapsed lease frees its slot now, not at the next sweep.
+  if (ExpireLeasesLocked() && FinishIfDoneLocked()) return std::vector<Trial>{};
   int budget = exp_.spec.max_trial_count - static_cast<int>(trials_.size());
   if (budget <= 0 || exhausted_) return std::vector<Trial>{};
+  std::vector<std::string> running;
+  for (const Trial& t : trials_) {
+    if (t.phase == TrialPhase::kRunning) running.push_back(t.name);
+  }
+  const int room = exp_.spec.parallel_trial_count - static_cast<int>(running.size());
+  if (room <= 0) {
+    *full = true;
+    std::string names;
+    for (size_t i = 0; i < running.size() && i < 5; ++i) names += (i ? ", " : "") + running[i];
+    if (running.size() > 5) names += ", ...";
+    return FailedPrecondition(
+        "parallelTrialCount: all " + std::to_string(exp_.spec.parallel_trial_count) +
+        " slots are taken by running trials (" + names +
+        "); complete or stop one first, ask with \"waitSeconds\" to wait for a slot, "
+        "or raise parallelTrialCount (PATCH)");
+  }
   HPT_ASSIGN_OR_RETURN(auto created,
-                       CreateTrialsLocked(std::min(count, budget), TrialPhase::kRunning));
-  for (const Trial& t : created) last_step_[t.name] = -1;  // nothing observed yet
+                       CreateTrialsLocked(std::min({count, budget, room}), TrialPhase::kRunning));
+  for (const Trial& t : created) {
+    last_step_[t.name] = -1;  // nothing observed yet
+    RenewLeaseLocked(t.name);
+  }
   if (created.empty() && exhausted_) FinishIfDoneLocked();
   return created;
 }
@@ -71,9 +110,11 @@ Status ExperimentRunner::AddObservations(const std::string& trial,
   if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
   if (api::IsFinished(t->phase)) {
     return FailedPrecondition("trial '" + trial + "' is " + api::ToString(t->phase) +
+                              (t->reason.empty() ? "" : " (" + t->reason + ")") +
                               "; observations are taken only while it runs");
   }
   HPT_RETURN_IF_ERROR(deps_.store->AddObservations(name_, trial, observations));
+  if (!runner_run_) RenewLeaseLocked(trial);
   for (const auto& o : observations) {
     AppendCurveLocked(trial, o);
     NoteStepLocked(trial, o.step);
@@ -110,7 +151,8 @@ Status ExperimentRunner::CheckCompletableLocked(const std::string& trial) {
   Trial* t = FindLocked(trial);
   if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
   if (api::IsFinished(t->phase)) {
-    return FailedPrecondition("trial '" + trial + "' is already " + api::ToString(t->phase));
+    return FailedPrecondition("trial '" + trial + "' is already " + api::ToString(t->phase) +
+                              (t->reason.empty() ? "" : " (" + t->reason + ")"));
   }
   return Status::Ok();
 }
@@ -165,6 +207,7 @@ Status ExperimentRunner::CompleteLocked(Trial& t, const Completion& completion) 
     AppendCurveLocked(t.name, update.observations.front());
   }
   last_step_.erase(t.name);  // finished: no more observations
+  lease_renewed_ms_.erase(t.name);
   return Status::Ok();
 }
 

@@ -16,6 +16,7 @@ StatusOr<api::Experiment> ExperimentRunner::UpdateLimits(const Limits& limits) {
   if (limits.max_trial_count) spec.max_trial_count = *limits.max_trial_count;
   if (limits.parallel_trial_count) spec.parallel_trial_count = *limits.parallel_trial_count;
   if (limits.max_failed_trial_count) spec.max_failed_trial_count = *limits.max_failed_trial_count;
+  if (limits.trial_lease_seconds) spec.trial_lease_seconds = *limits.trial_lease_seconds;
   HPT_RETURN_IF_ERROR(ValidateWithAlgorithms(spec, *deps_.algorithms, *deps_.policies));
   const api::TrialCounts counts = tally_.Counts(trials_);
   if (spec.max_trial_count < counts.total) {
@@ -38,6 +39,8 @@ StatusOr<api::Experiment> ExperimentRunner::UpdateLimits(const Limits& limits) {
   }
   HPT_RETURN_IF_ERROR(deps_.store->UpdateExperiment(name_, update));
   exp_.spec = spec;
+  // Leases are measured against the new length from the next sweep on.
+  if (!runner_run_ && limits.trial_lease_seconds) next_lease_expiry_ms_ = api::NowMillis();
   if (reopen) {
     exp_.phase = *update.phase;
     exp_.reason = *update.reason;

@@ -100,6 +100,7 @@ StatusOr<earlystop::StopDecision> ExperimentRunner::ShouldStop(const std::string
   if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
   if (t->phase == TrialPhase::kEarlyStopped) return earlystop::StopDecision{true, t->message};
   if (api::IsFinished(t->phase)) return earlystop::StopDecision{};
+  if (!runner_run_) RenewLeaseLocked(trial);  // asking is a sign of life
   HPT_ASSIGN_OR_RETURN(earlystop::StopDecision decision, EvaluateLocked(trial));
   if (decision.stop && t->reason != "EarlyStopAdvised") {
     // Stored, so that the advice outlives a restart: the trial completes as

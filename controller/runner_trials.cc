@@ -64,7 +64,9 @@ void ExperimentRunner::Reconcile() {
   // holds what already happened.
   if (!FlushUnwrittenLocked()) return;
   if (exp_.phase != ExperimentPhase::kRunning || !executor()) return;
-  // A client-run experiment is here only when the sweep retries its end.
+  // A client-run experiment is here when the sweep retries its end or a
+  // lease runs out.
+  if (!runner_run_) ExpireLeasesLocked();
   if (FinishIfDoneLocked() || !runner_run_) return;
   for (Trial& t : trials_) {
     // A Pending trial with a job waits in a cluster's queue: started already.

@@ -64,22 +64,27 @@ HttpResponse ListExperiments(const ApiContext& ctx, const HttpRequest&) {
   return JsonResponse(200, body);
 }
 
-// PATCH: {"maxTrialCount", "parallelTrialCount", "maxFailedTrialCount"},
-// any of them; a finished experiment with room left runs again.
+// PATCH: {"maxTrialCount", "parallelTrialCount", "maxFailedTrialCount",
+// "trialLeaseSeconds"}, any of them; a finished experiment with room left
+// runs again.
 HttpResponse PatchExperiment(const ApiContext& ctx, const HttpRequest& req) {
   auto body = ParseBody(req);
   if (!body.ok()) return ErrorResponse(body.status());
   if (!body->is_object()) return ErrorResponse(InvalidArgument("body must be a JSON object"));
   api::JsonReader r;
-  r.RejectUnknown(*body, "", {"maxTrialCount", "parallelTrialCount", "maxFailedTrialCount"});
+  r.RejectUnknown(*body, "", {"maxTrialCount", "parallelTrialCount", "maxFailedTrialCount",
+                              "trialLeaseSeconds"});
   controller::Limits limits;
   limits.max_trial_count = r.Int(*body, "", "maxTrialCount", false);
   limits.parallel_trial_count = r.Int(*body, "", "parallelTrialCount", false);
   limits.max_failed_trial_count = r.Int(*body, "", "maxFailedTrialCount", false);
+  limits.trial_lease_seconds = r.Int(*body, "", "trialLeaseSeconds", false);
   if (!r.ok()) return ErrorResponse(r.ToStatus());
-  if (!limits.max_trial_count && !limits.parallel_trial_count && !limits.max_failed_trial_count) {
+  if (!limits.max_trial_count && !limits.parallel_trial_count && !limits.max_failed_trial_count &&
+      !limits.trial_lease_seconds) {
     return ErrorResponse(InvalidArgument(
-        "nothing to change: give maxTrialCount, parallelTrialCount or maxFailedTrialCount"));
+        "nothing to change: give maxTrialCount, parallelTrialCount, maxFailedTrialCount "
+        "or trialLeaseSeconds"));
   }
   auto exp = ctx.controller->UpdateExperiment(req.Var("name"), limits);
   if (!exp.ok()) return ErrorResponse(exp.status());
@@ -136,18 +141,29 @@ HttpResponse GetTrial(const ApiContext& ctx, const HttpRequest& req) {
   return JsonResponse(200, api::TrialToJson(*t, *objective));
 }
 
+// {"count": N, "waitSeconds": S}: with every parallelTrialCount slot taken,
+// waits up to S seconds (at most 60) for one before the 409.
 HttpResponse Suggest(const ApiContext& ctx, const HttpRequest& req) {
+  constexpr int kMaxWaitSeconds = 60;
   int count = 1;
+  int wait_s = 0;
   if (!req.body.empty()) {
     auto body = ParseBody(req);
     if (!body.ok()) return ErrorResponse(body.status());
     if (!body->is_object()) return ErrorResponse(InvalidArgument("body must be a JSON object"));
     api::JsonReader r;
-    r.RejectUnknown(*body, "", {"count"});
+    r.RejectUnknown(*body, "", {"count", "waitSeconds"});
     if (auto c = r.Int(*body, "", "count", false)) count = *c;
+    if (auto w = r.Int(*body, "", "waitSeconds", false)) {
+      wait_s = *w;
+      if (wait_s < 0 || wait_s > kMaxWaitSeconds) {
+        r.Problem("waitSeconds", "must be between 0 and " + std::to_string(kMaxWaitSeconds) +
+                                     ", not " + std::to_string(wait_s));
+      }
+    }
     if (!r.ok()) return ErrorResponse(r.ToStatus());
   }
-  auto trials = ctx.controller->SuggestTrials(req.Var("name"), count);
+  auto trials = ctx.controller->SuggestTrials(req.Var("name"), count, wait_s * 1000);
   if (!trials.ok()) return ErrorResponse(trials.status());
   // New trials have no metrics, so no objective value to compute.
   json list = json::array();
@@ -204,6 +220,13 @@ HttpResponse StopTrial(const ApiContext& ctx, const HttpRequest& req) {
   Status s = ctx.controller->StopTrial(req.Var("name"), req.Var("trial"));
   if (!s.ok()) return ErrorResponse(s);
   return GetTrial(ctx, req);
+}
+
+// A client-run trial's sign of life: renews its lease (trialLeaseSeconds).
+HttpResponse Heartbeat(const ApiContext& ctx, const HttpRequest& req) {
+  auto lease = ctx.controller->Heartbeat(req.Var("name"), req.Var("trial"));
+  if (!lease.ok()) return ErrorResponse(lease.status());
+  return JsonResponse(200, {{"name", req.Var("trial")}, {"trialLeaseSeconds", *lease}});
 }
 
 HttpResponse ShouldStop(const ApiContext& ctx, const HttpRequest& req) {
@@ -366,6 +389,8 @@ void AddApiRoutes(const ApiContext& c, Router& r) {
   r.Add("GET", t + "/{trial}/observations",
         [c](const HttpRequest& q) { return ListObservations(c, q); });
   r.Add("GET", t + "/{trial}:shouldStop", [c](const HttpRequest& q) { return ShouldStop(c, q); },
+  r.Add("POST", t + "/{trial}:heartbeat", [c](const HttpRequest& q) { return Heartbeat(c, q); },
+        Access::kTrial);
         Access::kTrial);
   r.Add("GET", t + "/{trial}/logs", [c](const HttpRequest& q) { return Logs(c, q); });
   r.Add("GET", "/api/v1/algorithms", [c](const HttpRequest& q) { return Algorithms(c, q); });

@@ -142,12 +142,13 @@ std::string Statement::ColumnBlob(int column) const {
 
 // ---- Database ----
 
-StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path) {
+StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path, bool read_only) {
   sqlite3* db = nullptr;
   // NOMUTEX: the store's own mutex already serialises every call.
   int rc = sqlite3_open_v2(
       path.c_str(), &db,
-      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+      (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+          SQLITE_OPEN_NOMUTEX,
       nullptr);
   if (rc != SQLITE_OK) {
     std::string message = "open '" + path + "': " +

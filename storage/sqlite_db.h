@@ -84,7 +84,9 @@ class Statement {
 class Database {
  public:
   // Opens (creating if needed) the database file. Does not create folders.
-  static StatusOr<std::unique_ptr<Database>> Open(const std::string& path);
+  // `read_only`: an existing file, never written.
+  static StatusOr<std::unique_ptr<Database>> Open(const std::string& path,
+                                                  bool read_only = false);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;

@@ -79,6 +79,15 @@ Status CreatePrivateFiles(const std::string& path) {
 
 StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
                                                  const SqliteOptions& options) {
+  if (options.read_only) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+      return NotFound("database '" + path + "' not found");
+    }
+    HPT_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path, true));
+    db->SetBusyTimeout(options.busy_timeout_ms > 0 ? options.busy_timeout_ms : 0);
+    return std::unique_ptr<Store>(new SqliteStore(std::move(db)));
+  }
   HPT_RETURN_IF_ERROR(CreatePrivateFiles(path));
   HPT_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path));
   db->SetBusyTimeout(options.busy_timeout_ms > 0 ? options.busy_timeout_ms : 0);

@@ -118,6 +118,9 @@ struct SqliteOptions {
   // at checkpoints (survives any process crash, the default).
   bool synchronous_full = false;
   int busy_timeout_ms = 5000;
+  // Reads only (`hpt list --db`): the file must exist; nothing is created,
+  // migrated or written, and a running server's lock is not needed.
+  bool read_only = false;
 };
 
 // Opens (creating if needed, with parent folders) the SQLite database at

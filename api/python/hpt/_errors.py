@@ -30,3 +30,9 @@ class Pruned(Exception):
     its trial early, as ``optuna.TrialPruned`` is: ``if trial.should_prune():
     raise hpt.Pruned()``. The trial ends EarlyStopped when the experiment's
     early-stopping policy advised it (see Experiment.optimize)."""
+
+
+def is_slots_full(error: ApiError) -> bool:
+    """Whether ``error`` is :suggest's 409 for every parallelTrialCount slot
+    taken (a later call may succeed), not some other conflict."""
+    return error.code == 409 and error.message.startswith("parallelTrialCount:")

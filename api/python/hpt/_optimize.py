@@ -6,9 +6,9 @@ import os
 import threading
 import time
 import warnings
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Tuple, Type, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Tuple, Type, Union
 
-from hpt._errors import ApiError, Pruned
+from hpt._errors import ApiError, Pruned, is_slots_full
 from hpt._http import metrics_body
 from hpt._progress import Progress
 from hpt.trial import Trial
@@ -119,7 +119,11 @@ class _Run:
 
     def work(self) -> None:
         while self._claim():
-            trials = self.exp.suggest(count=1)
+            trials = self._suggest()
+            if trials is None:  # stopped, or timed out, while every slot was taken
+                with self.lock:
+                    self.started -= 1
+                return
             if not trials:  # the budget is used, or the experiment has ended
                 with self.lock:
                     self.started -= 1
@@ -127,6 +131,24 @@ class _Run:
                 self.stop.set()
                 return
             self._evaluate(trials[0])
+
+    def _suggest(self) -> Optional[List[Trial]]:
+        """One new trial, waiting while parallelTrialCount's slots are all
+        taken (by other workers or clients); None when the run stops or
+        times out meanwhile."""
+        while True:
+            left = None if self.deadline is None else self.deadline - time.monotonic()
+            try:
+                return self.exp.suggest(count=1, wait=5.0 if left is None else min(5.0, left))
+            except ApiError as e:
+                if not is_slots_full(e):
+                    raise
+            if self.stop.is_set():
+                return None
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                with self.lock:
+                    self.timed_out = True
+                return None
 
     def _claim(self) -> bool:
         with self.lock:
@@ -142,7 +164,8 @@ class _Run:
 
     def _evaluate(self, trial: Trial) -> None:
         try:
-            result = self.fn(trial)
+            with _Heartbeat(trial, int(self.exp.spec.get("trialLeaseSeconds") or 0)):
+                result = self.fn(trial)
         except Pruned:
             _end_pruned(trial)
         except BaseException as e:
@@ -194,6 +217,40 @@ class _Run:
         # stacklevel: the caller of Experiment.optimize, when n_jobs is 1.
         warnings.warn(f"trial {trial.name} failed: {message}", RuntimeWarning, stacklevel=7)
         _fail(trial, message)
+
+
+class _Heartbeat:
+    """While fn runs, renews its trial's lease (a third of trialLeaseSeconds
+    apart), so that a long step with no report is not taken for an
+    abandoned trial; a client that dies stops renewing, and the server
+    frees the slot."""
+
+    def __init__(self, trial: Trial, lease_seconds: int) -> None:
+        self.trial = trial
+        self.interval = max(0.2, min(60.0, lease_seconds / 3)) if lease_seconds > 0 else None
+        self.done = threading.Event()
+        self.thread: Optional[threading.Thread] = None
+
+    def __enter__(self) -> "_Heartbeat":
+        if self.interval is not None:
+            self.thread = threading.Thread(target=self._beat, daemon=True,
+                                           name=f"hpt-heartbeat-{self.trial.name}")
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.done.set()
+        if self.thread is not None:
+            self.thread.join()
+
+    def _beat(self) -> None:
+        while not self.done.wait(self.interval):
+            try:
+                self.trial.heartbeat()
+            except ApiError:
+                return  # the trial has ended (stopped, the experiment's goal)
+            except OSError:
+                continue  # the server may be back by the next beat
 
 
 def _fail(trial: Trial, message: str) -> bool:

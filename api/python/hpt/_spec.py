@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 from hpt.space import Parameter, parameters
 
 #: Limits that load_if_exists updates (PATCH) rather than refuses.
-LIMITS = ("maxTrialCount", "parallelTrialCount", "maxFailedTrialCount")
+LIMITS = ("maxTrialCount", "parallelTrialCount", "maxFailedTrialCount", "trialLeaseSeconds")
 #: Parts of a spec that, when the stored spec has them and the given one
 #: does not, still make the two differ (the rest are the server's defaults).
 _STRUCTURAL = ("earlyStopping", "trialTemplate", "nasConfig")
@@ -32,7 +32,8 @@ def build(name: str, space: Sequence[Parameter], *, objective: Optional[str],
           algorithm_settings: Optional[Mapping[str, Any]], max_trials: Optional[int],
           parallel: Optional[int], max_failed: Optional[int], goal: Optional[float],
           early_stopping: Optional[str],
-          early_stopping_settings: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+          early_stopping_settings: Optional[Mapping[str, Any]],
+          lease_seconds: Optional[int] = None) -> Dict[str, Any]:
     """The spec a client-run experiment gets from create_experiment's
     keyword form; the server validates it further."""
     if not isinstance(name, str) or not name:
@@ -60,6 +61,8 @@ def build(name: str, space: Sequence[Parameter], *, objective: Optional[str],
     spec["parallelTrialCount"] = int(parallel) if parallel is not None else min(3, max_trials)
     spec["maxFailedTrialCount"] = (int(max_failed) if max_failed is not None
                                    else min(3, max_trials))
+    if lease_seconds is not None:
+        spec["trialLeaseSeconds"] = int(lease_seconds)
     if early_stopping is not None:
         spec["earlyStopping"] = {
             "algorithmName": early_stopping,

@@ -47,6 +47,7 @@ class Client:
             max_failed: Optional[int] = None, goal: Optional[float] = None,
             early_stopping: Optional[str] = None,
             early_stopping_settings: Optional[Mapping[str, Any]] = None,
+            lease_seconds: Optional[int] = None,
             load_if_exists: bool = False, exist_ok: bool = False) -> Experiment:
         """Creates an experiment and returns it, from a spec or from a space.
 
@@ -62,18 +63,22 @@ class Client:
         7}``), ``max_trials`` the budget (required), ``parallel``,
         ``max_failed`` and ``goal`` the spec's parallelTrialCount,
         maxFailedTrialCount and objective.goal, ``early_stopping`` and its
-        settings the policy (``"medianstop"``, ``{"start_step": 2}``).
+        settings the policy (``"medianstop"``, ``{"start_step": 2}``),
+        ``lease_seconds`` the spec's trialLeaseSeconds (a Running trial with
+        no report for that long is Failed, reason Abandoned; optimize()
+        sends heartbeats meanwhile).
 
         ``load_if_exists=True`` (or ``exist_ok=True``; a dict, .json or
         space only): when the name is taken, returns that experiment instead
         of raising 409, provided its spec matches; limits that differ
-        (maxTrialCount, parallelTrialCount, maxFailedTrialCount) are updated
+        (maxTrialCount, parallelTrialCount, maxFailedTrialCount,
+        trialLeaseSeconds) are updated
         as by resume(), and any other difference raises ValueError naming
         each one. Raises ApiError 400 naming every problem with its field
         path when the spec is invalid, 409 when the name is taken.
         """
         keywords = (objective, direction, algorithm, algorithm_settings, max_trials, parallel,
-                    max_failed, goal, early_stopping, early_stopping_settings)
+                    max_failed, goal, early_stopping, early_stopping_settings, lease_seconds)
         if space is not None:
             if spec is not None and name is not None:
                 raise TypeError("give the experiment's name once (positionally or name=)")
@@ -82,7 +87,8 @@ class Client:
                 direction=direction, algorithm=algorithm,
                 algorithm_settings=algorithm_settings, max_trials=max_trials,
                 parallel=parallel, max_failed=max_failed, goal=goal,
-                early_stopping=early_stopping, early_stopping_settings=early_stopping_settings)
+                early_stopping=early_stopping, early_stopping_settings=early_stopping_settings,
+                lease_seconds=lease_seconds)
         elif name is not None or any(k is not None for k in keywords):
             raise TypeError("name=, objective=, max_trials=, ... go with space=; "
                             "otherwise give the whole spec")
@@ -107,7 +113,8 @@ class Client:
         if limits:
             existing.resume(max_trials=limits.get("maxTrialCount"),
                             parallel=limits.get("parallelTrialCount"),
-                            max_failed=limits.get("maxFailedTrialCount"))
+                            max_failed=limits.get("maxFailedTrialCount"),
+                            lease_seconds=limits.get("trialLeaseSeconds"))
         return existing
 
     def _create(self, spec: Spec) -> Experiment:

@@ -3,6 +3,7 @@
 import time
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
+from hpt._errors import ApiError, is_slots_full
 from hpt._http import quote
 from hpt._optimize import Catch, optimize
 from hpt._params import converters
@@ -15,6 +16,8 @@ if TYPE_CHECKING:
 
 #: Phases after which an experiment changes no more.
 FINISHED_PHASES = frozenset({"Succeeded", "Failed", "Stopped"})
+#: The longest one :suggest call waits on the server for a slot.
+_MAX_WAIT_SECONDS = 30
 
 
 class Experiment:
@@ -63,15 +66,32 @@ class Experiment:
         self._status = raw.get("status") or {}
         return self
 
-    def suggest(self, count: int = 1) -> List[Trial]:
+    def suggest(self, count: int = 1, wait: Optional[float] = None) -> List[Trial]:
         """Asks the experiment's algorithm for up to ``count`` new trials,
         Running from now on, for this client to evaluate. Fewer or none come
-        back when the trial budget is used up. Only for client-run
-        experiments (no trialTemplate): the server answers 409 otherwise."""
+        back when the trial budget is used up. Never more than
+        parallelTrialCount run at once: with every slot taken the server
+        answers 409 (ApiError), or with ``wait`` (seconds; None: no wait)
+        this waits that long for a slot first. A trial with no report for
+        the spec's trialLeaseSeconds is Failed (Abandoned), freeing its
+        slot. Only for client-run experiments (no trialTemplate)."""
         if count < 1:
             raise ValueError(f"count must be at least 1, not {count}")
-        reply = self._request("POST", "/trials:suggest", {"count": int(count)})
-        return [Trial(self, t) for t in reply.get("trials", [])]
+        deadline = None if wait is None else time.monotonic() + max(0.0, wait)
+        while True:
+            body: Dict[str, Any] = {"count": int(count)}
+            left = 0.0 if deadline is None else deadline - time.monotonic()
+            if left >= 1:
+                body["waitSeconds"] = int(min(left, _MAX_WAIT_SECONDS))
+            try:
+                reply = self._request("POST", "/trials:suggest", body)
+            except ApiError as e:
+                if not (is_slots_full(e) and deadline is not None
+                        and time.monotonic() < deadline):
+                    raise
+                time.sleep(min(0.2, max(0.0, deadline - time.monotonic())))
+                continue
+            return [Trial(self, t) for t in reply.get("trials", [])]
 
     def optimize(self, fn: Callable[[Trial], Any], n_trials: Optional[int] = None,
                  timeout: Optional[float] = None, n_jobs: int = 1, catch: Catch = (),
@@ -104,14 +124,16 @@ class Experiment:
         optimize(self, fn, n_trials, timeout, n_jobs, catch, show_progress_bar)
 
     def resume(self, max_trials: Optional[int] = None, parallel: Optional[int] = None,
-               max_failed: Optional[int] = None) -> "Experiment":
+               max_failed: Optional[int] = None,
+               lease_seconds: Optional[int] = None) -> "Experiment":
         """New limits (``hpt resume``): a finished experiment they leave room
         in runs again, one that reached its goal stays done. Returns self."""
         body = {k: int(v) for k, v in (("maxTrialCount", max_trials),
                                         ("parallelTrialCount", parallel),
-                                        ("maxFailedTrialCount", max_failed)) if v is not None}
+                                        ("maxFailedTrialCount", max_failed),
+                                        ("trialLeaseSeconds", lease_seconds)) if v is not None}
         if not body:
-            raise TypeError("resume() needs max_trials, parallel or max_failed")
+            raise TypeError("resume() needs max_trials, parallel, max_failed or lease_seconds")
         reply = self._request("PATCH", "", body)
         self.spec = reply.get("spec") or self.spec
         self._status = reply.get("status") or {}

@@ -129,6 +129,12 @@ class Trial:
         self.stop_advised = self.stop_advised or bool(reply.get("shouldStop"))
         return bool(reply.get("shouldStop"))
 
+    def heartbeat(self) -> None:
+        """Renews the trial's lease: a trial with no report (report(),
+        should_stop(), heartbeat()) for the experiment's trialLeaseSeconds
+        is Failed (Abandoned). optimize() sends these while fn runs."""
+        self._request("POST", ":heartbeat", {})
+
     def should_prune(self) -> bool:
         """should_stop() under Optuna's name; pair it with ``raise hpt.Pruned()``."""
         return self.should_stop()

@@ -1,0 +1,139 @@
+#include "cli/local_server.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "server/server.h"
+
+namespace hpt::cli {
+namespace {
+
+// "http://HOST:PORT[/...]": the host and port (0 when absent).
+void HostPort(const std::string& url, std::string& host, int& port) {
+  std::string rest = url;
+  if (size_t scheme = rest.find("://"); scheme != std::string::npos) rest = rest.substr(scheme + 3);
+  rest = rest.substr(0, rest.find('/'));
+  port = 0;
+  if (size_t colon = rest.rfind(':'); colon != std::string::npos && rest.back() != ']') {
+    try {
+      port = std::stoi(rest.substr(colon + 1));
+    } catch (const std::exception&) {
+      port = 0;
+    }
+    rest = rest.substr(0, colon);
+  }
+  host = rest;
+}
+
+class HintingClient : public hpt::client::ApiClient {
+ public:
+  HintingClient(std::unique_ptr<hpt::client::ApiClient> inner, std::string hint)
+      : inner_(std::move(inner)), hint_(std::move(hint)) {}
+  StatusOr<hpt::client::HttpResult> Call(const std::string& method, const std::string& path,
+                                         const std::string& body,
+                                         const std::string& content_type) override {
+    auto result = inner_->Call(method, path, body, content_type);
+    if (!result.ok() && result.status().code() == StatusCode::kUnavailable) {
+      return Status(StatusCode::kUnavailable, result.status().message() + hint_);
+    }
+    return result;
+  }
+
+ private:
+  std::unique_ptr<hpt::client::ApiClient> inner_;
+  std::string hint_;
+};
+
+}  // namespace
+
+std::string DefaultServerUrl() {
+  for (const char* name : {"HPT_SERVER", "HPT_URL"}) {
+    const char* value = std::getenv(name);
+    if (value && *value) return value;
+  }
+  return "http://127.0.0.1:" + std::to_string(kDefaultPort);
+}
+
+// The port of a loopback `url`, else 0.
+int LoopbackPort(const std::string& url) {
+  std::string host;
+  int port = 0;
+  HostPort(url, host, port);
+  return host == "127.0.0.1" || host == "localhost" || host == "[::1]" ? port : 0;
+}
+
+int DefaultLocalPort() {
+  const int port = LoopbackPort(DefaultServerUrl());
+  return port > 0 ? port : kDefaultPort;
+}
+
+bool Reachable(const std::string& url) {
+  auto client = hpt::client::NewApiClient(url, "", /*timeout_seconds=*/2);
+  auto reply = client->Call("GET", "/healthz");
+  return reply.ok() && reply->status == 200 &&
+         reply->body.find("\"status\":\"ok\"") != std::string::npos;
+}
+
+std::string RuntimeTokenPath(int port) {
+  std::filesystem::path dir;
+  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime) {
+    dir = std::filesystem::path(runtime) / "hpt";
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    dir = std::filesystem::path(home) / ".hpt" / "run";
+  } else {
+    dir = std::filesystem::temp_directory_path() / ("hpt-" + std::to_string(getuid()));
+  }
+  return (dir / ("server-" + std::to_string(port) + ".token")).string();
+}
+
+Status WriteRuntimeToken(int port, const std::string& token) {
+  const std::filesystem::path path = RuntimeTokenPath(port);
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec || chmod(path.parent_path().c_str(), 0700) != 0) {
+    return Internal("cannot create " + path.parent_path().string() + ": " +
+                    (ec ? ec.message() : std::string("chmod failed")));
+  }
+  std::filesystem::remove(path, ec);
+  // Created 0600, never readable by anyone else, however briefly.
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return Internal("cannot write " + path.string() + ": " + std::strerror(errno));
+  const std::string line = token + "\n";
+  const bool written = write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  close(fd);
+  if (!written) return Internal("cannot write " + path.string());
+  return Status::Ok();
+}
+
+void RemoveRuntimeToken(int port) {
+  std::error_code ec;
+  std::filesystem::remove(RuntimeTokenPath(port), ec);
+}
+
+std::string RuntimeTokenFor(const std::string& url) {
+  const int port = LoopbackPort(url);
+  if (port <= 0) return "";
+  auto token = server::ReadTokenFile(RuntimeTokenPath(port));
+  return token.ok() ? *token : "";
+}
+
+std::unique_ptr<hpt::client::ApiClient> WithReachHint(
+    std::unique_ptr<hpt::client::ApiClient> client, const std::string& read_command) {
+  std::error_code ec;
+  const std::string db = std::filesystem::exists("hpt-data/hpt.db", ec) ? "hpt-data/hpt.db"
+                                                                         : "PATH/TO/hpt.db";
+  std::string hint = "; start one with `hpt serve --db " + db + "`";
+  if (!read_command.empty()) {
+    hint += ", or read the database without a server: `" + read_command + " --db " + db + "`";
+  }
+  return std::make_unique<HintingClient>(std::move(client), hint);
+}
+
+}  // namespace hpt::cli

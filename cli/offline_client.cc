@@ -1,0 +1,127 @@
+// OpenOfflineClient: the server's GET routes over a read-only store.
+#include "cli/offline_client.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "server/api_handlers.h"
+#include "server/router.h"
+#include "storage/store.h"
+
+namespace hpt::cli {
+namespace {
+
+using hpt::client::HttpResult;
+
+// "/a/b?x=1&y=2" into the path and its query.
+std::string SplitQuery(const std::string& target, std::map<std::string, std::string>& query) {
+  const size_t mark = target.find('?');
+  if (mark == std::string::npos) return target;
+  std::string rest = target.substr(mark + 1);
+  size_t start = 0;
+  while (start <= rest.size()) {
+    size_t end = rest.find('&', start);
+    if (end == std::string::npos) end = rest.size();
+    std::string pair = rest.substr(start, end - start);
+    const size_t eq = pair.find('=');
+    if (!pair.empty()) {
+      query[pair.substr(0, eq)] = eq == std::string::npos ? "" : pair.substr(eq + 1);
+    }
+    start = end + 1;
+  }
+  return target.substr(0, mark);
+}
+
+int64_t Number(const std::map<std::string, std::string>& query, const std::string& key,
+               int64_t fallback) {
+  auto it = query.find(key);
+  if (it == query.end()) return fallback;
+  try {
+    return std::max<int64_t>(0, std::stoll(it->second));
+  } catch (const std::exception&) {
+    return fallback;
+  }
+}
+
+class OfflineClient : public hpt::client::ApiClient {
+ public:
+  OfflineClient(std::unique_ptr<storage::Store> store, std::string db_path)
+      : store_(std::move(store)), db_path_(std::move(db_path)) {
+    // As the server places them (server.cc): "logs" beside the database.
+    log_dir_ = (std::filesystem::path(db_path_).parent_path() / "logs").string();
+    if (log_dir_ == "logs") log_dir_ = "./logs";
+    // Only the store is needed by the routes this client lets through.
+    server::AddApiRoutes({store_.get(), nullptr, nullptr, &requests_, "offline"}, router_);
+  }
+
+  StatusOr<HttpResult> Call(const std::string& method, const std::string& target,
+                            const std::string& body, const std::string&) override {
+    server::HttpRequest request;
+    request.method = method;
+    request.path = SplitQuery(target, request.query);
+    request.body = body;
+    const server::Router::Resolution route = router_.Resolve(method, request.path);
+    if (method != "GET" || !route.found || !route.method_allowed) {
+      return Unavailable(method + " " + request.path + " needs a running server; start one on " +
+                         "this database with: hpt serve --db " + db_path_);
+    }
+    request.vars = route.vars;
+    if (request.path.size() > 5 && request.path.compare(request.path.size() - 5, 5, "/logs") == 0) {
+      return ReadLog(request);
+    }
+    if (request.path.rfind("/api/v1/experiments", 0) != 0) {
+      return Unavailable("GET " + request.path + " needs a running server: hpt serve --db " +
+                         db_path_);
+    }
+    server::HttpResponse response = router_.Dispatch(request);
+    return HttpResult{response.status, response.body, response.content_type};
+  }
+
+ private:
+  // A trial's log, a range of it (offset, limit) or its tail.
+  StatusOr<HttpResult> ReadLog(const server::HttpRequest& request) {
+    const std::string& exp = request.Var("name");
+    const std::string& trial = request.Var("trial");
+    HPT_RETURN_IF_ERROR(store_->GetTrial(exp, trial).status());
+    const std::string path = log_dir_ + "/" + exp + "/" + trial + ".log";
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return HttpResult{200, "", "text/plain"};  // nothing written yet
+    in.seekg(0, std::ios::end);
+    const int64_t size = in.tellg();
+    constexpr int64_t kMaxRead = 4 << 20;
+    int64_t offset = 0, limit = kMaxRead;
+    if (request.query.count("tail")) {
+      limit = std::min(Number(request.query, "tail", 0), kMaxRead);
+      offset = std::max<int64_t>(0, size - limit);
+    } else {
+      offset = std::min(Number(request.query, "offset", 0), size);
+      limit = std::min(Number(request.query, "limit", kMaxRead), kMaxRead);
+    }
+    std::string data(static_cast<size_t>(std::min(limit, size - offset)), '\0');
+    in.seekg(offset);
+    in.read(data.data(), static_cast<std::streamsize>(data.size()));
+    data.resize(static_cast<size_t>(in.gcount()));
+    return HttpResult{200, std::move(data), "text/plain"};
+  }
+
+  std::unique_ptr<storage::Store> store_;
+  std::string db_path_;
+  std::string log_dir_;
+  std::atomic<int64_t> requests_{0};
+  server::Router router_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<hpt::client::ApiClient>> OpenOfflineClient(const std::string& db_path) {
+  storage::SqliteOptions options;
+  options.read_only = true;
+  auto store = storage::OpenSqliteStore(db_path, options);
+  if (!store.ok()) {
+    return Status(store.status().code(), "--db: " + store.status().message());
+  }
+  return std::unique_ptr<hpt::client::ApiClient>(
+      new OfflineClient(std::move(*store), db_path));
+}
+
+}  // namespace hpt::cli
