@@ -373,6 +373,7 @@ void AddApiRoutes(const ApiContext& c, Router& r) {
   r.Add("POST", e + "/{name}:stop", [c](const HttpRequest& q) {
     return ExperimentAction(c, q, &controller::Controller::StopExperiment);
   });
+  r.Add("GET", e + "/{name}/importance", [c](const HttpRequest& q) { return GetImportance(c, q); });
   r.Add("GET", t, [c](const HttpRequest& q) { return ListTrials(c, q); });
   r.Add("POST", e + "/{name}/trials:suggest",
         [c](const HttpRequest& q) { return Suggest(c, q); });
@@ -388,9 +389,9 @@ void AddApiRoutes(const ApiContext& c, Router& r) {
         [c](const HttpRequest& q) { return PostObservations(c, q); }, Access::kTrial);
   r.Add("GET", t + "/{trial}/observations",
         [c](const HttpRequest& q) { return ListObservations(c, q); });
-  r.Add("GET", t + "/{trial}:shouldStop", [c](const HttpRequest& q) { return ShouldStop(c, q); },
   r.Add("POST", t + "/{trial}:heartbeat", [c](const HttpRequest& q) { return Heartbeat(c, q); },
         Access::kTrial);
+  r.Add("GET", t + "/{trial}:shouldStop", [c](const HttpRequest& q) { return ShouldStop(c, q); },
         Access::kTrial);
   r.Add("GET", t + "/{trial}/logs", [c](const HttpRequest& q) { return Logs(c, q); });
   r.Add("GET", "/api/v1/algorithms", [c](const HttpRequest& q) { return Algorithms(c, q); });

@@ -25,6 +25,9 @@ struct ApiContext {
 // Adds every /api/v1, /healthz and /metrics route to `router`.
 void AddApiRoutes(const ApiContext& context, Router& router);
 
+// GET .../experiments/{name}/importance (importance_handler.cc).
+HttpResponse GetImportance(const ApiContext& context, const HttpRequest& request);
+
 // Decodes a request body as JSON, or YAML when the Content-Type says so.
 StatusOr<nlohmann::json> ParseBody(const HttpRequest& request);
 
