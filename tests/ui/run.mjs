@@ -7,7 +7,9 @@
 //
 // Exits non-zero when a test fails (node's test runner).
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
@@ -386,6 +388,55 @@ test('a server with a token asks for it once and keeps it in the session', async
     await tokenPage.close();
   } finally {
     await guarded.stop();
+  }
+});
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// #14, problem 2: `hpt run` starts its own server and prints a dashboard
+// link; opened as printed, it shows the running experiment (the link's
+// token is taken in, and out of the address bar), with no token prompt.
+test('the dashboard link `hpt run` prints opens its experiment', async () => {
+  const port = await freePort();
+  const specFile = path.join(work, 'linked.json');
+  fs.writeFileSync(specFile, JSON.stringify(shellSpec('linked', { trials: 3, parallel: 1, steps: 3, sleep: 0.4 })));
+  const env = {
+    ...process.env, HPT_SERVER: `http://127.0.0.1:${port}`, HPT_UI_DIR: args['ui-dir'],
+    XDG_RUNTIME_DIR: path.join(work, 'runtime'),
+  };
+  delete env.HPT_TOKEN;
+  const run = spawn(path.resolve(args.hpt), ['run', '--db', path.join(work, 'linked.db'), specFile],
+    { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  run.stdout.setEncoding('utf8');
+  run.stdout.on('data', (d) => { output += d; });
+  run.stderr.setEncoding('utf8');
+  run.stderr.on('data', (d) => { output += d; });
+  const exited = new Promise((resolve) => run.on('exit', resolve));
+  try {
+    await waitFor('the dashboard link', () => /dashboard: (\S+)/.test(output), 20000);
+    const link = /dashboard: (\S+)/.exec(output)[1];
+    assert.match(link, new RegExp(`^http://127\\.0\\.0\\.1:${port}/#/experiments/linked\\?token=[0-9a-f]{32}$`));
+    const linked = await browser.newPage();
+    await linked.goto(link);
+    await linked.waitForSelector('#trials tbody tr[data-trial]', { timeout: 15000 });
+    assert.equal(await linked.$('dialog.modal'), null, 'no token prompt');
+    assert.equal(await linked.evaluate(() => location.hash), '#/experiments/linked');
+    assert.equal(await linked.evaluate(() => sessionStorage.getItem('hpt.token')), link.split('token=')[1]);
+    await linked.screenshot({ path: path.join(out, 'run-link.png') });
+    await linked.close();
+    assert.equal(await exited, 0, output);
+  } finally {
+    if (run.exitCode === null) run.kill('SIGKILL');
   }
 });
 

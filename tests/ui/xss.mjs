@@ -1,6 +1,7 @@
 // Stored and reflected XSS (issue #10): every string a person can put
 // through the REST API (or into the dashboard's URL) that the dashboard
-// shows carries script payloads. The test visits every page, shows the
+// shows carries script payloads. The test visits every page (the compare
+// page, importance, two-parameter plot and Why column too), shows the
 // tooltip of every point of every chart, and checks that no payload ran
 // (window.__xss stays undefined, no alert), that none became markup (no
 // event-handler attribute, <img>, <svg>, <script>, <iframe> in the DOM, no
@@ -297,6 +298,16 @@ test('the experiment pages, with every chart tooltip', async () => {
     for (const chart of ['#chart-history', '#chart-parallel', '#chart-slices', '#chart-curves']) {
       tips.push(await hoverAll(chart));
     }
+    // Importance bars and the two-parameter plot, for every pair with the
+    // first parameter (a payload-named one in the client experiment).
+    await page.waitForSelector('#chart-importance[data-loaded="1"]', { timeout: 15000 });
+    tips.push(await hoverAll('#chart-importance'));
+    const params = await page.$$eval('#contour-x option', (os) => os.map((o) => o.value));
+    for (const other of params) {
+      await page.selectOption('#contour-x', params[0]);
+      await page.selectOption('#contour-y', other);
+      tips.push(await hoverAll('#chart-contour'));
+    }
     // Every metric's curves, payload-named ones too.
     const metrics = await page.$$eval('#curve-metric option', (os) => os.map((o) => o.value));
     for (const m of metrics.slice(1)) {
@@ -308,6 +319,10 @@ test('the experiment pages, with every chart tooltip', async () => {
       // Shown as text, not dropped or shown as entities.
       const text = await page.textContent('#trials');
       for (const v of variants('category')) assert.ok(text.includes(v), `the table shows ${v}`);
+      if (results.find((r) => r.where === ':complete reason').status === 201) {
+        const why = await page.$$eval('#trials td.why', (tds) => tds.map((td) => td.title));
+        assert.ok(why.some((w) => w.includes(P('reason'))), 'the Why column holds the reason as text');
+      }
       const joined = tips.join('\n');
       assert.ok(variants('category').some((v) => joined.includes(v)), 'a slice tooltip shows a categorical value as text');
     }
@@ -321,12 +336,35 @@ test('the trial pages: parameters, metrics, reason and log', async () => {
       await page.waitForFunction(() => document.querySelector('#trial-log').textContent !== '');
       await hoverAll('#chart-trial');
       await assertClean(`trial ${t.name}`);
+      if (t.phase === 'Failed' && t.reason === P('reason')) {
+        assert.ok((await page.textContent('#trial-failure')).includes(P('reason')), 'the failure box shows the reason as text');
+      }
       if (name === experiments.runner) {
         assert.ok((await page.textContent('#trial-log')).includes(P('log')), 'the log shows the payload as text');
         assert.ok((await page.textContent('#trial-info')).includes(P('output')),
           'a text output shows as text');
       }
     }
+  }
+});
+
+test('the compare pages, with their curves\' tooltips', async () => {
+  for (const name of Object.values(experiments)) {
+    const trials = (await api.trials(name)).slice(0, 4).map((t) => t.name);
+    if (trials.length < 2) continue;
+    // One name that is not a trial: a payload, shown back as text.
+    const names = [...trials, P('url-compare')];
+    await open(`#/experiments/${encodeURIComponent(name)}/compare?trials=${names.map(encodeURIComponent).join(',')}`,
+      '#app[data-loaded="1"] #compare-table');
+    await page.waitForSelector('#chart-compare[data-loading="0"]', { timeout: 15000 });
+    assert.deepEqual(await page.$$eval('#compare-table th[data-trial]', (th) => th.map((x) => x.dataset.trial)), trials);
+    const metrics = await page.$$eval('#compare-metric option', (os) => os.map((o) => o.value));
+    for (const m of metrics) {
+      await page.selectOption('#compare-metric', m);
+      await hoverAll('#chart-compare');
+    }
+    await assertClean(`compare ${name}`);
+    assert.ok((await page.textContent('#compare-body')).includes(P('url-compare')), 'an unknown name is shown as text');
   }
 });
 

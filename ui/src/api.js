@@ -22,6 +22,13 @@ export function setTokenPrompt(fn) {
   askToken = fn;
 }
 
+// Keeps `token` for this tab's calls (the token a link carried).
+export function useToken(token) {
+  try {
+    sessionStorage.setItem(TOKEN_KEY, token);
+  } catch { /* storage off: the prompt will ask */ }
+}
+
 function storedToken() {
   try {
     return sessionStorage.getItem(TOKEN_KEY) || '';
@@ -96,6 +103,7 @@ export const api = {
   experiments: () => request('GET', BASE).then((r) => r.experiments),
   experiment: (x) => request('GET', `${BASE}/${e(x)}`),
   trials: (x) => request('GET', `${BASE}/${e(x)}/trials`).then((r) => r.trials),
+  importance: (x) => request('GET', `${BASE}/${e(x)}/importance`),
   trial: (x, t) => request('GET', trialPath(x, t)),
   observations: (x, t) => request('GET', `${trialPath(x, t)}/observations`).then((r) => r.observations),
   logTail,

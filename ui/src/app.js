@@ -1,10 +1,11 @@
 // The dashboard's entry point: routes on the URL hash to a page, gives each
 // page a context whose polls stop when the page is left, and wires the
 // token prompt into the API client.
-import { setTokenPrompt } from './api.js';
-import { disposeAll } from './chart_host.js';
+import { setTokenPrompt, useToken } from './api.js';
+import { disposeAll, onSchemeChange } from './chart_host.js';
 import { html, setHtml } from './html.js';
 import { notice, tokenDialog } from './ui.js';
+import * as compare from './pages/compare.js';
 import * as create from './pages/create.js';
 import * as experiment from './pages/experiment.js';
 import * as list from './pages/list.js';
@@ -12,11 +13,28 @@ import * as trial from './pages/trial.js';
 
 setTokenPrompt(tokenDialog);
 
+// `hpt run` prints its server's dashboard link with the private token after
+// the route (#/experiments/x?token=...), as Jupyter does: the fragment never
+// reaches a server log. Kept for this tab, then taken out of the address bar.
+function adoptLinkToken() {
+  const [path, query] = location.hash.split('?');
+  if (!query) return;
+  const params = new URLSearchParams(query);
+  const token = params.get('token');
+  if (!token) return;
+  useToken(token);
+  params.delete('token');
+  const rest = params.toString();
+  history.replaceState(null, '', `${location.pathname}${location.search}${path}${rest ? `?${rest}` : ''}`);
+}
+adoptLinkToken();
+
 const routes = [
   [/^\/?$/, list],
   [/^\/experiments\/?$/, list],
   [/^\/new$/, create],
   [/^\/experiments\/([^/]+)$/, experiment],
+  [/^\/experiments\/([^/]+)\/compare$/, compare],
   [/^\/experiments\/([^/]+)\/trials\/([^/]+)$/, trial],
 ];
 
@@ -87,4 +105,6 @@ async function route() {
 }
 
 window.addEventListener('hashchange', route);
+// Charts take the dark theme when created: a switch redraws the page.
+onSchemeChange(route);
 route();

@@ -1,9 +1,22 @@
 // Puts ECharts options on the page: one chart instance per element, kept
 // across polls (setOption replaces the option without re-creating the
-// canvas) and disposed together when the page changes.
+// canvas) and disposed together when the page changes. With the system in
+// dark mode (prefers-color-scheme) charts use ECharts' built-in dark
+// theme on a transparent background, so the card's colour shows through;
+// app.js re-renders the page when the setting changes.
 import * as echarts from './vendor/echarts.esm.min.js';
 
 const live = new Set();
+const darkQuery = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
+
+export function isDark() {
+  return Boolean(darkQuery && darkQuery.matches);
+}
+
+// Calls `fn` when the system switches between light and dark.
+export function onSchemeChange(fn) {
+  if (darkQuery) darkQuery.addEventListener('change', fn);
+}
 
 // Draws `plot` ({ option, points, height?, empty? }) into `el` and records
 // the number of points drawn in el.dataset.points; with no points, the
@@ -16,7 +29,7 @@ export function draw(el, plot) {
   }
   let chart = echarts.getInstanceByDom(el);
   if (!chart) {
-    chart = echarts.init(el, null, { renderer: 'canvas' });
+    chart = echarts.init(el, isDark() ? 'dark' : null, { renderer: 'canvas' });
     live.add(chart);
     el.dataset.chart = 'echarts';
   }
@@ -24,10 +37,11 @@ export function draw(el, plot) {
   if (!plot.points) {
     const note = {
       text: plot.empty || 'Nothing to show yet', left: 'center', top: 'middle',
-      textStyle: { color: '#8c959f', fontSize: 14, fontWeight: 'normal' },
+      textStyle: { color: isDark() ? '#8b949e' : '#8c959f', fontSize: 14, fontWeight: 'normal' },
     };
     option = { ...option, title: [...[option.title || []].flat(), note] };
   }
+  if (isDark()) option = { backgroundColor: 'transparent', ...option };
   chart.setOption(option, { notMerge: true });
   el.dataset.points = String(plot.points);
   return chart;

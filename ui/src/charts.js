@@ -24,11 +24,22 @@ function fsBound(param, key) {
   return Number.isFinite(v) ? v : undefined;
 }
 
+// How each phase is drawn in the optimisation history: failed and
+// early-stopped trials stand out by shape as well as colour.
+export const PHASE_SYMBOLS = {
+  Succeeded: 'circle', Running: 'circle', Pending: 'circle', EarlyStopped: 'diamond',
+  Failed: 'triangle', Killed: 'rect', MetricsUnavailable: 'rect',
+};
+const CROSS = 'path://M0,0L10,10M10,0L0,10';
+
 // Objective per trial in creation order, one scatter series per phase (so
-// the legend explains the colours), with the best-so-far step line. Data
-// are plain [x, y] arrays, which ECharts draws much faster than objects.
+// the legend explains the colours and shapes), with the best-so-far step
+// line. Finished trials without a value are crosses along the chart's
+// bottom edge (a second, hidden y-axis from 0 to 1), one series per phase,
+// so a run of failures shows. Data are plain [x, y] arrays, which ECharts
+// draws much faster than objects.
 export function historyOption(trials, spec) {
-  const { points, best } = history(trials, spec);
+  const { points, best, missing } = history(trials, spec);
   const metric = spec.objective.objectiveMetricName;
   const phases = [...new Set(points.map((p) => p.phase))];
   const names = phases.map(() => []);
@@ -40,9 +51,20 @@ export function historyOption(trials, spec) {
   }
   const series = phases.map((phase, i) => ({
     type: 'scatter', name: phase, data: data[i], symbolSize: points.length > 300 ? 4 : 7, large: true, largeThreshold: 500,
+    symbol: PHASE_SYMBOLS[phase] || 'circle',
     itemStyle: { color: PHASE_COLORS[phase] || '#1f6feb' },
     tooltip: { formatter: (q) => tip`${names[i][q.dataIndex]} (${phase})<br>${metric} = ${num(q.value[1])}` },
   }));
+  const missingPhases = [...new Set(missing.map((p) => p.phase))];
+  for (const phase of missingPhases) {
+    const these = missing.filter((p) => p.phase === phase);
+    series.push({
+      type: 'scatter', name: `${phase} (no value)`, yAxisIndex: 1, data: these.map((p) => [p.x, 0.03]),
+      symbol: CROSS, symbolSize: 8, z: 4,
+      itemStyle: { color: 'none', borderColor: PHASE_COLORS[phase] || '#8c959f', borderWidth: 2 },
+      tooltip: { formatter: (q) => tip`${these[q.dataIndex].name} (${phase})<br>no ${metric} reported` },
+    });
+  }
   const line = {
     type: 'line', name: 'best so far', step: 'end', showSymbol: false, z: 3,
     lineStyle: { color: '#d1242f', width: 2 }, itemStyle: { color: '#d1242f' }, data: best,
@@ -57,15 +79,18 @@ export function historyOption(trials, spec) {
   }
   series.push(line);
   return {
-    points: points.length,
+    points: points.length + missing.length,
     empty: 'No trial has reported the objective yet',
     option: {
       ...BASE,
       grid: { left: 60, right: 24, top: 36, bottom: 40 },
-      legend: { top: 0 },
+      legend: { top: 0, type: 'scroll' },
       tooltip: { trigger: 'item' },
       xAxis: { type: 'value', name: 'trial', nameLocation: 'middle', nameGap: 26, minInterval: 1, min: 'dataMin' },
-      yAxis: { type: 'value', name: metric, scale: true },
+      yAxis: [
+        { type: 'value', name: metric, scale: true },
+        { type: 'value', min: 0, max: 1, show: false },
+      ],
       series,
     },
   };

@@ -32,22 +32,28 @@ export function ranked(trials) {
 }
 
 // Optimization history: one point per trial that has an objective value
-// (x = its creation index), and the best ranked value up to each ranked trial.
+// (x = its creation index), the best ranked value up to each ranked trial,
+// and the finished trials that have no value (`missing`: failed before
+// reporting, killed, metrics unavailable), which the chart marks apart.
 export function history(trials, spec) {
   const type = spec.objective.type;
   const points = [];
   const best = [];
+  const missing = [];
   let bestValue;
   for (const t of inCreationOrder(trials)) {
     const v = objectiveOf(t);
-    if (v === undefined) continue;
+    if (v === undefined) {
+      if (TERMINAL_TRIAL.has(t.phase)) missing.push({ x: t.index, name: t.name, phase: t.phase });
+      continue;
+    }
     const x = t.index;
     points.push({ x, y: v, name: t.name, phase: t.phase });
     if (!RANKED_TRIAL.has(t.phase)) continue;
     if (bestValue === undefined || isBetter(v, bestValue, type)) bestValue = v;
     best.push([x, bestValue]);
   }
-  return { points, best };
+  return { points, best, missing };
 }
 
 export function assignment(trial, name) {
@@ -96,6 +102,7 @@ export function sortKey(trial, key) {
     const m = (trial.metrics || []).find((x) => x.name === key.slice(2));
     return m ? m.latest : undefined;
   }
+  if (key === 'why') return whyOf(trial)?.full;
   return undefined;
 }
 
@@ -131,6 +138,48 @@ export function filterTrials(trials, text, phase) {
       .toLowerCase();
     return words.every((w) => hay.includes(w));
   });
+}
+
+// A bound typed into a range filter: a number, or undefined when the box
+// is empty or holds no number.
+export function parseBound(text) {
+  const t = String(text ?? '').trim();
+  if (!t) return undefined;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+// Numeric range filters: `ranges` is a list of { key, min, max } (keys as
+// sortKey's: 'p:<param>', 'm:<metric>', 'objective'; min and max inclusive,
+// either undefined for no bound). A trial passes when every range with a
+// bound holds its value; a trial without a numeric value for a bounded key
+// does not pass.
+export function filterRanges(trials, ranges) {
+  const active = (ranges || []).filter((r) => r.min !== undefined || r.max !== undefined);
+  if (!active.length) return trials;
+  return trials.filter((t) => active.every(({ key, min, max }) => {
+    const raw = sortKey(t, key);
+    const v = typeof raw === 'number' ? raw : Number.NaN;
+    if (!Number.isFinite(v)) return false;
+    return (min === undefined || v >= min) && (max === undefined || v <= max);
+  }));
+}
+
+// The phases that need no explanation in the trial table's Why column.
+export const UNEXPLAINED_PHASES = new Set(['Succeeded', 'Running', 'Pending']);
+
+// Why a trial ended as it did: its reason and the last non-empty line of
+// its message ("ExitCode: python3: can't open file '/opt/x.py'"), cut to
+// `max` characters (`short`), and all of reason and message (`full`).
+// undefined when the trial has neither.
+export function whyOf(trial, max = 80) {
+  const reason = trial.reason || '';
+  const message = trial.message || '';
+  if (!reason && !message) return undefined;
+  const last = message.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).pop() || '';
+  const line = reason && last ? `${reason}: ${last}` : reason || last;
+  const short = line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return { short, full: reason && message ? `${reason}: ${message}` : reason || message };
 }
 
 // Which trials' learning curves to fetch when there are more than `limit`:

@@ -3,11 +3,13 @@
 import { ApiError, api } from '../api.js';
 import { draw } from '../chart_host.js';
 import { curvesOption, historyOption, parallelOption, sliceOption } from '../charts.js';
+import { csvFileName, trialsCsv } from '../csv.js';
 import { CurveStore } from '../curves.js';
 import { FINISHED_EXPERIMENT, metricNames } from '../data.js';
 import { html, setHtml } from '../html.js';
 import { TrialTable } from '../trial_table.js';
 import { confirmDialog, notice } from '../ui.js';
+import { ANALYSIS_HTML, Analysis } from './experiment_analysis.js';
 import { bestHtml, headHtml, paramsHtml, summaryHtml } from './experiment_summary.js';
 
 export const id = 'experiment';
@@ -34,7 +36,12 @@ const SKELETON = html`
     <div class="chart" id="chart-curves"></div>
   </section>
   <section class="card"><h2>Objective by parameter <span class="muted small">(finished trials; the best in red)</span></h2><div class="chart" id="chart-slices"></div></section>
-  <section class="card"><h2>Trials</h2><div id="trial-table"></div></section>`;
+  ${ANALYSIS_HTML}
+  <section class="card">
+    <div class="card-head"><h2>Trials</h2><span class="spacer"></span>
+      <button class="small secondary" id="export-csv" title="Every trial: name, phase, parameters, metrics' latest values, reason">Download CSV</button></div>
+    <div id="trial-table"></div>
+  </section>`;
 
 export async function render(root, ctx, name) {
   setHtml(root, SKELETON);
@@ -57,6 +64,21 @@ export async function render(root, ctx, name) {
       notice(e.message);
     }
   });
+
+  const analysis = new Analysis(root, ctx, name);
+  $('#export-csv').onclick = () => {
+    if (!exp) return;
+    // Built here from the trials the page has; a blob URL, so nothing
+    // leaves the browser. The BOM makes spreadsheets read it as UTF-8.
+    const blob = new Blob(['\ufeff', trialsCsv(exp.spec, trials)], { type: 'text/csv;charset=utf-8' });
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = csvFileName(name);
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  };
 
   const drawCurves = () => {
     if (!exp || !ctx.alive) return;
@@ -118,6 +140,7 @@ export async function render(root, ctx, name) {
     step('parallel', () => draw($('#chart-parallel'), parallelOption(trials, spec)));
     step('slices', () => draw($('#chart-slices'), sliceOption(trials, spec)));
     step('curves', drawCurves);
+    step('analysis', () => analysis.update(exp, trials));
     // The table last: the charts above measure their boxes, and doing that
     // before the rows go in keeps it to one cheap layout.
     step('table', () => table.update(exp, trials));

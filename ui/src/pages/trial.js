@@ -3,7 +3,9 @@
 import { api } from '../api.js';
 import { draw } from '../chart_host.js';
 import { trialCurveOption } from '../charts.js';
-import { TERMINAL_TRIAL, duration, logView } from '../data.js';
+import {
+  TERMINAL_TRIAL, UNEXPLAINED_PHASES, duration, logView, whyOf,
+} from '../data.js';
 import { badge, href, num, seconds, time } from '../format.js';
 import { html, setHtml } from '../html.js';
 import { confirmDialog, notice } from '../ui.js';
@@ -15,12 +17,27 @@ export const id = 'trial';
 // trial runs.
 const LOG_TAIL_BYTES = 64 * 1024;
 
+// A trial that ended otherwise than Succeeded, with a reason or message:
+// both in a box at the top of the page, the message whole (its last line
+// is usually the error). The Run card then leaves them out.
+function explained(t) {
+  return !UNEXPLAINED_PHASES.has(t.phase) && whyOf(t) !== undefined;
+}
+
+function failureHtml(t) {
+  if (!explained(t)) return html``;
+  return html`<div class="${t.phase === 'Failed' ? 'error-box' : 'warn-box'} failure" id="trial-failure">
+    <div><b>${t.phase}</b>${t.reason ? html` · reason <code>${t.reason}</code>` : ''}${t.exitCode !== undefined ? html` · exit code ${t.exitCode}` : ''}</div>
+    ${t.message ? html`<pre class="failure-message">${t.message}</pre>` : ''}</div>`;
+}
+
 function infoHtml(t) {
+  const shown = explained(t);
   const rows = [
     ['Started', time(t.startTime)], ['Completed', time(t.completionTime)],
     ['Duration', seconds(duration(t))],
-    ...(t.reason ? [['Reason', t.reason]] : []),
-    ...(t.message ? [['Message', t.message]] : []),
+    ...(t.reason && !shown ? [['Reason', t.reason]] : []),
+    ...(t.message && !shown ? [['Message', t.message]] : []),
     ...(t.exitCode !== undefined ? [['Exit code', t.exitCode]] : []),
     // Text a trial reported (a DARTS trial's Best-Genotype), escaped as any value.
     ...Object.entries(t.outputs || {}).map(([k, v]) => [k, html`<code class="output">${v}</code>`]),
@@ -31,6 +48,7 @@ function infoHtml(t) {
 export async function render(root, ctx, experiment, name) {
   setHtml(root, html`
     <div class="page-head" id="trial-head"></div>
+    <div id="trial-failure-slot"></div>
     <div class="cards">
       <section class="card"><h2>Parameters</h2><div id="trial-params"></div></section>
       <section class="card"><h2>Metrics</h2><div id="trial-metrics"></div></section>
@@ -88,6 +106,7 @@ export async function render(root, ctx, experiment, name) {
         <tbody>${t.metrics.map((m) => html`<tr><td>${m.name}</td><td class="num">${num(m.min)}</td>
           <td class="num">${num(m.max)}</td><td class="num">${num(m.latest)}</td></tr>`)}</tbody></table>`
         : html`<p class="muted">No metrics reported yet.</p>`);
+      setHtml($('#trial-failure-slot'), failureHtml(t));
       setHtml($('#trial-info'), infoHtml(t));
     }
     if (observations.length !== lastObservations) {
