@@ -38,7 +38,7 @@ class Algorithm {
 };
 
 // Registers every built-in algorithm ("bayesianoptimization", "darts",
-// "grid", "hyperband", "random", "sobol"). `darts_available`: whether this
+// "grid", "hyperband", "multivariate-tpe", "random", "sobol", "tpe"). `darts_available`: whether this
 // build can run a DARTS search (nas::DartsAvailable()); darts validates
 // either way and reports the reason when it cannot.
 void RegisterBuiltins(Registry<Algorithm>& registry,

@@ -8,6 +8,7 @@
 #include "suggestion/hyperband.h"
 #include "suggestion/random_search.h"
 #include "suggestion/sobol_search.h"
+#include "suggestion/tpe.h"
 
 namespace hpt::suggestion {
 
@@ -28,6 +29,12 @@ void RegisterBuiltins(Registry<Algorithm>& registry, Status darts_available) {
   HPT_CHECK(registry
                 .Register(SobolSearch::kName,
                           [] { return std::make_unique<SobolSearch>(); })
+                .ok());
+  HPT_CHECK(registry
+                .Register(Tpe::kName, [] { return std::make_unique<Tpe>(false); })
+                .ok());
+  HPT_CHECK(registry
+                .Register(Tpe::kMultivariateName, [] { return std::make_unique<Tpe>(true); })
                 .ok());
   HPT_CHECK(registry
                 .Register(Darts::kName,

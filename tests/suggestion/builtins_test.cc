@@ -12,11 +12,11 @@ TEST(RegistryTest, BuiltinsAreRegisteredSorted) {
   Registry<Algorithm> registry;
   RegisterBuiltins(registry);
   EXPECT_EQ(registry.Names(),
-            (std::vector<std::string>{"bayesianoptimization", "darts", "grid",
-                                      "hyperband", "random", "sobol"}));
+            (std::vector<std::string>{"bayesianoptimization", "darts", "grid", "hyperband",
+                                      "multivariate-tpe", "random", "sobol", "tpe"}));
   EXPECT_TRUE(registry.Create("grid").ok());
   EXPECT_TRUE(registry.Create("random").ok());
-  StatusOr<std::unique_ptr<Algorithm>> missing = registry.Create("tpe");
+  StatusOr<std::unique_ptr<Algorithm>> missing = registry.Create("cmaes");
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
 }
 

@@ -1,0 +1,260 @@
+#include "suggestion/tpe.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <unordered_set>
+
+#include "api/settings.h"
+#include "api/spec_codec.h"
+#include "suggestion/parzen.h"
+#include "suggestion/random_search.h"
+#include "suggestion/rng.h"
+#include "suggestion/search_space.h"
+
+namespace hpt::suggestion {
+namespace {
+
+using api::ParameterSpec;
+using api::ParameterType;
+using Point = std::vector<double>;
+
+// Fresh candidate sets tried before a used point of a finite space is
+// given up for a random unused one.
+constexpr int kMaxRedraws = 10;
+
+struct Settings {
+  std::optional<int64_t> random_state;
+  int64_t startup = 10;
+  int64_t candidates = 24;
+};
+
+StatusOr<Settings> ReadSettings(const api::ExperimentSpec& spec, const char* name) {
+  api::SettingsReader r(spec.algorithm.settings, api::kAlgorithmSettingsPath, name,
+                        {api::kRandomState, Tpe::kStartupTrials, Tpe::kEiCandidates});
+  Settings s;
+  s.random_state = r.Seed();
+  s.startup = r.Int(Tpe::kStartupTrials, 10, {.min = 0});
+  s.candidates = r.Int(Tpe::kEiCandidates, 24, {.min = 1, .max = 10000});
+  HPT_RETURN_IF_ERROR(r.ToStatus());
+  return s;
+}
+
+// One parameter in the estimator's space: log for logUniform, the range
+// widened by half a step for a grid (so its ends are as likely as the rest),
+// a list's index for discrete and categorical.
+struct Dim {
+  const ParameterSpec* p = nullptr;
+  ParzenDimension parzen;
+  bool log = false;
+  double step = 0;  // > 0: values on min + k * step
+};
+
+std::vector<Dim> MakeDims(const std::vector<ParameterSpec>& parameters) {
+  std::vector<Dim> dims;
+  for (const ParameterSpec& p : parameters) {
+    Dim d;
+    d.p = &p;
+    const api::FeasibleSpace& fs = p.feasible_space;
+    if (p.type == ParameterType::kDiscrete || p.type == ParameterType::kCategorical) {
+      d.parzen.categorical = true;
+      d.parzen.choices = static_cast<int>(fs.list.size());
+      dims.push_back(d);
+      continue;
+    }
+    d.log = fs.distribution == api::Distribution::kLogUniform;
+    d.step = p.type == ParameterType::kInt ? fs.step.value_or(1) : fs.step.value_or(0);
+    double low = *fs.min - d.step / 2, high = *fs.max + d.step / 2;
+    if (d.log) {
+      low = std::log(low > 0 ? low : *fs.min);
+      high = std::log(high);
+    }
+    d.parzen.low = low;
+    d.parzen.high = std::max(high, low + 1e-12);
+    dims.push_back(d);
+  }
+  return dims;
+}
+
+std::optional<double> Encode(const Dim& d, const std::string& text) {
+  const api::FeasibleSpace& fs = d.p->feasible_space;
+  if (d.parzen.categorical) {
+    auto it = std::find(fs.list.begin(), fs.list.end(), text);
+    if (it == fs.list.end()) return std::nullopt;
+    return static_cast<double>(it - fs.list.begin());
+  }
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !std::isfinite(v) || (d.log && v <= 0)) return std::nullopt;
+  return std::clamp(d.log ? std::log(v) : v, d.parzen.low, d.parzen.high);
+}
+
+std::string Decode(const Dim& d, double x) {
+  const api::FeasibleSpace& fs = d.p->feasible_space;
+  if (d.parzen.categorical) return fs.list[static_cast<size_t>(x)];
+  const double v = d.log ? std::exp(x) : x;
+  if (d.step > 0) {
+    const int64_t top = *GridSize(*d.p) - 1;
+    return GridValue(*d.p, std::clamp<int64_t>(std::llround((v - *fs.min) / d.step), 0, top));
+  }
+  return api::FormatDouble(std::clamp(v, *fs.min, *fs.max));
+}
+
+std::optional<Point> EncodeTrial(const std::vector<Dim>& dims, const api::Assignment& a) {
+  Point x;
+  for (const Dim& d : dims) {
+    const std::string* text = api::FindValue(a, d.p->name);
+    std::optional<double> v = text ? Encode(d, *text) : std::nullopt;
+    if (!v) return std::nullopt;  // made by hand outside the space
+    x.push_back(*v);
+  }
+  return x;
+}
+
+std::vector<Point> Column(const std::vector<Point>& points, size_t dim) {
+  std::vector<Point> out;
+  for (const Point& x : points) out.push_back({x[dim]});
+  return out;
+}
+
+// The candidate drawn from the good model l with the largest l(x) / g(x):
+// jointly, or one parameter at a time.
+Point Propose(const std::vector<Dim>& dims, const std::vector<Point>& below,
+              const std::vector<Point>& above, int candidates, bool multivariate,
+              std::mt19937_64& rng) {
+  auto best_of = [&](const std::vector<ParzenDimension>& pd, const std::vector<Point>& good,
+                     const std::vector<Point>& bad) {
+    const ParzenEstimator l(pd, good, multivariate), g(pd, bad, multivariate);
+    Point best;
+    double best_score = -INFINITY;
+    for (int i = 0; i < candidates; ++i) {
+      Point x = l.Sample(rng);
+      const double score = l.LogPdf(x) - g.LogPdf(x);
+      if (best.empty() || score > best_score) {
+        best_score = score;
+        best = std::move(x);
+      }
+    }
+    return best;
+  };
+  if (multivariate) {
+    std::vector<ParzenDimension> pd;
+    for (const Dim& d : dims) pd.push_back(d.parzen);
+    return best_of(pd, below, above);
+  }
+  Point x;
+  for (size_t dim = 0; dim < dims.size(); ++dim) {
+    x.push_back(best_of({dims[dim].parzen}, Column(below, dim), Column(above, dim))[0]);
+  }
+  return x;
+}
+
+// The spec random search sees for the start-up trials and fallbacks: the
+// same space, only the seed.
+api::ExperimentSpec RandomSpec(const api::ExperimentSpec& spec) {
+  api::ExperimentSpec r = spec;
+  r.algorithm.name = RandomSearch::kName;
+  r.algorithm.settings.clear();
+  for (const auto& s : spec.algorithm.settings) {
+    if (s.name == api::kRandomState) r.algorithm.settings.push_back(s);
+  }
+  return r;
+}
+
+}  // namespace
+
+Status Tpe::Validate(const api::ExperimentSpec& spec) const {
+  HPT_RETURN_IF_ERROR(ReadSettings(spec, name()).status());
+  return CheckSearchSpace(spec.parameters);
+}
+
+StatusOr<Suggestion> Tpe::Suggest(const api::ExperimentSpec& spec,
+                                  const std::vector<api::Trial>& history,
+                                  std::string_view /*state*/, int count) {
+  HPT_RETURN_IF_ERROR(Validate(spec));
+  HPT_ASSIGN_OR_RETURN(Settings settings, ReadSettings(spec, name()));
+  const std::vector<Dim> dims = MakeDims(spec.parameters);
+  const double sign = spec.objective.type == api::ObjectiveType::kMaximize ? -1 : 1;
+
+  // Ranked trials (a loss to minimise) and the running ones, in creation order.
+  struct Row {
+    Point x;
+    double loss;
+    size_t order;
+  };
+  std::vector<Row> done;
+  std::vector<Point> running;
+  for (size_t i = 0; i < history.size(); ++i) {
+    const api::Trial& t = history[i];
+    std::optional<Point> x = EncodeTrial(dims, t.assignment);
+    if (!x) continue;
+    if (!api::IsFinished(t.phase)) {
+      running.push_back(std::move(*x));
+      continue;
+    }
+    if (t.phase != api::TrialPhase::kSucceeded && t.phase != api::TrialPhase::kEarlyStopped) {
+      continue;
+    }
+    if (std::optional<double> v = api::ObjectiveValue(t, spec.objective); v && std::isfinite(*v)) {
+      done.push_back({std::move(*x), sign * *v, i});
+    }
+  }
+  const api::ExperimentSpec random_spec = RandomSpec(spec);
+  RandomSearch random;
+  if (static_cast<int64_t>(done.size()) < settings.startup || dims.empty()) {
+    return random.Suggest(random_spec, history, "", count);
+  }
+
+  // The best gamma(n) trials make the good model; the rest, the running
+  // ones and this batch's earlier points the bad one (constant liar).
+  std::vector<Row> ranked = done;
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const Row& a, const Row& b) { return a.loss < b.loss; });
+  const size_t n_below = std::min<size_t>(
+      static_cast<size_t>(std::ceil(0.1 * static_cast<double>(ranked.size()))), 25);
+  std::vector<Row> below_rows(ranked.begin(), ranked.begin() + static_cast<long>(n_below));
+  std::vector<Row> above_rows(ranked.begin() + static_cast<long>(n_below), ranked.end());
+  auto by_order = [](const Row& a, const Row& b) { return a.order < b.order; };
+  std::sort(below_rows.begin(), below_rows.end(), by_order);
+  std::sort(above_rows.begin(), above_rows.end(), by_order);
+  std::vector<Point> below, above;
+  for (Row& r : below_rows) below.push_back(std::move(r.x));
+  for (Row& r : above_rows) above.push_back(std::move(r.x));
+  for (Point& x : running) above.push_back(std::move(x));
+
+  const bool finite = SpaceSize(spec.parameters).has_value();
+  std::unordered_set<std::string> seen;
+  if (finite) {
+    for (const api::Trial& t : history) seen.insert(AssignmentKey(spec.parameters, t.assignment));
+  }
+  std::mt19937_64 rng = MakeRng(settings.random_state, history.size());
+  Suggestion suggestion;
+  std::vector<api::Trial> with_batch = history;  // for the random fallback
+  for (int i = 0; i < count; ++i) {
+    std::optional<api::Assignment> chosen;
+    for (int attempt = 0; attempt <= kMaxRedraws && !chosen; ++attempt) {
+      const Point x = Propose(dims, below, above, static_cast<int>(settings.candidates),
+                              multivariate_, rng);
+      api::Assignment a;
+      for (size_t d = 0; d < dims.size(); ++d) a.push_back({dims[d].p->name, Decode(dims[d], x[d])});
+      if (!finite || seen.insert(AssignmentKey(spec.parameters, a)).second) chosen = std::move(a);
+    }
+    if (!chosen) {  // the good region's points are used: any unused one
+      HPT_ASSIGN_OR_RETURN(Suggestion fill, random.Suggest(random_spec, with_batch, "", 1));
+      suggestion.exhausted = fill.exhausted;
+      if (fill.assignments.empty()) break;
+      chosen = std::move(fill.assignments[0]);
+      seen.insert(AssignmentKey(spec.parameters, *chosen));
+    }
+    if (std::optional<Point> x = EncodeTrial(dims, *chosen)) above.push_back(std::move(*x));
+    api::Trial placeholder;
+    placeholder.assignment = *chosen;
+    placeholder.phase = api::TrialPhase::kRunning;
+    with_batch.push_back(std::move(placeholder));
+    suggestion.assignments.push_back(std::move(*chosen));
+    if (suggestion.exhausted) break;
+  }
+  return suggestion;
+}
+
+}  // namespace hpt::suggestion

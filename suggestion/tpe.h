@@ -1,0 +1,53 @@
+#pragma once
+// Tpe ("tpe", "multivariate-tpe"): the tree-structured Parzen estimator
+// (Bergstra et al. 2011) as Katib runs it through Optuna's TPESampler, with
+// Optuna 3.1's defaults.
+//
+// Settings (Katib's): n_startup_trials (10: random suggestions until that
+// many trials have a value), n_ei_candidates (24: draws from the good
+// model per suggestion), random_state.
+//
+// The finished trials with an objective value (Succeeded, EarlyStopped)
+// are ranked; the best gamma(n) = min(ceil(0.1 n), 25) make the "good"
+// model l(x) and the rest the "bad" one g(x) (ParzenEstimator); each
+// suggestion is the candidate drawn from l with the highest l(x)/g(x).
+// Trials still running, and the suggestions earlier in the same batch,
+// join the bad model (Optuna's constant liar), so parallel suggestions
+// spread out. "tpe" models and picks each parameter on its own;
+// "multivariate-tpe" uses joint kernels over all of them.
+//
+// Parameters: double and int (logUniform in log space; a step or an int
+// is drawn on the continuous range +-half a step and rounded to the grid;
+// its density is the continuous one, where Optuna integrates over the
+// step), discrete and categorical as categories. In a finite space no
+// assignment repeats; once it is used up, fewer are returned (exhausted).
+// State is not used.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "suggestion/algorithm.h"
+
+namespace hpt::suggestion {
+
+class Tpe : public Algorithm {
+ public:
+  static constexpr char kName[] = "tpe";
+  static constexpr char kMultivariateName[] = "multivariate-tpe";
+  static constexpr char kStartupTrials[] = "n_startup_trials";
+  static constexpr char kEiCandidates[] = "n_ei_candidates";
+
+  explicit Tpe(bool multivariate) : multivariate_(multivariate) {}
+
+  Status Validate(const api::ExperimentSpec& spec) const override;
+  StatusOr<Suggestion> Suggest(const api::ExperimentSpec& spec,
+                               const std::vector<api::Trial>& history,
+                               std::string_view state, int count) override;
+
+ private:
+  const char* name() const { return multivariate_ ? kMultivariateName : kName; }
+  bool multivariate_;
+};
+
+}  // namespace hpt::suggestion
