@@ -13,6 +13,8 @@
 //                     warm-started) and so refactorises from scratch.
 //   BM_SuggestCold    the first call after a restart: no state, empty
 //                     factor cache.
+//   BM_TpeSuggest     tpe (arg 2 = 0) and multivariate-tpe (1) on the same
+//                     history: one suggestion (TPE keeps no state).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -28,6 +30,7 @@
 #include "bench/quality_functions.h"
 #include "suggestion/bo_data.h"
 #include "suggestion/factor_cache.h"
+#include "suggestion/tpe.h"
 
 namespace hpt::suggestion {
 namespace {
@@ -136,6 +139,20 @@ void BM_SuggestCold(benchmark::State& state) {
   }
 }
 
+void BM_TpeSuggest(benchmark::State& state) {
+  Session& s = SessionFor(static_cast<int>(state.range(0)));
+  const bool multivariate = state.range(1) != 0;
+  api::ExperimentSpec spec = s.spec;
+  spec.algorithm.name = multivariate ? Tpe::kMultivariateName : Tpe::kName;
+  for (auto _ : state) {
+    Tpe tpe(multivariate);
+    auto start = std::chrono::steady_clock::now();
+    StatusOr<Suggestion> r = tpe.Suggest(spec, s.history, "", 1);
+    state.SetIterationTime(Seconds(start));
+    HPT_CHECK(r.ok() && r->assignments.size() == 1);
+  }
+}
+
 double Max(const std::vector<double>& v) {
   return *std::max_element(v.begin(), v.end());
 }
@@ -155,6 +172,16 @@ BENCHMARK(BM_SuggestRefit)
     ->UseManualTime()
     ->Iterations(1)
     ->Repetitions(5)
+    ->ReportAggregatesOnly(true)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TpeSuggest)
+    ->Args({100, 0})
+    ->Args({1000, 0})
+    ->Args({100, 1})
+    ->Args({1000, 1})
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Repetitions(30)
     ->ReportAggregatesOnly(true)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SuggestCold)

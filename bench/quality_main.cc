@@ -246,29 +246,34 @@ int main(int argc, char** argv) {
     }
   }
 
-  const std::string kTpe = "tpe";
-  if (options.tpe) {
-    std::string path = options.out + "/quality_tpe.json";
+  // The peers: Optuna's TPESampler, univariate (its default) and
+  // multivariate, same functions, seeds and budget.
+  const std::vector<std::pair<std::string, std::string>> peers = {
+      {"optuna-tpe", ""}, {"optuna-tpe-mv", " --multivariate"}};
+  for (const auto& [column, flag] : options.tpe ? peers : decltype(peers){}) {
+    std::string path = options.out + "/quality_" + column + ".json";
     std::string names;
     for (const QualityFunction* f : functions)
       names += (names.empty() ? "" : ",") + f->name;
     std::string command = Python() + " tpe --functions " + names + " --seeds " +
                           std::to_string(options.seeds) + " --trials " +
-                          std::to_string(options.trials) + " --out '" + path +
-                          "'";
+                          std::to_string(options.trials) + flag + " --out '" +
+                          path + "'";
     HPT_CHECK(std::system(command.c_str()) == 0);
     json tpe = json::parse(std::ifstream(path));
     for (const QualityFunction* f : functions) {
       const json& entry = tpe["functions"][f->name];
       for (const auto& c : entry["curves"]) {
-        curves[f->name][kTpe].push_back(c.get<Curve>());
+        curves[f->name][column].push_back(c.get<Curve>());
       }
-      seconds[kTpe] += entry["seconds"].get<double>();
+      seconds[column] += entry["seconds"].get<double>();
     }
   }
 
   std::vector<std::string> columns = options.algorithms;
-  if (options.tpe) columns.push_back(kTpe);
+  if (options.tpe) {
+    for (const auto& peer : peers) columns.push_back(peer.first);
+  }
   std::vector<std::string> rows;
   for (const QualityFunction* f : functions) rows.push_back(f->name);
   std::string table =

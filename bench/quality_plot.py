@@ -16,7 +16,10 @@ STYLE = {"random": ("tab:gray", "random"), "sobol": ("tab:olive", "sobol"),
          "bayesianoptimization": ("tab:blue", "bayesianoptimization (hpt, log EI)"),
          "bayesianoptimization/acq_func=ucb": ("tab:cyan",
                                                "bayesianoptimization (hpt, acq_func=ucb)"),
-         "tpe": ("tab:red", "TPE (Optuna 3.1)")}
+         "optuna-tpe": ("tab:red", "TPE (Optuna 3.1)"),
+         "optuna-tpe-mv": ("tab:pink", "multivariate TPE (Optuna 3.1)"),
+         "tpe": ("tab:orange", "tpe (hpt)"),
+         "multivariate-tpe": ("tab:brown", "multivariate-tpe (hpt)")}
 
 
 def main():

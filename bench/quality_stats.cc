@@ -47,22 +47,30 @@ std::string QualityTable(const QualityCurves& curves,
                          const std::vector<std::string>& rows,
                          const std::vector<std::string>& columns, int seeds,
                          int trials) {
-  const bool tpe =
-      std::find(columns.begin(), columns.end(), "tpe") != columns.end();
-  // A ratio to TPE for each bayesianoptimization column (default first).
-  std::vector<std::string> ratios;
+  auto has = [&](const std::string& c) {
+    return std::find(columns.begin(), columns.end(), c) != columns.end();
+  };
+  // A ratio to its Optuna peer for each column that has one: the
+  // bayesianoptimization columns and tpe to TPESampler's default, and
+  // multivariate-tpe to TPESampler(multivariate=True).
+  std::vector<std::pair<std::string, std::string>> ratios;
+  bool bo_ratio = false;
   for (const auto& c : columns) {
-    if (tpe && c.rfind("bayesianoptimization", 0) == 0) ratios.push_back(c);
+    if (has("optuna-tpe") && (c.rfind("bayesianoptimization", 0) == 0 || c == "tpe")) {
+      ratios.push_back({c, "optuna-tpe"});
+      bo_ratio = bo_ratio || c != "tpe";
+    }
+    if (has("optuna-tpe-mv") && c == "multivariate-tpe") ratios.push_back({c, "optuna-tpe-mv"});
   }
   std::string out = "Simple regret after " + std::to_string(trials) +
                     " trials, median [25th, 75th percentile] over " +
                     std::to_string(seeds) +
                     " seeds (lower is better).\n\n| function |";
   for (const auto& c : columns) out += " " + c + " |";
-  for (const auto& r : ratios) out += " " + r + " / tpe |";
-  if (!ratios.empty()) out += " target |";
+  for (const auto& [c, peer] : ratios) out += " " + c + " / " + peer + " |";
+  if (bo_ratio) out += " target |";
   out += "\n|---|";
-  size_t width = columns.size() + ratios.size() + (ratios.empty() ? 0 : 1);
+  size_t width = columns.size() + ratios.size() + (bo_ratio ? 1 : 0);
   for (size_t i = 0; i < width; ++i) out += "---|";
   out += "\n";
   for (const std::string& function : rows) {
@@ -80,12 +88,13 @@ std::string QualityTable(const QualityCurves& curves,
              Format(Quantile(finals, 0.25)) + ", " +
              Format(Quantile(finals, 0.75)) + "] |";
     }
-    double peer = tpe ? Quantile(Finals(by_algorithm.at("tpe")), 0.5) : NAN;
-    for (const auto& r : ratios) {
-      out +=
-          " " + Format(Quantile(Finals(by_algorithm.at(r)), 0.5) / peer) + " |";
+    for (const auto& [c, peer] : ratios) {
+      out += " " +
+             Format(Quantile(Finals(by_algorithm.at(c)), 0.5) /
+                    Quantile(Finals(by_algorithm.at(peer)), 0.5)) +
+             " |";
     }
-    if (!ratios.empty()) out += std::string(" ") + Target(function) + " |";
+    if (bo_ratio) out += std::string(" ") + Target(function) + " |";
     out += "\n";
   }
   return out;

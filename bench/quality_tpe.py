@@ -115,14 +115,16 @@ def check(path):
     json.dump(out, sys.stdout)
 
 
-def tpe(names, seeds, trials, out_path):
-    result = {"optuna": optuna.__version__, "sampler": "TPESampler (defaults)",
+def tpe(names, seeds, trials, out_path, multivariate=False):
+    result = {"optuna": optuna.__version__,
+              "sampler": "TPESampler(multivariate=True)" if multivariate
+              else "TPESampler (defaults)",
               "functions": {}}
     for name in names:
         spec = FUNCTIONS[name]
         curves, seconds = [], 0.0
         for seed in range(1, seeds + 1):
-            sampler = optuna.samplers.TPESampler(seed=seed)
+            sampler = optuna.samplers.TPESampler(seed=seed, multivariate=multivariate)
             study = optuna.create_study(sampler=sampler)
             best, curve = math.inf, []
             start = time.perf_counter()
@@ -144,9 +146,10 @@ def latency(out_path, samples):
     space = FUNCTIONS["hartmann6"]["space"]
     distributions = {n: optuna.distributions.FloatDistribution(lo, hi)
                      for n, _, lo, hi, _ in space}
-    result = {"optuna": optuna.__version__, "dim": 6, "ms": {}}
-    for n in (100, 1000):
-        study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=1))
+    result = {"optuna": optuna.__version__, "dim": 6, "ms": {}, "ms_multivariate": {}}
+    for n, multivariate in ((100, False), (1000, False), (100, True), (1000, True)):
+        study = optuna.create_study(
+            sampler=optuna.samplers.TPESampler(seed=1, multivariate=multivariate))
         rng = optuna.samplers.RandomSampler(seed=2)._rng
         trials = []
         for _ in range(n):
@@ -162,10 +165,11 @@ def latency(out_path, samples):
             params = suggest(trial, space)
             times.append((time.perf_counter() - start) * 1e3)
             study.tell(trial, hartmann6([params["x%d" % d] for d in range(6)]))
-        result["ms"][str(n)] = {"median": statistics.median(times),
-                                "samples": samples}
-        print("quality_tpe: TPE sample at n=%d: median %.1f ms" %
-              (n, statistics.median(times)), file=sys.stderr)
+        result["ms_multivariate" if multivariate else "ms"][str(n)] = {
+            "median": statistics.median(times), "samples": samples}
+        print("quality_tpe: TPE%s sample at n=%d: median %.1f ms" %
+              (" (multivariate)" if multivariate else "", n, statistics.median(times)),
+              file=sys.stderr)
     with open(out_path, "w") as f:
         json.dump(result, f)
 
@@ -180,6 +184,7 @@ def main():
     t.add_argument("--trials", type=int, default=50)
     t.add_argument("--out", required=True)
     t.add_argument("--functions", default=",".join(FUNCTIONS))
+    t.add_argument("--multivariate", action="store_true")
     l = sub.add_parser("latency")
     l.add_argument("--out", required=True)
     l.add_argument("--samples", type=int, default=30)
@@ -187,7 +192,8 @@ def main():
     if args.command == "check":
         check(args.probes)
     elif args.command == "tpe":
-        tpe([n for n in args.functions.split(",") if n], args.seeds, args.trials, args.out)
+        tpe([n for n in args.functions.split(",") if n], args.seeds, args.trials, args.out,
+            args.multivariate)
     else:
         latency(args.out, args.samples)
 

@@ -22,11 +22,11 @@ double LogSumExp(const std::vector<double>& v) {
   return top + std::log(sum);
 }
 
-// log of the normal(mu, sigma) density truncated to [low, high], at x.
-double LogTruncNormal(double x, double mu, double sigma, double low, double high) {
-  const double z = (x - mu) / sigma;
+// log(sigma * mass of the normal(mu, sigma) inside [low, high]): what the
+// truncated density divides by.
+double LogNorm(double mu, double sigma, double low, double high) {
   const double mass = Phi((high - mu) / sigma) - Phi((low - mu) / sigma);
-  return -0.5 * z * z - kLogSqrt2Pi - std::log(sigma) - std::log(std::max(mass, 1e-300));
+  return std::log(sigma) + std::log(std::max(mass, 1e-300));
 }
 
 double SampleTruncNormal(double mu, double sigma, double low, double high,
@@ -63,7 +63,11 @@ ParzenEstimator::ParzenEstimator(const std::vector<ParzenDimension>& dims,
   std::vector<double> weights = ObservationWeights(n);
   weights.push_back(kPriorWeight);
   const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
-  for (double w : weights) log_weights_.push_back(std::log(w / total));
+  for (double w : weights) {
+    weights_.push_back(w / total);
+    log_weights_.push_back(std::log(w / total));
+  }
+  log_norms_.assign(static_cast<size_t>(components), {});
 
   mus_.assign(static_cast<size_t>(components), {});
   sigmas_.assign(static_cast<size_t>(components), {});
@@ -75,7 +79,8 @@ ParzenEstimator::ParzenEstimator(const std::vector<ParzenDimension>& dims,
     if (d.categorical) {
       offsets_.push_back(static_cast<int>(probs_[0].size()));
       for (int c = 0; c < components; ++c) {
-        std::vector<double> p(static_cast<size_t>(d.choices), kPriorWeight / d.choices);
+        // Optuna's floor: the prior weight spread over the components.
+        std::vector<double> p(static_cast<size_t>(d.choices), kPriorWeight / components);
         if (c < n) p[static_cast<size_t>(observations[static_cast<size_t>(c)][dim])] += 1;
         const double sum = std::accumulate(p.begin(), p.end(), 0.0);
         for (double& x : p) probs_[static_cast<size_t>(c)].push_back(x / sum);
@@ -113,16 +118,16 @@ ParzenEstimator::ParzenEstimator(const std::vector<ParzenDimension>& dims,
     for (double& s : sigmas) s = std::clamp(s, min_sigma, max_sigma);
     sigmas[static_cast<size_t>(n)] = range;  // the prior
     for (int c = 0; c < components; ++c) {
-      mus_[static_cast<size_t>(c)].push_back(mus[static_cast<size_t>(c)]);
-      sigmas_[static_cast<size_t>(c)].push_back(sigmas[static_cast<size_t>(c)]);
+      const auto i = static_cast<size_t>(c);
+      mus_[i].push_back(mus[i]);
+      sigmas_[i].push_back(sigmas[i]);
+      log_norms_[i].push_back(LogNorm(mus[i], sigmas[i], d.low, d.high));
     }
   }
 }
 
 std::vector<double> ParzenEstimator::Sample(std::mt19937_64& rng) const {
-  std::vector<double> w;
-  for (double lw : log_weights_) w.push_back(std::exp(lw));
-  const size_t c = std::discrete_distribution<size_t>(w.begin(), w.end())(rng);
+  const size_t c = std::discrete_distribution<size_t>(weights_.begin(), weights_.end())(rng);
   std::vector<double> x;
   size_t numeric = 0;
   for (size_t dim = 0; dim < dims_.size(); ++dim) {
@@ -149,7 +154,8 @@ double ParzenEstimator::LogPdf(const std::vector<double>& x) const {
       if (d.categorical) {
         sum += std::log(probs_[c][static_cast<size_t>(offsets_[dim]) + static_cast<size_t>(x[dim])]);
       } else {
-        sum += LogTruncNormal(x[dim], mus_[c][numeric], sigmas_[c][numeric], d.low, d.high);
+        const double z = (x[dim] - mus_[c][numeric]) / sigmas_[c][numeric];
+        sum += -0.5 * z * z - kLogSqrt2Pi - log_norms_[c][numeric];
         ++numeric;
       }
     }

@@ -4,8 +4,8 @@
 // one truncated-normal kernel per observation on a numeric dimension
 // (bandwidth from the distance to its neighbours, or Scott-like
 // 0.2 * n^(-1/(d+4)) * range when multivariate), a categorical kernel
-// that puts weight 1 on the observed choice on top of a prior_weight/K
-// floor, one prior component (the range's middle, bandwidth = range;
+// that puts weight 1 on the observed choice on top of a prior_weight/(n+1)
+// floor on every choice, one prior component (the range's middle, bandwidth = range;
 // uniform over choices) of weight 1, "magic clip" on bandwidths, and
 // observation weights that ramp up older ones past 25 (Optuna's
 // default_weights).
@@ -41,8 +41,12 @@ class ParzenEstimator {
  private:
   std::vector<ParzenDimension> dims_;
   std::vector<double> log_weights_;            // per component, normalised
+  std::vector<double> weights_;                // the same, not in logs
   std::vector<std::vector<double>> mus_;       // [component][numeric dim]
   std::vector<std::vector<double>> sigmas_;
+  // log(sigma * the kernel's mass inside the range): each kernel's
+  // normaliser, computed once rather than per evaluation.
+  std::vector<std::vector<double>> log_norms_;
   std::vector<std::vector<double>> probs_;     // [component][choice], flattened per dim
   std::vector<int> offsets_;                   // categorical dim -> first choice in probs_
 };
