@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -39,7 +41,16 @@ class HintingClient : public hpt::client::ApiClient {
   StatusOr<hpt::client::HttpResult> Call(const std::string& method, const std::string& path,
                                          const std::string& body,
                                          const std::string& content_type) override {
+    // A server that has just started (e.g. `hpt run`'s, seen from a second
+    // terminal) answers 503 until it has loaded its experiments: wait for it.
     auto result = inner_->Call(method, path, body, content_type);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (result.ok() && result->status == 503 &&
+           result->body.find("the server is starting") != std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      result = inner_->Call(method, path, body, content_type);
+    }
     if (!result.ok() && result.status().code() == StatusCode::kUnavailable) {
       return Status(StatusCode::kUnavailable, result.status().message() + hint_);
     }

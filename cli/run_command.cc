@@ -188,7 +188,12 @@ int Run(const RunOptions& options) {
   }
   std::cout << "  from another terminal: hpt watch " << name << std::endl;
   int code = Follow(*client, name, options.quiet, /*stop_on_interrupt=*/embedded != nullptr);
-  if (embedded) embedded->Stop();
+  if (embedded) {
+    // `hpt watch` in another terminal polls every 250 ms: let it see the end
+    // before the server goes.
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    embedded->Stop();
+  }
   return code;
 }
 

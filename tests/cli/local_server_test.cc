@@ -23,7 +23,8 @@ namespace {
 
 using nlohmann::json;
 
-// Each trial sleeps, so that the run is still going while we look at it.
+// Each trial sleeps, so that the run is still going while we look at it;
+// with GATE in the command, each waits for that file first.
 const char* kSlowSpec = R"(
 name: watched-run
 objective: {type: minimize, objectiveMetricName: loss}
@@ -33,7 +34,7 @@ maxTrialCount: 3
 parameters:
   - {name: x, parameterType: double, feasibleSpace: {min: "0", max: "1"}}
 trialTemplate:
-  command: [sh, -c, "sleep 0.7; echo progress line; echo loss=${trialParameters.x}"]
+  command: [sh, -c, "GATE sleep 0.7; echo progress line; echo loss=${trialParameters.x}"]
   trialParameters: [{name: x, reference: x}]
   workingDir: .
 )";
@@ -66,7 +67,14 @@ class LocalServerTest : public ::testing::Test {
     unsetenv("HPT_URL");
     unsetenv("HPT_TOKEN");
     setenv("XDG_RUNTIME_DIR", dir_.File("runtime").c_str(), 1);
-    WriteFile(dir_.File("exp/run.yaml"), kSlowSpec);
+    WriteFile(dir_.File("exp/run.yaml"), Spec(""));
+  }
+  // The spec, its trials first waiting for `gate` to exist when given.
+  static std::string Spec(const std::string& gate) {
+    std::string spec = kSlowSpec;
+    spec.replace(spec.find("GATE "), 5,
+                 gate.empty() ? "" : "while [ ! -e " + gate + " ]; do sleep 0.1; done; ");
+    return spec;
   }
   void TearDown() override {
     unsetenv("HPT_SERVER");
@@ -83,11 +91,20 @@ class LocalServerTest : public ::testing::Test {
 
 TEST_F(LocalServerTest, AnEmbeddedRunIsWatchedFromASecondTerminal) {
   const std::string db = dir_.File("data/hpt.db");
+  // The trials wait for GO, so the run is still going when watch attaches.
+  const std::string gate = dir_.File("GO");
+  WriteFile(dir_.File("exp/run.yaml"), Spec(gate));
   std::string run_out, run_err;
   int run_code = -1;
   std::thread run([&] {
     run_code = RunHpt({"run", "--db", db, dir_.File("exp/run.yaml")}, &run_out, &run_err, 90);
   });
+  struct Joiner {  // a failed ASSERT must not leave the thread joinable
+    std::thread& t;
+    ~Joiner() {
+      if (t.joinable()) t.join();
+    }
+  } joiner{run};
 
   // The embedded server comes up where the CLI looks, and leaves its token
   // where this user's other commands find it.
@@ -104,19 +121,26 @@ TEST_F(LocalServerTest, AnEmbeddedRunIsWatchedFromASecondTerminal) {
   std::string out, err;
   ASSERT_EQ(RunHpt({"list"}, &out, &err), 0) << err;
   EXPECT_NE(out.find("watched-run"), std::string::npos) << out;
-  ASSERT_EQ(RunHpt({"watch", "watched-run"}, &out, &err, 90), 0) << err;
-  EXPECT_NE(out.find("experiment 'watched-run' Succeeded"), std::string::npos) << out;
-
-  // The API is locked without the token; the dashboard page and the API
-  // answer with the one the printed link carries.
+  // While it runs: the API is locked without the token, and the dashboard
+  // page is served where the printed link points.
   auto anonymous = hpt::client::NewApiClient(url_, "");
   auto refused = anonymous->Call("GET", "/api/v1/experiments");
-  if (refused.ok()) EXPECT_EQ(refused->status, 401);
+  ASSERT_TRUE(refused.ok()) << refused.status().ToString();
+  EXPECT_EQ(refused->status, 401);
   const bool dashboard_built = std::filesystem::exists(HPT_SOURCE_DIR "/ui/dist/index.html");
   auto page = anonymous->Call("GET", "/");
-  if (page.ok() && dashboard_built) {
-    EXPECT_EQ(page->status, 200) << "the dashboard is served at the printed URL";
-  }
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  if (dashboard_built) EXPECT_EQ(page->status, 200) << "the dashboard is served at the printed URL";
+
+  std::string watch_out, watch_err;
+  int watch_code = -1;
+  std::thread watch([&] { watch_code = RunHpt({"watch", "watched-run"}, &watch_out, &watch_err, 90); });
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // watch has attached
+  WriteFile(gate, "");
+  watch.join();
+  EXPECT_EQ(watch_code, 0) << watch_err;
+  EXPECT_NE(watch_out.find("experiment 'watched-run' Succeeded"), std::string::npos) << watch_out;
+
   run.join();
   EXPECT_EQ(run_code, 0) << run_out << run_err;
   EXPECT_NE(run_out.find("submitted to " + url_), std::string::npos) << run_out;

@@ -108,7 +108,7 @@ TEST_F(ClientRunTest, CompletionOutcomes) {
 
   Status again = Complete("e", "e-4", 0.5);
   EXPECT_EQ(again.code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(again.message(), "trial 'e-4' is already Succeeded");
+  EXPECT_EQ(again.message(), "trial 'e-4' is already Succeeded (Completed)");
   EXPECT_EQ(
       controller_->AddObservations("e", "e-4", {{3, 0, {{"loss", 1}}}}).code(),
       StatusCode::kFailedPrecondition);

@@ -224,10 +224,11 @@ TEST(GpuTest, TrialsShareTheGpusTheServerWasGiven) {
   auto client = server.Client();
   const std::string log = dir.File("gpus.log");
   // Each trial records its devices at start and end; overlap would show
-  // one device held twice at once.
+  // one device held twice at once. 1.5 s each, so that two overlap even on
+  // a loaded machine (0.3 s did not always).
   json spec = ShellExperiment("gpus",
                               "echo start $CUDA_VISIBLE_DEVICES >> " + log +
-                                  "; sleep 0.3; echo end $CUDA_VISIBLE_DEVICES >> " + log +
+                                  "; sleep 1.5; echo end $CUDA_VISIBLE_DEVICES >> " + log +
                                   "; echo loss=$X",
                               5, 3);
   spec["trialTemplate"]["resources"] = {{"gpu", 1}};
