@@ -2,11 +2,11 @@
 #include "cli/offline_client.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include "server/api_handlers.h"
 #include "server/router.h"
 #include "storage/store.h"
+#include "trial-runner/trial_log.h"
 
 namespace hpt::cli {
 namespace {
@@ -78,30 +78,21 @@ class OfflineClient : public hpt::client::ApiClient {
   }
 
  private:
-  // A trial's log, a range of it (offset, limit) or its tail.
+  // A trial's log, a range of it (offset, limit) or its tail, read as the
+  // server reads it (a capped log is its head and its latest chunks).
   StatusOr<HttpResult> ReadLog(const server::HttpRequest& request) {
     const std::string& exp = request.Var("name");
     const std::string& trial = request.Var("trial");
     HPT_RETURN_IF_ERROR(store_->GetTrial(exp, trial).status());
     const std::string path = log_dir_ + "/" + exp + "/" + trial + ".log";
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return HttpResult{200, "", "text/plain"};  // nothing written yet
-    in.seekg(0, std::ios::end);
-    const int64_t size = in.tellg();
     constexpr int64_t kMaxRead = 4 << 20;
-    int64_t offset = 0, limit = kMaxRead;
-    if (request.query.count("tail")) {
-      limit = std::min(Number(request.query, "tail", 0), kMaxRead);
-      offset = std::max<int64_t>(0, size - limit);
-    } else {
-      offset = std::min(Number(request.query, "offset", 0), size);
-      limit = std::min(Number(request.query, "limit", kMaxRead), kMaxRead);
-    }
-    std::string data(static_cast<size_t>(std::min(limit, size - offset)), '\0');
-    in.seekg(offset);
-    in.read(data.data(), static_cast<std::streamsize>(data.size()));
-    data.resize(static_cast<size_t>(in.gcount()));
-    return HttpResult{200, std::move(data), "text/plain"};
+    StatusOr<runner::LogRange> range =
+        request.query.count("tail")
+            ? runner::ReadTrialLogTail(path, std::min(Number(request.query, "tail", 0), kMaxRead))
+            : runner::ReadTrialLog(path, Number(request.query, "offset", 0),
+                                   std::min(Number(request.query, "limit", kMaxRead), kMaxRead));
+    if (!range.ok()) return range.status();
+    return HttpResult{200, std::move(range->data), "text/plain"};
   }
 
   std::unique_ptr<storage::Store> store_;

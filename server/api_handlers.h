@@ -27,6 +27,8 @@ void AddApiRoutes(const ApiContext& context, Router& router);
 
 // GET .../experiments/{name}/importance (importance_handler.cc).
 HttpResponse GetImportance(const ApiContext& context, const HttpRequest& request);
+// GET .../trials/{trial}/logs (log_handler.cc).
+HttpResponse GetTrialLog(const ApiContext& context, const HttpRequest& request);
 
 // Decodes a request body as JSON, or YAML when the Content-Type says so.
 StatusOr<nlohmann::json> ParseBody(const HttpRequest& request);
