@@ -112,7 +112,7 @@ void DecodeParameter(JsonReader& r, const json& j, const std::string& p,
       space.distribution = *parsed;
     } else {
       r.Problem(fp + ".distribution",
-                "'" + *d + "' must be uniform or logUniform");
+                "'" + *d + "' must be uniform, logUniform, normal or logNormal");
     }
   }
 }

@@ -15,7 +15,8 @@ std::optional<E> Lookup(const std::string& s, const char* const (&names)[N]) {
 
 constexpr const char* kParameterTypes[] = {"double", "int", "discrete",
                                            "categorical"};
-constexpr const char* kDistributions[] = {"uniform", "logUniform"};
+constexpr const char* kDistributions[] = {"uniform", "logUniform", "normal",
+                                          "logNormal"};
 constexpr const char* kObjectiveTypes[] = {"minimize", "maximize"};
 constexpr const char* kTrialPhases[] = {
     "Pending",      "Running", "Succeeded",          "Failed",

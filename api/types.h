@@ -13,7 +13,11 @@
 namespace hpt::api {
 
 enum class ParameterType { kDouble, kInt, kDiscrete, kCategorical };
-enum class Distribution { kUniform, kLogUniform };
+// Katib's feasibleSpace.distribution, for double and int parameters only.
+// normal and logNormal are Katib's hyperopt ones (mean at the range's
+// centre, sigma a sixth of its width, in log space for logNormal), truncated
+// to [min, max]: suggestion/prior.h has the exact definition.
+enum class Distribution { kUniform, kLogUniform, kNormal, kLogNormal };
 
 struct FeasibleSpace {
   // double and int use min/max (and an optional step); discrete and

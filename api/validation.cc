@@ -45,8 +45,11 @@ void ValidateParameter(JsonReader& r, const ParameterSpec& p,
     if (s.step && *s.step <= 0) {
       r.Problem(fp + ".step", "must be positive, not " + FormatDouble(*s.step));
     }
-    if (s.distribution == Distribution::kLogUniform && s.min && *s.min <= 0) {
-      r.Problem(fp + ".min", "must be positive for a logUniform distribution, not " +
+    bool log = s.distribution == Distribution::kLogUniform ||
+               s.distribution == Distribution::kLogNormal;
+    if (log && s.min && *s.min <= 0) {
+      r.Problem(fp + ".min", std::string("must be positive for a ") +
+                                 ToString(s.distribution) + " distribution, not " +
                                  FormatDouble(*s.min));
     }
     return;

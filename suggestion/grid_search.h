@@ -3,7 +3,9 @@
 // parameters' grid values, once each, in Katib's order (the first parameter
 // varies slowest, the last fastest). See search_space.h for each type's
 // values; double parameters need feasibleSpace.step (linear steps, also for
-// logUniform), int steps default to 1. No settings are accepted.
+// logUniform, normal and logNormal: as in Katib's grid, the distribution
+// does not change the grid), int steps default to 1. No settings are
+// accepted.
 //
 // State is the index of the next grid point (decimal text); with an empty
 // state the walk starts at 0. Points whose assignment is already in history

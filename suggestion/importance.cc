@@ -11,6 +11,7 @@
 #include "suggestion/gaussian_process.h"
 #include "suggestion/gp_fit.h"
 #include "suggestion/output_transform.h"
+#include "suggestion/prior.h"
 #include "suggestion/search_space.h"
 #include "suggestion/unit_cube.h"
 
@@ -114,8 +115,8 @@ std::optional<std::vector<ParameterImportance>> GpImportance(
 }
 
 // Bin of each row's value of parameter `p` (-1: the row has no usable
-// value). Numbers (log-scaled for logUniform) go into up to `max_bins`
-// quantile bins, each distinct value its own bin when there are few;
+// value). Numbers (log-scaled for logUniform and logNormal) go into up to
+// `max_bins` quantile bins, each distinct value its own bin when there are few;
 // categories, and values that are not numbers, are bins by their text.
 std::vector<int> Bins(const api::ParameterSpec& p, const std::vector<Row>& rows,
                       int max_bins) {
@@ -132,8 +133,7 @@ std::vector<int> Bins(const api::ParameterSpec& p, const std::vector<Row>& rows,
       numeric = false;
       continue;
     }
-    const bool log =
-        p.feasible_space.distribution == api::Distribution::kLogUniform;
+    const bool log = IsLogScale(p.feasible_space.distribution);
     number[i] = log && v > 0 ? std::log(v) : v;
   }
   if (!numeric) {

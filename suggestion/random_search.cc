@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "api/spec_codec.h"
+#include "suggestion/prior.h"
 #include "suggestion/rng.h"
 #include "suggestion/search_space.h"
 
@@ -22,38 +23,16 @@ constexpr int kMaxDraws = 100;
 // Enumerating costs one key per point, so only spaces this small are.
 constexpr int64_t kEnumerateLimit = int64_t{1} << 20;
 
-bool IsLogUniform(const ParameterSpec& p) {
-  return p.feasible_space.distribution == api::Distribution::kLogUniform &&
-         (p.type == api::ParameterType::kDouble ||
-          p.type == api::ParameterType::kInt);
-}
-
-double LogUniform(double lo, double hi, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(std::log(lo), std::log(hi));
-  return std::clamp(std::exp(u(rng)), lo, hi);
-}
-
 std::string SampleValue(const ParameterSpec& p, std::mt19937_64& rng) {
-  const api::FeasibleSpace& fs = p.feasible_space;
   std::optional<int64_t> n = GridSize(p);
-  if (!n) {
-    double x = IsLogUniform(p) ? LogUniform(*fs.min, *fs.max, rng)
-                               : std::uniform_real_distribution<double>(
-                                     *fs.min, *fs.max)(rng);
-    return api::FormatDouble(std::clamp(x, *fs.min, *fs.max));
+  if (!n) return api::FormatDouble(DrawValue(p, rng));
+  bool numeric = p.type == api::ParameterType::kDouble ||
+                 p.type == api::ParameterType::kInt;
+  if (numeric && p.feasible_space.distribution != api::Distribution::kUniform) {
+    // The grid value nearest a draw (hyperopt's qloguniform, qnormal, ...).
+    return GridValue(p, NearestGridIndex(p, DrawValue(p, rng)));
   }
-  int64_t k = 0;
-  if (IsLogUniform(p)) {
-    // Round a log-uniform draw to the nearest grid value (hyperopt's
-    // qloguniform), over [min, the last grid value].
-    double step = fs.step.value_or(1);
-    double top = *fs.min + static_cast<double>(*n - 1) * step;
-    double x = LogUniform(*fs.min, top, rng);
-    k = std::clamp<int64_t>(std::llround((x - *fs.min) / step), 0, *n - 1);
-  } else {
-    k = std::uniform_int_distribution<int64_t>(0, *n - 1)(rng);
-  }
-  return GridValue(p, k);
+  return GridValue(p, std::uniform_int_distribution<int64_t>(0, *n - 1)(rng));
 }
 
 api::Assignment Sample(const std::vector<ParameterSpec>& parameters,

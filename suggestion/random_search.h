@@ -3,12 +3,14 @@
 // as Katib's random suggestion service makes.
 //
 // Per parameter type:
-//   double       uniform in [min, max], or uniform in log space when the
-//                distribution is logUniform; with feasibleSpace.step, one of
-//                the grid values min + k*step (nearest to a log-uniform draw
-//                for logUniform), as hyperopt's quniform does.
+//   double       a draw from its distribution over [min, max] (prior.h):
+//                uniform, log-uniform, or Katib's normal and logNormal
+//                truncated to [min, max]; with feasibleSpace.step, the grid
+//                value min + k*step nearest the draw, as hyperopt's
+//                qloguniform and qnormal do, but uniform over k for uniform.
 //   int          min + k*step (step defaults to 1), uniform over k, or the
-//                grid value nearest a log-uniform draw for logUniform.
+//                grid value nearest a draw from logUniform, normal or
+//                logNormal.
 //   discrete,
 //   categorical  one list entry, exactly as written.
 //

@@ -60,10 +60,12 @@ Status CheckRange(size_t i, const ParameterSpec& p) {
                              api::FormatDouble(*fs.step));
     }
   }
-  if (fs.distribution == api::Distribution::kLogUniform && *fs.min <= 0) {
-    return InvalidArgument(Field(i, "min") +
-                           ": logUniform needs min > 0, got " +
-                           api::FormatDouble(*fs.min));
+  bool log = fs.distribution == api::Distribution::kLogUniform ||
+             fs.distribution == api::Distribution::kLogNormal;
+  if (log && *fs.min <= 0) {
+    return InvalidArgument(Field(i, "min") + ": " +
+                           api::ToString(fs.distribution) +
+                           " needs min > 0, got " + api::FormatDouble(*fs.min));
   }
   return Status::Ok();
 }
@@ -73,6 +75,12 @@ Status CheckList(size_t i, const ParameterSpec& p) {
   if (list.empty()) {
     return InvalidArgument(Field(i, "list") + ": must not be empty for " +
                            api::ToString(p.type) + " parameters");
+  }
+  if (p.feasible_space.distribution != api::Distribution::kUniform) {
+    return InvalidArgument(Field(i, "distribution") + ": " +
+                           api::ToString(p.feasible_space.distribution) +
+                           " is not used by " + api::ToString(p.type) +
+                           " parameters");
   }
   if (p.type != ParameterType::kDiscrete) return Status::Ok();
   for (size_t j = 0; j < list.size(); ++j) {

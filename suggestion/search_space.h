@@ -28,8 +28,9 @@ inline constexpr int64_t kUnboundedSize = std::numeric_limits<int64_t>::max();
 
 // OK when every parameter has what its type needs: min and max with
 // min <= max for double and int (int bounds integral, |bound| <= 2^53), a
-// positive step when given (integral for int), min > 0 for logUniform, and
-// a non-empty list for discrete and categorical (discrete entries numeric).
+// positive step when given (integral for int), min > 0 for logUniform and
+// logNormal, and a non-empty list for discrete and categorical (discrete
+// entries numeric, distribution left uniform).
 // Otherwise InvalidArgument naming the field ("parameters[1].feasibleSpace.
 // min: ..."). Algorithms call it so that they never act on a spec that
 // skipped api validation.

@@ -27,13 +27,17 @@ double CellCentre(int64_t k, int64_t n) {
   return (static_cast<double>(k) + 0.5) / static_cast<double>(n);
 }
 
-// Position of x in [lo, hi], 0.5 when the range is a single point.
-double Scale(double x, double lo, double hi) {
-  return hi > lo ? Clamp01((x - lo) / (hi - lo)) : 0.5;
+// The cube coordinate of a value and the value of a coordinate (not
+// rounded to a grid).
+double ToCube(const DrawRange& r, double value) {
+  return PriorCdf(r.distribution, r.PositionOf(value));
+}
+double FromCube(const DrawRange& r, double x) {
+  return r.ValueAt(PriorQuantile(r.distribution, Clamp01(x)));
 }
 
-bool IsLog(const ParameterSpec& p) {
-  return p.feasible_space.distribution == api::Distribution::kLogUniform;
+double GridNumber(const api::FeasibleSpace& fs, int64_t k) {
+  return *fs.min + static_cast<double>(k) * fs.step.value_or(1);
 }
 
 }  // namespace
@@ -43,7 +47,7 @@ UnitCube::UnitCube(const std::vector<ParameterSpec>& parameters)
   for (size_t i = 0; i < parameters_.size(); ++i) {
     const ParameterSpec& p = parameters_[i];
     const api::FeasibleSpace& fs = p.feasible_space;
-    Column c{i, Kind::kLinear, dim_, 0, 0, 0, {}};
+    Column c{i, Kind::kContinuous, dim_, 0, {}, {}};
     int width = 1;
     if (p.type == ParameterType::kCategorical) {
       c.kind = Kind::kOneHot;
@@ -56,23 +60,14 @@ UnitCube::UnitCube(const std::vector<ParameterSpec>& parameters)
       std::stable_sort(c.order.begin(), c.order.end(), [&](size_t a, size_t b) {
         return *ParseNumber(fs.list[a]) < *ParseNumber(fs.list[b]);
       });
-    } else if (std::optional<int64_t> n = GridSize(p)) {
-      c.size = *n;
-      double step = fs.step.value_or(1);
-      if (IsLog(p)) {
-        c.kind = Kind::kLogGrid;
-        c.lo = std::log(*fs.min);
-        c.hi = std::log(*fs.min + static_cast<double>(*n - 1) * step);
-      } else {
-        c.kind = Kind::kGrid;
-      }
-    } else if (IsLog(p)) {
-      c.kind = Kind::kLog;
-      c.lo = std::log(*fs.min);
-      c.hi = std::log(*fs.max);
     } else {
-      c.lo = *fs.min;
-      c.hi = *fs.max;
+      c.range = RangeOf(p);
+      if (std::optional<int64_t> n = GridSize(p)) {
+        c.size = *n;
+        c.kind = fs.distribution == api::Distribution::kUniform
+                     ? Kind::kGrid
+                     : Kind::kDrawnGrid;
+      }
     }
     columns_.push_back(std::move(c));
     categorical_.insert(categorical_.end(), static_cast<size_t>(width),
@@ -99,21 +94,14 @@ std::optional<double> UnitCube::EncodeValue(const Column& c,
   }
   std::optional<double> value = ParseNumber(text);
   if (!value) return std::nullopt;
-  double v = std::clamp(*value, *fs.min, *fs.max);
   switch (c.kind) {
-    case Kind::kLinear:
-      return Scale(v, c.lo, c.hi);
-    case Kind::kLog:
-      return Scale(std::log(v), c.lo, c.hi);
+    case Kind::kContinuous:
+      return ToCube(c.range, *value);
     case Kind::kGrid:
-    case Kind::kLogGrid: {
-      double step = fs.step.value_or(1);
-      int64_t k = std::clamp<int64_t>(std::llround((v - *fs.min) / step), 0,
-                                      c.size - 1);
-      if (c.kind == Kind::kGrid) return CellCentre(k, c.size);
-      double grid = *fs.min + static_cast<double>(k) * step;
-      return Scale(std::log(grid), c.lo, c.hi);
-    }
+      return CellCentre(NearestGridIndex(p, std::clamp(*value, *fs.min, *fs.max)),
+                        c.size);
+    case Kind::kDrawnGrid:
+      return ToCube(c.range, GridNumber(fs, NearestGridIndex(p, *value)));
     default:
       return std::nullopt;
   }
@@ -144,23 +132,12 @@ std::string UnitCube::DecodeValue(const Column& c, const double* x) const {
   const ParameterSpec& p = parameters_[c.parameter];
   const api::FeasibleSpace& fs = p.feasible_space;
   switch (c.kind) {
-    case Kind::kLinear:
-    case Kind::kLog: {
-      // The ends exactly, whatever exp(log(max)) rounds to.
-      if (x[0] <= 0) return api::FormatDouble(*fs.min);
-      if (x[0] >= 1) return api::FormatDouble(*fs.max);
-      double v = c.lo + Clamp01(x[0]) * (c.hi - c.lo);
-      if (c.kind == Kind::kLog) v = std::exp(v);
-      return api::FormatDouble(std::clamp(v, *fs.min, *fs.max));
-    }
+    case Kind::kContinuous:
+      return api::FormatDouble(FromCube(c.range, x[0]));
     case Kind::kGrid:
       return GridValue(p, Cell(x[0], c.size));
-    case Kind::kLogGrid: {
-      double v = std::exp(c.lo + Clamp01(x[0]) * (c.hi - c.lo));
-      int64_t k = std::clamp<int64_t>(
-          std::llround((v - *fs.min) / fs.step.value_or(1)), 0, c.size - 1);
-      return GridValue(p, k);
-    }
+    case Kind::kDrawnGrid:
+      return GridValue(p, NearestGridIndex(p, FromCube(c.range, x[0])));
     case Kind::kList:
       return fs.list[c.order[static_cast<size_t>(Cell(x[0], c.size))]];
     case Kind::kOneHot: {
@@ -191,21 +168,17 @@ Eigen::VectorXd UnitCube::Project(const Eigen::VectorXd& x) const {
     const api::FeasibleSpace& fs = parameters_[c.parameter].feasible_space;
     double v = x[c.offset];
     switch (c.kind) {
-      case Kind::kLinear:
-      case Kind::kLog:
-        out[c.offset] = c.hi > c.lo ? Clamp01(v) : 0.5;
+      case Kind::kContinuous:
+        out[c.offset] = c.range.hi > c.range.lo ? Clamp01(v) : 0.5;
         break;
       case Kind::kGrid:
       case Kind::kList:
         out[c.offset] = CellCentre(Cell(v, c.size), c.size);
         break;
-      case Kind::kLogGrid: {
-        double step = fs.step.value_or(1);
-        double value = std::exp(c.lo + Clamp01(v) * (c.hi - c.lo));
-        int64_t k = std::clamp<int64_t>(std::llround((value - *fs.min) / step),
-                                        0, c.size - 1);
-        double grid = *fs.min + static_cast<double>(k) * step;
-        out[c.offset] = Scale(std::log(grid), c.lo, c.hi);
+      case Kind::kDrawnGrid: {
+        const ParameterSpec& p = parameters_[c.parameter];
+        int64_t k = NearestGridIndex(p, FromCube(c.range, v));
+        out[c.offset] = ToCube(c.range, GridNumber(fs, k));
         break;
       }
       case Kind::kOneHot: {

@@ -3,15 +3,18 @@
 // which Sobol sampling and the Gaussian process work.
 //
 // One coordinate per parameter, except categorical (one per list entry):
-//   double       linear in [min, max], or in log space for logUniform;
-//                with a step, as int below.
-//   int, double  the n grid values as n equal cells, value k at the
-//     with step  cell centre (k + 0.5) / n; for logUniform, log-scaled over
-//                [min, last grid value] and rounded to the nearest value.
+//   double       its prior's CDF (prior.h) at the value: linear in [min,
+//                max] for uniform, in log space for logUniform, and for
+//                normal and logNormal the truncated normal's CDF, so the
+//                cube's middle is the range's centre and its ends +-3 sigma.
+//   int, double  uniform: the n grid values as n equal cells, value k at
+//     with step  the cell centre (k + 0.5) / n. logUniform, normal,
+//                logNormal: the prior's CDF at the grid value; a point
+//                decodes to the grid value nearest the prior's quantile.
 //   discrete     the list sorted by numeric value, as n equal cells.
 //   categorical  one-hot; a point's category is its largest coordinate.
-// Uniform points of the cube thus decode to uniform draws of each
-// parameter (log-uniform where asked).
+// Uniform points of the cube thus decode to draws from each parameter's
+// prior, as random search makes them (log-uniform or normal where asked).
 
 #include <Eigen/Core>
 #include <optional>
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "api/types.h"
+#include "suggestion/prior.h"
 
 namespace hpt::suggestion {
 
@@ -46,13 +50,15 @@ class UnitCube {
   std::vector<std::pair<int, int>> OneHotBlocks() const;
 
  private:
-  enum class Kind { kLinear, kLog, kGrid, kLogGrid, kList, kOneHot };
+  // kContinuous: a double without step; kGrid: a uniform grid, as cells;
+  // kDrawnGrid: another distribution's grid, the value nearest a draw.
+  enum class Kind { kContinuous, kGrid, kDrawnGrid, kList, kOneHot };
   struct Column {
     size_t parameter;  // index in parameters_
     Kind kind;
     int offset;
-    int64_t size = 0;           // grid values (kGrid, kLogGrid, kList)
-    double lo = 0, hi = 0;      // value range (log for kLog and kLogGrid)
+    int64_t size = 0;           // grid values (kGrid, kDrawnGrid, kList)
+    DrawRange range;            // kContinuous, kDrawnGrid
     std::vector<size_t> order;  // kList: list indices sorted by value
   };
 

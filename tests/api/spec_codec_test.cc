@@ -253,11 +253,12 @@ TEST(SpecFromJson, BadEnumValuesAreNamed) {
   json j = FullJson();
   j["objective"]["type"] = "minimise";
   j["parameters"][0]["parameterType"] = "float";
-  j["parameters"][1]["feasibleSpace"]["distribution"] = "normal";
+  j["parameters"][1]["feasibleSpace"]["distribution"] = "gaussian";
   std::string err = DecodeError(j);
   EXPECT_THAT(err, HasSubstr("objective.type: 'minimise' must be minimize or maximize"));
   EXPECT_THAT(err, HasSubstr("parameters[0].parameterType: 'float'"));
-  EXPECT_THAT(err, HasSubstr("parameters[1].feasibleSpace.distribution: 'normal'"));
+  EXPECT_THAT(err, HasSubstr("parameters[1].feasibleSpace.distribution: 'gaussian' must be "
+                             "uniform, logUniform, normal or logNormal"));
 }
 
 TEST(SpecFromJson, MetricStrategiesChooseTheObjectiveValue) {

@@ -325,6 +325,29 @@ TEST(BayesianOptimizationTest, MixedSpacesGiveValidValues) {
   EXPECT_LT(driver.Best(), 1.5);
 }
 
+TEST(BayesianOptimizationTest, NormalParametersStayInRangeAndOnTheirGrid) {
+  api::ExperimentSpec spec =
+      BoSpec({DoubleParam("x", -2, 4, std::nullopt, api::Distribution::kNormal),
+              IntParam("batch_size", 32, 64, std::nullopt, api::Distribution::kLogNormal),
+              DoubleParam("lr", 0.01, 0.05, 0.01, api::Distribution::kNormal)});
+  Driver driver(spec, Bo(), [](const api::Assignment& a) {
+    std::vector<double> v = Numbers(a);
+    return std::pow(v[0] - 3.5, 2) + std::fabs(v[1] - 60) / 10 + v[2];
+  });
+  driver.Run(20);
+  const std::set<std::string> lr_grid = {"0.01", "0.02", "0.03", "0.04", "0.05"};
+  for (const api::Trial& t : driver.history()) {
+    std::vector<double> v = Numbers(t.assignment);
+    EXPECT_GE(v[0], -2);
+    EXPECT_LE(v[0], 4);
+    EXPECT_EQ(v[1], std::floor(v[1]));
+    EXPECT_GE(v[1], 32);
+    EXPECT_LE(v[1], 64);
+    EXPECT_TRUE(lr_grid.count(t.assignment[2].value)) << t.assignment[2].value;
+  }
+  EXPECT_LT(driver.Best(), 3.5);
+}
+
 TEST(BayesianOptimizationTest, StateIsKeptAndBadStateIgnored) {
   api::ExperimentSpec spec = BoSpec(BraninSpace());
   Driver driver(spec, Bo(), Branin);

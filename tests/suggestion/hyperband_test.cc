@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -217,6 +218,24 @@ TEST(HyperbandTest, CompletesEveryBracketThenIsExhausted) {
   Suggestion s = d.Call(5);
   EXPECT_TRUE(s.exhausted);
   EXPECT_TRUE(s.assignments.empty());
+}
+
+// Configurations are random search's draws, so a normal lr clusters.
+TEST(HyperbandTest, ConfigurationsFollowTheDistribution) {
+  api::ExperimentSpec spec =
+      HyperbandSpec({{"resource_name", "epochs"}, {"r_l", "81"}, {"random_state", "3"}});
+  spec.parameters[0].feasible_space.distribution = api::Distribution::kNormal;
+  Driver d(spec);
+  Suggestion first = d.Call(100);
+  ASSERT_EQ(first.assignments.size(), 81u);
+  int within_one_sigma = 0;
+  for (const api::Assignment& a : first.assignments) {
+    double lr = Value(a, "lr");
+    ASSERT_GE(lr, 0);
+    ASSERT_LE(lr, 1);
+    within_one_sigma += std::fabs(lr - 0.5) <= 1.0 / 6;
+  }
+  EXPECT_GT(within_one_sigma, 45);  // 68% expected, 33% if uniform
 }
 
 TEST(HyperbandTest, OneWorkerRunsTheSameTrials) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -128,6 +129,110 @@ TEST(RandomSearchTest, DoubleWithStepStaysOnTheGrid) {
   std::set<std::string> seen(values.begin(), values.end());
   EXPECT_EQ(seen,
             (std::set<std::string>{"0", "0.1", "0.2", "0.3", "0.4", "0.5"}));
+}
+
+// One value from each of `count` seeds: draws with repeats, which a finite
+// space's batch avoids.
+std::vector<double> DrawEachSeed(const api::ParameterSpec& p, int count) {
+  std::vector<double> values;
+  for (int seed = 0; seed < count; ++seed) {
+    std::vector<std::string> one = Draw(RandomSpec({p}, std::to_string(seed)), 1);
+    if (one.size() == 1) values.push_back(Parse(one[0]));
+  }
+  return values;
+}
+
+TEST(RandomSearchTest, NormalConcentratesAroundTheCentreWithinBounds) {
+  std::vector<std::string> values = Draw(
+      RandomSpec({DoubleParam("x", 0, 6, std::nullopt, api::Distribution::kNormal)}), 4000);
+  double sum = 0, sum2 = 0;
+  int within_one_sigma = 0;
+  for (const std::string& v : values) {
+    double x = Parse(v);
+    ASSERT_GE(x, 0);
+    ASSERT_LE(x, 6);
+    sum += x;
+    sum2 += x * x;
+    within_one_sigma += std::fabs(x - 3) <= 1;
+  }
+  double mean = sum / 4000, sd = std::sqrt(sum2 / 4000 - mean * mean);
+  EXPECT_NEAR(mean, 3, 0.06);
+  // sigma = 6 / 6; truncating at +-3 sigma leaves 0.9866 of it.
+  EXPECT_NEAR(sd, 0.9866, 0.04);
+  // 68.5% within one sigma (uniform: 33%).
+  EXPECT_NEAR(within_one_sigma / 4000.0, 0.6845, 0.03);
+}
+
+TEST(RandomSearchTest, LogNormalIsNormalInLogSpaceAndPositive) {
+  std::vector<std::string> values = Draw(
+      RandomSpec({DoubleParam("lr", 1e-4, 1, std::nullopt, api::Distribution::kLogNormal)}),
+      4000);
+  double sum = 0, sum2 = 0;
+  for (const std::string& v : values) {
+    double x = Parse(v);
+    ASSERT_GE(x, 1e-4);
+    ASSERT_LE(x, 1);
+    sum += std::log10(x);
+    sum2 += std::log10(x) * std::log10(x);
+  }
+  double mean = sum / 4000, sd = std::sqrt(sum2 / 4000 - mean * mean);
+  EXPECT_NEAR(mean, -2, 0.04);           // the geometric centre, 0.01
+  EXPECT_NEAR(sd, 4.0 / 6 * 0.9866, 0.03);  // four decades are +-3 sigma
+}
+
+TEST(RandomSearchTest, IntNormalIsIntegralAndPeaksAtTheCentre) {
+  std::vector<double> values =
+      DrawEachSeed(IntParam("n", 0, 12, std::nullopt, api::Distribution::kNormal), 1500);
+  ASSERT_EQ(values.size(), 1500u);
+  std::map<int, int> counts;
+  double sum = 0;
+  for (double x : values) {
+    ASSERT_EQ(x, std::floor(x));
+    ASSERT_GE(x, 0);
+    ASSERT_LE(x, 12);
+    ++counts[static_cast<int>(x)];
+    sum += x;
+  }
+  EXPECT_NEAR(sum / 1500, 6, 0.15);
+  // sigma 2: P(6) = 19.8%, P(3) = 6.6%, P(0) = 0.16%.
+  EXPECT_GT(counts[6], 220);
+  EXPECT_GT(counts[6], 2 * counts[3]);
+  EXPECT_GT(counts[3], 3 * counts[0]);
+  EXPECT_LT(counts[0], 20);
+}
+
+// Katib's hyperopt-distribution example: batch_size in [32, 64] logNormal.
+TEST(RandomSearchTest, IntLogNormalCentresOnTheGeometricMean) {
+  std::vector<double> values = DrawEachSeed(
+      IntParam("batch_size", 32, 64, std::nullopt, api::Distribution::kLogNormal), 1000);
+  ASSERT_EQ(values.size(), 1000u);
+  std::sort(values.begin(), values.end());
+  for (double x : values) {
+    ASSERT_EQ(x, std::floor(x));
+    ASSERT_GE(x, 32);
+    ASSERT_LE(x, 64);
+  }
+  EXPECT_NEAR(values[500], 45, 1.0);  // sqrt(32 * 64) = 45.25
+  EXPECT_NEAR(values[160], 45.25 / std::pow(2.0, 1.0 / 6), 1.5);  // one sigma below
+}
+
+// Katib's hyperopt-distribution example: lr normal on a 0.01 step grid.
+TEST(RandomSearchTest, NormalWithStepStaysOnTheGrid) {
+  std::vector<double> values = DrawEachSeed(
+      DoubleParam("lr", 0.01, 0.05, 0.01, api::Distribution::kNormal), 1000);
+  std::map<std::string, int> counts;
+  for (double x : values) ++counts[api::FormatDouble(x)];
+  EXPECT_EQ(counts.size(), 5u);
+  for (const auto& [value, n] : counts) {
+    EXPECT_TRUE(value == "0.01" || value == "0.02" || value == "0.03" ||
+                value == "0.04" || value == "0.05")
+        << value;
+  }
+  // sigma is 2/3 of a step: the centre takes 55%, its neighbours 21% each,
+  // each end 1%.
+  EXPECT_GT(counts["0.03"], counts["0.02"]);
+  EXPECT_GT(counts["0.02"], 2 * counts["0.01"]);
+  EXPECT_GT(counts["0.04"], 2 * counts["0.05"]);
 }
 
 TEST(RandomSearchTest, DiscreteValuesAreReturnedAsWritten) {

@@ -29,6 +29,18 @@ TEST(SearchSpaceTest, CheckNamesTheField) {
   EXPECT_EQ(Check({DoubleParam("x", 0, 1, std::nullopt,
                                api::Distribution::kLogUniform)}),
             "parameters[0].feasibleSpace.min: logUniform needs min > 0, got 0");
+  EXPECT_EQ(Check({IntParam("b", -4, 64, std::nullopt,
+                            api::Distribution::kLogNormal)}),
+            "parameters[0].feasibleSpace.min: logNormal needs min > 0, got -4");
+  EXPECT_TRUE(CheckSearchSpace({IntParam("b", -4, 64, std::nullopt,
+                                         api::Distribution::kNormal)})
+                  .ok());
+  api::ParameterSpec normal_list =
+      ListParam(ParameterType::kCategorical, "c", {"a", "b"});
+  normal_list.feasible_space.distribution = api::Distribution::kNormal;
+  EXPECT_EQ(Check({normal_list}),
+            "parameters[0].feasibleSpace.distribution: normal is not used by "
+            "categorical parameters");
   EXPECT_EQ(Check({DoubleParam("x", 0, 1, -0.5)}),
             "parameters[0].feasibleSpace.step: must be positive, got -0.5");
   EXPECT_EQ(Check({IntParam("n", 0, 10, 2.5)}),

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,6 +32,25 @@ std::vector<std::string> Keys(const api::ExperimentSpec& spec,
   std::vector<std::string> keys;
   for (const auto& a : batch) keys.push_back(AssignmentKey(spec.parameters, a));
   return keys;
+}
+
+TEST(SobolSearchTest, NormalPointsFollowTheDistribution) {
+  api::ExperimentSpec spec = SobolSpec(
+      {DoubleParam("x", 0, 6, std::nullopt, api::Distribution::kNormal),
+       IntParam("b", 32, 64, std::nullopt, api::Distribution::kLogNormal)});
+  SobolSearch sobol;
+  StatusOr<Suggestion> s = sobol.Suggest(spec, {}, "", 256);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  int within_one_sigma = 0;
+  for (const auto& a : s->assignments) {
+    std::vector<double> v = testing::Numbers(a);
+    ASSERT_GE(v[0], 0);
+    ASSERT_LE(v[0], 6);
+    ASSERT_GE(v[1], 32);
+    ASSERT_LE(v[1], 64);
+    within_one_sigma += std::fabs(v[0] - 3) <= 1;
+  }
+  EXPECT_NEAR(within_one_sigma / 256.0, 0.6845, 0.02);  // uniform: 0.33
 }
 
 TEST(SobolSearchTest, PointsSpreadEvenly) {

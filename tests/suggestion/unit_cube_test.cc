@@ -99,6 +99,102 @@ TEST(UnitCubeTest, LogParametersAreUniformInLogSpace) {
   EXPECT_NEAR((*cube.Encode({{"lr", "0.001"}}))[0], 0.25, 1e-12);
 }
 
+// Katib's normal and logNormal, with and without a grid.
+std::vector<api::ParameterSpec> NormalSpace() {
+  return {
+      DoubleParam("x", -2, 4, std::nullopt, Distribution::kNormal),
+      DoubleParam("lr", 1e-4, 1, std::nullopt, Distribution::kLogNormal),
+      IntParam("n", 0, 12, std::nullopt, Distribution::kNormal),
+      IntParam("batch_size", 32, 64, std::nullopt, Distribution::kLogNormal),
+      DoubleParam("step", 0.01, 0.05, 0.01, Distribution::kNormal),
+      DoubleParam("wd", 0.1, 1.2, 0.3, Distribution::kLogNormal),
+  };
+}
+
+TEST(UnitCubeTest, NormalDecodeEncodeRoundTrips) {
+  UnitCube cube(NormalSpace());
+  ASSERT_EQ(cube.dim(), 6);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u;
+  for (int i = 0; i < 2000; ++i) {
+    Eigen::VectorXd x(cube.dim());
+    for (int d = 0; d < cube.dim(); ++d) x[d] = u(rng);
+    api::Assignment a = cube.Decode(x);
+    std::optional<Eigen::VectorXd> back = cube.Encode(a);
+    ASSERT_TRUE(back.has_value());
+    api::Assignment again = cube.Decode(*back);
+    // Grid values exactly; continuous ones to within a few ulps (the CDF
+    // and its inverse round differently).
+    for (int d : {2, 3, 4, 5}) EXPECT_EQ(again[d].value, a[d].value);
+    for (int d : {0, 1}) {
+      double v = std::stod(a[d].value);
+      EXPECT_NEAR(std::stod(again[d].value), v, 1e-14 * std::fabs(v) + 1e-15);
+    }
+    Eigen::VectorXd projected = cube.Project(x);
+    EXPECT_LT((projected - *back).cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_LT((cube.Project(projected) - projected).cwiseAbs().maxCoeff(), 1e-15);
+  }
+}
+
+TEST(UnitCubeTest, EveryNormalGridValueEncodesToItself) {
+  UnitCube cube(NormalSpace());
+  Eigen::VectorXd x = Eigen::VectorXd::Constant(cube.dim(), 0.5);
+  api::Assignment centre = cube.Decode(x);
+  for (int b = 32; b <= 64; ++b) {
+    api::Assignment a = centre;
+    a[3].value = std::to_string(b);
+    EXPECT_EQ(cube.Decode(*cube.Encode(a))[3].value, a[3].value);
+  }
+  for (const char* v : {"0.01", "0.02", "0.03", "0.04", "0.05"}) {
+    api::Assignment a = centre;
+    a[4].value = v;
+    EXPECT_EQ(cube.Decode(*cube.Encode(a))[4].value, v);
+  }
+}
+
+TEST(UnitCubeTest, NormalMapsTheCubeThroughItsCdf) {
+  UnitCube cube(NormalSpace());
+  Eigen::VectorXd x = Eigen::VectorXd::Constant(cube.dim(), 0.5);
+  api::Assignment centre = cube.Decode(x);
+  EXPECT_EQ(centre[0].value, "1");
+  EXPECT_NEAR(std::stod(centre[1].value), 1e-2, 1e-12);
+  EXPECT_EQ(centre[2].value, "6");
+  EXPECT_EQ(centre[3].value, "45");
+  EXPECT_EQ(centre[4].value, "0.03");
+  x.setZero();
+  EXPECT_EQ(cube.Decode(x)[0].value, "-2");
+  EXPECT_EQ(cube.Decode(x)[1].value, "1e-04");
+  x.setOnes();
+  EXPECT_EQ(cube.Decode(x)[0].value, "4");
+  EXPECT_EQ(cube.Decode(x)[3].value, "64");
+  api::Assignment a = centre;
+  EXPECT_NEAR((*cube.Encode(a))[0], 0.5, 1e-15);
+  // Two sigma below the centre: (Phi(-2) - Phi(-3)) / (Phi(3) - Phi(-3));
+  // for lr one decade is 1.5 sigma.
+  a[0].value = "-1";
+  a[1].value = "0.001";
+  EXPECT_NEAR((*cube.Encode(a))[0], 0.0214581666, 1e-9);
+  EXPECT_NEAR((*cube.Encode(a))[1], 0.0656345030, 1e-9);
+  // Out-of-range numbers clamp to the ends.
+  a[0].value = "-9";
+  EXPECT_EQ((*cube.Encode(a))[0], 0);
+}
+
+// Evenly spread cube points decode to the distribution, as Sobol points do.
+TEST(UnitCubeTest, EvenCubePointsDecodeToNormalDraws) {
+  UnitCube cube(NormalSpace());
+  const int n = 1000;
+  int within_one_sigma = 0, sixes = 0;
+  for (int i = 0; i < n; ++i) {
+    Eigen::VectorXd x = Eigen::VectorXd::Constant(cube.dim(), (i + 0.5) / n);
+    api::Assignment a = cube.Decode(x);
+    within_one_sigma += std::fabs(std::stod(a[0].value) - 1) <= 1;
+    sixes += a[2].value == "6";
+  }
+  EXPECT_NEAR(within_one_sigma / double(n), 0.6845, 0.002);
+  EXPECT_NEAR(sixes / double(n), 0.198, 0.002);  // P(|z| < 0.25), sigma 2
+}
+
 TEST(UnitCubeTest, GridValuesGetEqualCells) {
   UnitCube cube({IntParam("k", 0, 3)});
   std::map<std::string, int> counts;
