@@ -14,6 +14,24 @@ constexpr double kLogSqrt2Pi = 0.91893853320467274178;
 
 double Phi(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
+// log Phi(z), kept finite far into the lower tail (Mills' ratio series).
+double LogPhi(double z) {
+  if (z > -30) return std::log(Phi(z));
+  const double r = 1 / (z * z);
+  return -0.5 * z * z - std::log(-z) - kLogSqrt2Pi + std::log1p(-r + 3 * r * r);
+}
+
+// log of the standard normal's mass on [a, b], a <= b, accurate in either
+// tail (the mass is taken on the side of zero it lies on).
+double LogGaussMass(double a, double b) {
+  if (a >= 0) return LogGaussMass(-b, -a);
+  if (b <= 0) {
+    const double hi = LogPhi(b), lo = LogPhi(a);
+    return hi + std::log1p(-std::exp(std::min(lo - hi, 0.0)));
+  }
+  return std::log1p(-Phi(a) - Phi(-b));
+}
+
 double LogSumExp(const std::vector<double>& v) {
   const double top = *std::max_element(v.begin(), v.end());
   if (!std::isfinite(top)) return top;
@@ -22,11 +40,10 @@ double LogSumExp(const std::vector<double>& v) {
   return top + std::log(sum);
 }
 
-// log(sigma * mass of the normal(mu, sigma) inside [low, high]): what the
+// log of the normal(mu, sigma)'s mass inside [low, high]: what the
 // truncated density divides by.
-double LogNorm(double mu, double sigma, double low, double high) {
-  const double mass = Phi((high - mu) / sigma) - Phi((low - mu) / sigma);
-  return std::log(sigma) + std::log(std::max(mass, 1e-300));
+double LogMass(double mu, double sigma, double low, double high) {
+  return LogGaussMass((low - mu) / sigma, (high - mu) / sigma);
 }
 
 double SampleTruncNormal(double mu, double sigma, double low, double high,
@@ -72,8 +89,6 @@ ParzenEstimator::ParzenEstimator(const std::vector<ParzenDimension>& dims,
   mus_.assign(static_cast<size_t>(components), {});
   sigmas_.assign(static_cast<size_t>(components), {});
   probs_.assign(static_cast<size_t>(components), {});
-  int numeric_dims = 0;
-  for (const ParzenDimension& d : dims_) numeric_dims += d.categorical ? 0 : 1;
   for (size_t dim = 0; dim < dims_.size(); ++dim) {
     const ParzenDimension& d = dims_[dim];
     if (d.categorical) {
@@ -94,7 +109,8 @@ ParzenEstimator::ParzenEstimator(const std::vector<ParzenDimension>& dims,
     mus[static_cast<size_t>(n)] = 0.5 * (d.low + d.high);
     std::vector<double> sigmas(static_cast<size_t>(components), range);
     if (multivariate) {
-      const double s = kMultivariateSigma0 * std::pow(std::max(n, 1), -1.0 / (numeric_dims + 4)) * range;
+      // Optuna counts every parameter here, categorical ones too.
+      const double s = kMultivariateSigma0 * std::pow(std::max(n, 1), -1.0 / (dims_.size() + 4.0)) * range;
       std::fill(sigmas.begin(), sigmas.end(), s);
     } else {
       // The larger gap to a neighbour, the range's ends standing in for the
@@ -116,12 +132,13 @@ ParzenEstimator::ParzenEstimator(const std::vector<ParzenDimension>& dims,
     const double max_sigma = range;
     const double min_sigma = range / std::min(100.0, 1.0 + components);
     for (double& s : sigmas) s = std::clamp(s, min_sigma, max_sigma);
-    sigmas[static_cast<size_t>(n)] = range;  // the prior
+    sigmas[static_cast<size_t>(n)] = d.prior_sigma * range;  // the prior
     for (int c = 0; c < components; ++c) {
       const auto i = static_cast<size_t>(c);
       mus_[i].push_back(mus[i]);
       sigmas_[i].push_back(sigmas[i]);
-      log_norms_[i].push_back(LogNorm(mus[i], sigmas[i], d.low, d.high));
+      // Optuna 3.1 divides by the mass only, not by sigma (tpe.h).
+      log_norms_[i].push_back(LogMass(mus[i], sigmas[i], d.low, d.high));
     }
   }
 }
@@ -154,8 +171,14 @@ double ParzenEstimator::LogPdf(const std::vector<double>& x) const {
       if (d.categorical) {
         sum += std::log(probs_[c][static_cast<size_t>(offsets_[dim]) + static_cast<size_t>(x[dim])]);
       } else {
-        const double z = (x[dim] - mus_[c][numeric]) / sigmas_[c][numeric];
-        sum += -0.5 * z * z - kLogSqrt2Pi - log_norms_[c][numeric];
+        const double mu = mus_[c][numeric], sigma = sigmas_[c][numeric];
+        if (d.step > 0) {  // the mass of x's grid cell
+          const double lo = std::max(x[dim] - d.step / 2, d.low), hi = std::min(x[dim] + d.step / 2, d.high);
+          sum += LogGaussMass((lo - mu) / sigma, (hi - mu) / sigma) - log_norms_[c][numeric];
+        } else {
+          const double z = (x[dim] - mu) / sigma;
+          sum += -0.5 * z * z - kLogSqrt2Pi - log_norms_[c][numeric];
+        }
         ++numeric;
       }
     }

@@ -5,13 +5,19 @@
 // (bandwidth from the distance to its neighbours, or Scott-like
 // 0.2 * n^(-1/(d+4)) * range when multivariate), a categorical kernel
 // that puts weight 1 on the observed choice on top of a prior_weight/(n+1)
-// floor on every choice, one prior component (the range's middle, bandwidth = range;
-// uniform over choices) of weight 1, "magic clip" on bandwidths, and
+// floor on every choice, one prior component (the range's middle,
+// bandwidth = range, or a sixth of it for a normal prior as hyperopt's TPE
+// takes hp.normal's; uniform over choices) of weight 1, "magic clip" on bandwidths, and
 // observation weights that ramp up older ones past 25 (Optuna's
 // default_weights).
 //
-// Dimensions live in an internal space: log for logUniform, the index for
-// a categorical. A mixture component is one observation across every
+// Densities are Optuna 3.1's: a numeric kernel's log density is the
+// normal's, less the log of its mass inside the range but without its
+// -log(sigma) (tpe.h says why that is kept), and on a grid dimension it is
+// the mass of the point's grid cell.
+//
+// Dimensions live in an internal space: log for logUniform and logNormal,
+// the index for a categorical. A mixture component is one observation across every
 // dimension, so the same class serves the univariate sampler (one
 // dimension) and the multivariate one (all, with joint components).
 
@@ -24,6 +30,9 @@ struct ParzenDimension {
   bool categorical = false;
   double low = 0, high = 1;  // numeric: the internal range
   int choices = 0;           // categorical: K
+  double step = 0;           // > 0: values on a grid this far apart; a
+                             // point's density is its cell's mass
+  double prior_sigma = 1;    // the prior kernel's bandwidth, in ranges
 };
 
 class ParzenEstimator {
@@ -44,8 +53,8 @@ class ParzenEstimator {
   std::vector<double> weights_;                // the same, not in logs
   std::vector<std::vector<double>> mus_;       // [component][numeric dim]
   std::vector<std::vector<double>> sigmas_;
-  // log(sigma * the kernel's mass inside the range): each kernel's
-  // normaliser, computed once rather than per evaluation.
+  // log(the kernel's mass inside the range): each kernel's normaliser,
+  // computed once rather than per evaluation.
   std::vector<std::vector<double>> log_norms_;
   std::vector<std::vector<double>> probs_;     // [component][choice], flattened per dim
   std::vector<int> offsets_;                   // categorical dim -> first choice in probs_

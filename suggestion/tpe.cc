@@ -8,6 +8,7 @@
 #include "api/settings.h"
 #include "api/spec_codec.h"
 #include "suggestion/parzen.h"
+#include "suggestion/prior.h"
 #include "suggestion/random_search.h"
 #include "suggestion/rng.h"
 #include "suggestion/search_space.h"
@@ -62,13 +63,18 @@ std::vector<Dim> MakeDims(const std::vector<ParameterSpec>& parameters) {
       dims.push_back(d);
       continue;
     }
-    d.log = fs.distribution == api::Distribution::kLogUniform;
+    d.log = IsLogScale(fs.distribution);
+    if (fs.distribution == api::Distribution::kNormal ||
+        fs.distribution == api::Distribution::kLogNormal) {
+      d.parzen.prior_sigma = 1.0 / 6;  // prior.h: sigma a sixth of the range
+    }
     d.step = p.type == ParameterType::kInt ? fs.step.value_or(1) : fs.step.value_or(0);
     double low = *fs.min - d.step / 2, high = *fs.max + d.step / 2;
     if (d.log) {
       low = std::log(low > 0 ? low : *fs.min);
       high = std::log(high);
     }
+    if (!d.log) d.parzen.step = d.step;
     d.parzen.low = low;
     d.parzen.high = std::max(high, low + 1e-12);
     dims.push_back(d);

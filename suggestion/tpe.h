@@ -17,11 +17,17 @@
 // "multivariate-tpe" uses joint kernels over all of them.
 //
 // Parameters: double and int (logUniform in log space; a step or an int
-// is drawn on the continuous range +-half a step and rounded to the grid;
-// its density is the continuous one, where Optuna integrates over the
-// step), discrete and categorical as categories. In a finite space no
-// assignment repeats; once it is used up, fewer are returned (exhausted).
-// State is not used.
+// is drawn on the continuous range +-half a step and rounded to the grid,
+// and scored by its grid cell's mass, as Optuna does), discrete and
+// categorical as categories. In a finite space no assignment repeats; once
+// it is used up, fewer are returned (exhausted). State is not used.
+//
+// Kernels are scored as Optuna 3.1 scores them (ParzenEstimator): its
+// truncated-normal log density leaves out the kernel's -log(sigma), so a
+// wide kernel counts for more than its true density. That tilts l(x)/g(x)
+// towards the spread-out part of each model (more exploration); with the
+// true density TPE was measurably worse on the quality bench
+// (bench/README.md, "Quality: tpe and multivariate-tpe").
 
 #include <string>
 #include <string_view>
