@@ -5,7 +5,8 @@ For each seed, on one `hpt serve` and then in-process with Optuna 3.1, runs
 the same search (27 random configurations of compute_saved_trial.py, 3 at a
 time, up to 27 epochs each) with:
 
-  hpt    no stopping | medianstop | asha | hyperband (its own plan)
+  hpt    no stopping | medianstop | asha | hyperband (the algorithm, its own
+         plan) | hyperband (the early-stopping policy)
   optuna no pruning | MedianPruner | SuccessiveHalvingPruner | HyperbandPruner
 
 and counts the epochs really trained and the best final accuracy. See the
@@ -13,9 +14,12 @@ and counts the epochs really trained and the best final accuracy. See the
 
   bash bench/compute_saved.sh          # builds hpt, then runs this
 
-Optuna gets exactly the configurations hpt's no-stopping run drew for that
-seed (study.enqueue_trial), so only the stopping rule differs between it and
-hpt. The Optuna no-pruning row must therefore equal hpt's no-stopping row: a
+Each Optuna pruner gets exactly the configurations, in the same order, that
+its hpt twin drew for that seed (study.enqueue_trial; TWINS below), so only
+the stopping rule differs within a pair. hpt's random search can draw a few
+different configurations when trials end together, so the twin's draws, not
+the no-stopping run's, are the ones to share. Optuna's no-pruning run gets
+the no-stopping run's and must therefore equal hpt's no-stopping row: a
 check that the curves are the same on both sides.
 """
 
@@ -46,12 +50,19 @@ METHODS = [
     ("none", "hpt: no stopping", "hpt"),
     ("medianstop", "hpt: medianstop", "hpt"),
     ("asha", "hpt: asha", "hpt"),
-    ("hyperband", "hpt: hyperband", "hpt"),
+    ("hyperband", "hpt: hyperband (algorithm)", "hpt"),
+    ("hyperband-stop", "hpt: hyperband (early stopping)", "hpt"),
     ("optuna-none", "Optuna: no pruning", "optuna"),
     ("optuna-median", "Optuna: MedianPruner", "optuna"),
     ("optuna-sha", "Optuna: SuccessiveHalvingPruner", "optuna"),
     ("optuna-hyperband", "Optuna: HyperbandPruner", "optuna"),
 ]
+
+
+# The hpt run whose configurations each Optuna run is given; the others get
+# the no-stopping run's (Katib's hyperband algorithm draws its own 49).
+TWINS = {"optuna-median": "medianstop", "optuna-sha": "asha",
+         "optuna-hyperband": "hyperband-stop"}
 
 
 def log(msg):
@@ -61,7 +72,7 @@ def log(msg):
 # ---------------------------------------------------------------- settings
 # The same rule parameters on both sides, as near as the two rules allow:
 # median from step 4 once 3 trials have finished; successive halving with
-# eta 3 and rungs at epochs 1, 3, 9, 27.
+# eta 3 and rungs at epochs 1, 3, 9, 27; Hyperband's brackets up to 27.
 MEDIAN_MIN_TRIALS = 3
 MEDIAN_START_STEP = 4
 ETA = 3
@@ -139,6 +150,12 @@ def hpt_spec(method, seed, args):
             {"name": "start_step", "value": str(MEDIAN_START_STEP)}]}
     elif method == "asha":
         spec["earlyStopping"] = {"algorithmName": "asha", "algorithmSettings": [
+            {"name": "eta", "value": str(ETA)},
+            {"name": "min_resource", "value": str(MIN_RESOURCE)},
+            {"name": "resource_name", "value": "epoch"}]}
+    elif method == "hyperband-stop":
+        spec["earlyStopping"] = {"algorithmName": "hyperband", "algorithmSettings": [
+            {"name": "r_l", "value": str(args.epochs)},
             {"name": "eta", "value": str(ETA)},
             {"name": "min_resource", "value": str(MIN_RESOURCE)},
             {"name": "resource_name", "value": "epoch"}]}
@@ -307,17 +324,18 @@ def main():
     try:
         client = hpt.Client(url)
         for seed in seeds:
-            base_configs = None
+            drawn = {}  # hpt method -> its configurations, in creation order
             for key, label, kind in METHODS:
                 if key not in wanted:
                     continue
                 t0 = time.monotonic()
                 if kind == "hpt":
                     trials = run_hpt(client, key, seed, args)
-                    if key == "none":
-                        base_configs = [t["params"] for t in trials]
+                    drawn[key] = [t["params"] for t in trials]
                 else:
-                    trials = run_optuna(key, seed, base_configs, args)
+                    trials = run_optuna(
+                        key, seed, drawn.get(TWINS.get(key), drawn["none"]), args)
+                base_configs = drawn["none"]
                 s = summarize(trials, args.epochs)
                 if key != "hyperband":
                     mine = {config_key(t["params"]) for t in trials}

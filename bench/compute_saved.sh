@@ -2,7 +2,7 @@
 # Compute saved by early stopping: builds hpt (Release) unless HPT_BINARY
 # names one, then runs bench/compute_saved.py, which prints the table and
 # writes it to bench/out/compute_saved.md (raw curves: compute_saved.json).
-# About 13 minutes on 2 cores. Run from anywhere:
+# About 15 minutes on 2 idle cores (50 under heavy load). Run from anywhere:
 #
 #   bash bench/compute_saved.sh [--seeds 5] [--epoch-seconds 0.05] ...
 #

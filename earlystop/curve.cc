@@ -113,6 +113,17 @@ std::optional<double> MeanUpTo(const TrialCurve& curve, int64_t step) {
   return sum / n;
 }
 
+std::optional<double> ValueAt(const TrialCurve& curve, int64_t step) {
+  auto end = std::upper_bound(
+      curve.points.begin(), curve.points.end(), step,
+      [](int64_t s, const CurvePoint& p) { return s < p.step; });
+  for (auto it = end; it != curve.points.begin();) {
+    --it;
+    if (std::isfinite(it->value)) return it->value;
+  }
+  return std::nullopt;
+}
+
 const CurvePoint* FirstAtOrAfter(const TrialCurve& curve, double step) {
   // A scan, not a binary search: it stays right for a curve handed over
   // out of order, and curves are short.

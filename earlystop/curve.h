@@ -39,6 +39,11 @@ std::optional<double> BestUpTo(const TrialCurve& curve, int64_t step,
 // or nullopt when there are none.
 std::optional<double> MeanUpTo(const TrialCurve& curve, int64_t step);
 
+// The latest finite value at a step <= `step`: the value the trial had at
+// `step`. nullopt when there is none. O(log n) plus the non-finite points
+// skipped.
+std::optional<double> ValueAt(const TrialCurve& curve, int64_t step);
+
 // The first finite point whose step is >= `step`, or nullptr: the report
 // with which a trial reached `step`.
 const CurvePoint* FirstAtOrAfter(const TrialCurve& curve, double step);

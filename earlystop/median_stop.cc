@@ -30,11 +30,6 @@ StatusOr<Settings> ReadSettings(const api::AlgorithmSpec& spec) {
   return s;
 }
 
-bool IsCompleted(api::TrialPhase phase) {
-  return phase == api::TrialPhase::kSucceeded ||
-         phase == api::TrialPhase::kEarlyStopped;
-}
-
 double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   size_t mid = values.size() / 2;
@@ -59,26 +54,29 @@ StatusOr<StopDecision> MedianStop::ShouldStop(
   // Set: the trial has a finite point at *step.
   double best = *BestUpTo(trial, *step, type);
 
-  std::vector<double> averages;
+  std::vector<double> values;
   for (const TrialCurve& other : others) {
-    if (other.name == trial.name || !IsCompleted(other.phase)) continue;
+    if (other.name == trial.name ||
+        other.phase != api::TrialPhase::kSucceeded) {
+      continue;
+    }
     std::optional<int64_t> last = LastStep(other);
     if (!last || *last < *step) continue;
-    if (std::optional<double> mean = MeanUpTo(other, *step)) {
-      averages.push_back(*mean);
+    if (std::optional<double> value = ValueAt(other, *step)) {
+      values.push_back(*value);
     }
   }
-  if (static_cast<int64_t>(averages.size()) < settings.min_trials_required) {
+  if (static_cast<int64_t>(values.size()) < settings.min_trials_required) {
     return StopDecision{};
   }
-  double median = Median(averages);
+  double median = Median(values);
   if (!api::IsBetter(median, best, type)) return StopDecision{};
   return StopDecision{
       true, "best " + spec.objective.metric_name + " " +
                 api::FormatDouble(best) + " by step " + std::to_string(*step) +
                 " is worse than the median " + api::FormatDouble(median) +
-                " of " + std::to_string(averages.size()) +
-                " completed trials' running averages at that step"};
+                " of " + std::to_string(values.size()) +
+                " succeeded trials' values at that step"};
 }
 
 }  // namespace hpt::earlystop

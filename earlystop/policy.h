@@ -46,7 +46,7 @@ struct StopDecision {
   bool stop = false;
   // When stopping, why, for a person: names the metric, the step and the
   // comparison ("best loss 0.9 by step 5 is worse than the median 0.4 of 3
-  // completed trials' running averages at step 5"). Empty otherwise.
+  // succeeded trials' values at that step"). Empty otherwise.
   std::string reason;
 };
 
@@ -69,7 +69,7 @@ class Policy {
       const std::vector<TrialCurve>& others) const = 0;
 };
 
-// Registers every built-in policy ("asha", "medianstop").
+// Registers every built-in policy ("asha", "hyperband", "medianstop").
 void RegisterBuiltins(Registry<Policy>& registry);
 
 }  // namespace hpt::earlystop

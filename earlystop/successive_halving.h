@@ -20,6 +20,7 @@
 // rung: a trial that passed a rung early, when few had reached it, is
 // stopped once enough later trials beat it there. Unlike ASHA there is no
 // pausing; a trial either continues or stops for good.
+// (The judgement is earlystop/rungs.h, which hyperband's brackets share.)
 //
 // Settings:
 //   eta            a number > 1, default 3

@@ -11,8 +11,10 @@ namespace {
 TEST(RegistryTest, BuiltinsAreRegisteredSorted) {
   Registry<Policy> registry;
   RegisterBuiltins(registry);
-  EXPECT_EQ(registry.Names(), (std::vector<std::string>{"asha", "medianstop"}));
+  EXPECT_EQ(registry.Names(),
+            (std::vector<std::string>{"asha", "hyperband", "medianstop"}));
   EXPECT_TRUE(registry.Create("asha").ok());
+  EXPECT_TRUE(registry.Create("hyperband").ok());
   EXPECT_TRUE(registry.Create("medianstop").ok());
   EXPECT_EQ(registry.Create("mean").status().code(), StatusCode::kNotFound);
 }

@@ -58,6 +58,11 @@ TEST(CurveQueriesTest, AnswerFromFinitePointsUpToTheStep) {
   EXPECT_EQ(MeanUpTo(c, 4), 3);
   EXPECT_EQ(BestUpTo(c, 0, ObjectiveType::kMinimize), std::nullopt);
   EXPECT_EQ(MeanUpTo(c, 0), std::nullopt);
+  EXPECT_EQ(ValueAt(c, 2), 2);
+  EXPECT_EQ(ValueAt(c, 3), 2);  // step 3 is NaN: the value of step 2 holds
+  EXPECT_EQ(ValueAt(c, 9), 3);
+  EXPECT_EQ(ValueAt(c, 0), std::nullopt);
+  EXPECT_EQ(ValueAt(Running("t", {kNaN, 5}), 1), std::nullopt);
   ASSERT_NE(FirstAtOrAfter(c, 3), nullptr);
   EXPECT_EQ(FirstAtOrAfter(c, 3)->step, 4);  // step 3 is NaN
   EXPECT_EQ(FirstAtOrAfter(c, 2.5)->step, 4);

@@ -29,7 +29,7 @@ StopDecision Decide(const api::ExperimentSpec& spec, const TrialCurve& trial,
   return d.ok() ? *d : StopDecision{};
 }
 
-// Completed trials whose running averages at every step are 1, 2 and 3.
+// Succeeded trials whose values at every step are 1, 2 and 3.
 std::vector<TrialCurve> Flat123() {
   return {Succeeded("a", {1, 1, 1, 1, 1, 1}),
           Succeeded("b", {2, 2, 2, 2, 2, 2}),
@@ -40,8 +40,8 @@ TEST(MedianStopTest, StopsATrialWhoseBestIsWorseThanTheMedian) {
   StopDecision d = Decide(Spec(), Running("t", {5, 5, 5, 4}), Flat123());
   EXPECT_TRUE(d.stop);
   EXPECT_EQ(d.reason,
-            "best loss 4 by step 4 is worse than the median 2 of 3 completed "
-            "trials' running averages at that step");
+            "best loss 4 by step 4 is worse than the median 2 of 3 succeeded "
+            "trials' values at that step");
 }
 
 TEST(MedianStopTest, KeepsATrialWhoseBestBeatsTheMedian) {
@@ -68,18 +68,35 @@ TEST(MedianStopTest, EvenCountTakesTheMeanOfTheMiddleTwo) {
   EXPECT_FALSE(Decide(spec, Running("t", {9, 9, 9, 2.5}), others).stop);
 }
 
-TEST(MedianStopTest, ComparesRunningAveragesAtTheTrialsStep) {
-  // At step 4 the completed trials average (4+4+0+0)/4 = 2; by step 8, 1.
-  std::vector<TrialCurve> others;
-  for (std::string name : {"a", "b", "c"}) {
-    others.push_back(Succeeded(name, {4, 4, 0, 0, 0, 0, 0, 0}));
-  }
+TEST(MedianStopTest, ComparesValuesAtTheTrialsStepNotRunningAverages) {
+  // Rising accuracy curves: at step 4 the succeeded trials are at 0.9, 0.8
+  // and 0.7 (median 0.8), while their running averages are only 0.4-0.5.
+  auto spec = Spec({}, ObjectiveType::kMaximize);
+  std::vector<TrialCurve> others = {Succeeded("a", {0.1, 0.3, 0.5, 0.9, 0.95}),
+                                    Succeeded("b", {0.1, 0.3, 0.5, 0.8, 0.85}),
+                                    Succeeded("c", {0.1, 0.3, 0.5, 0.7, 0.75})};
+  // 0.6 beats every running average but is behind the median trial.
+  StopDecision d = Decide(spec, Running("t", {0.2, 0.4, 0.5, 0.6}), others);
+  EXPECT_TRUE(d.stop);
+  EXPECT_NE(d.reason.find("median 0.8 of 3"), std::string::npos) << d.reason;
+  EXPECT_FALSE(Decide(spec, Running("t", {0.2, 0.4, 0.5, 0.8}), others).stop);
+  // At step 5 the bar is the values at step 5.
+  EXPECT_TRUE(
+      Decide(spec, Running("t", {0.2, 0.4, 0.5, 0.8, 0.84}), others).stop);
+  EXPECT_FALSE(
+      Decide(spec, Running("t", {0.2, 0.4, 0.5, 0.8, 0.85}), others).stop);
+}
+
+TEST(MedianStopTest, AGapTakesTheLatestValueBeforeTheStep) {
+  // b and c report every other step: at step 5 their values are those of
+  // step 4 (loss 1 and 3), a's is 2: median 2.
+  std::vector<TrialCurve> others = {Succeeded("a", {2, 2, 2, 2, 2, 2}),
+                                    Succeeded("b", {}), Succeeded("c", {})};
+  others[1].points = {{2, 9}, {4, 1}, {6, 0}};
+  others[2].points = {{2, 9}, {4, 3}, {6, 0}};
   auto spec = Spec();
-  EXPECT_FALSE(Decide(spec, Running("t", {1.5, 1.5, 1.5, 1.5}), others).stop);
-  EXPECT_TRUE(Decide(spec,
-                     Running("t", {1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5}),
-                     others)
-                  .stop);
+  EXPECT_TRUE(Decide(spec, Running("t", {5, 5, 5, 5, 2.1}), others).stop);
+  EXPECT_FALSE(Decide(spec, Running("t", {5, 5, 5, 5, 2}), others).stop);
 }
 
 TEST(MedianStopTest, Maximize) {
@@ -136,21 +153,35 @@ TEST(MedianStopTest, WaitsForMinTrialsRequired) {
   EXPECT_FALSE(Decide(Spec({{"min_trials_required", "5"}}), t, Flat123()).stop);
 }
 
-TEST(MedianStopTest, CountsOnlyCompletedTrialsThatReachedTheStep) {
+TEST(MedianStopTest, CountsOnlySucceededTrialsThatReachedTheStep) {
   TrialCurve t = Running("t", {9, 9, 9, 9});
   std::vector<TrialCurve> others = {
       Succeeded("a", {1, 1, 1, 1}),
-      Curve("b", TrialPhase::kEarlyStopped, {1, 1, 1, 1, 1}),
-      // Not counted: not completed, or completed before step 4.
+      Succeeded("b", {1, 1, 1, 1, 1}),
+      // Not counted: not Succeeded, or Succeeded before step 4.
       Running("c", {1, 1, 1, 1}),
       Curve("d", TrialPhase::kFailed, {1, 1, 1, 1}),
       Curve("e", TrialPhase::kKilled, {1, 1, 1, 1}),
-      Curve("f", TrialPhase::kEarlyStopped, {1, 1, 1}),
-      Succeeded("g", {}),
+      Curve("f", TrialPhase::kEarlyStopped, {1, 1, 1, 1, 1}),
+      Succeeded("g", {1, 1, 1}),
+      Succeeded("h", {}),
   };
   EXPECT_FALSE(Decide(Spec(), t, others).stop);  // only a and b qualify
-  others.push_back(Succeeded("h", {1, 1, 1, 1}));
+  others.push_back(Succeeded("i", {1, 1, 1, 1}));
   EXPECT_TRUE(Decide(Spec(), t, others).stop);
+}
+
+TEST(MedianStopTest, EarlyStoppedTrialsDoNotLowerTheBar) {
+  // Loss: three good Succeeded trials at 1 and four stopped bad ones at 8.
+  // Counting the stopped ones the median would be 8 and a trial at 5 would
+  // run on; among the Succeeded ones it is 1.
+  std::vector<TrialCurve> others = {Succeeded("a", {1, 1, 1, 1}),
+                                    Succeeded("b", {1, 1, 1, 1}),
+                                    Succeeded("c", {1, 1, 1, 1})};
+  for (std::string name : {"d", "e", "f", "g"}) {
+    others.push_back(Curve(name, TrialPhase::kEarlyStopped, {8, 8, 8, 8}));
+  }
+  EXPECT_TRUE(Decide(Spec(), Running("t", {5, 5, 5, 5}), others).stop);
 }
 
 TEST(MedianStopTest, ATrialWithNoStepsIsNeverStopped) {
