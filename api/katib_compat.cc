@@ -233,16 +233,34 @@ StatusOr<json> FromKatibExperiment(const json& doc, std::vector<std::string>* no
                                    ? Text(Find(*meta, "namespace")) : "default";
   if (const json* resume = Find(*spec, "resumePolicy")) {
     std::string policy = Text(resume);
-    if (policy == "FromVolume") {
+    // FromVolume keeps the suggestion's volume: for pbt, its trials'
+    // checkpoints, which hpt keeps in folders on the server's disk
+    // (controller/checkpoints.h). Other algorithms have nothing there.
+    const json* algorithm = Find(*spec, "algorithm");
+    const json* algorithm_name = algorithm ? Find(*algorithm, "algorithmName") : nullptr;
+    const bool pbt = algorithm_name && Text(algorithm_name) == "pbt";
+    if (policy == "FromVolume" && !pbt) {
       return InvalidArgument("spec.resumePolicy: FromVolume is not supported "
-                             "(supported: Never, LongRunning)");
+                             "(supported: Never, LongRunning; FromVolume with pbt)");
     }
-    if (policy != "Never" && policy != "LongRunning") {
+    if (policy != "Never" && policy != "LongRunning" && policy != "FromVolume") {
       return InvalidArgument("spec.resumePolicy: '" + policy + "' is not a Katib policy");
     }
     notes->push_back("resumePolicy " + policy +
-                     ": hpt keeps every experiment's state in its database");
+                     ": hpt keeps every experiment's state in its database" +
+                     (policy == "FromVolume" ? " and its trials' checkpoint folders on disk" : ""));
     out.erase("resumePolicy");
+  }
+  // Katib lets the failure budget exceed the trial budget (simple-pbt:
+  // 3 of 2); it can never be reached then, nor at maxTrialCount here.
+  const json* max_trials = Find(*spec, "maxTrialCount");
+  const json* max_failed = Find(*spec, "maxFailedTrialCount");
+  if (max_trials && max_failed && max_trials->is_number_integer() &&
+      max_failed->is_number_integer() && *max_failed > *max_trials &&
+      max_trials->get<int64_t>() >= 0) {
+    notes->push_back("maxFailedTrialCount " + max_failed->dump() + " is above maxTrialCount " +
+                     max_trials->dump() + ": taken as " + max_trials->dump());
+    out["maxFailedTrialCount"] = *max_trials;
   }
   if (const json* tmpl = Find(*spec, "trialTemplate")) {
     json converted;

@@ -8,8 +8,8 @@
 //   .Namespace, .Kind, .APIVersion, .Labels[k], .Annotations[k]) are
 //   resolved: Name per trial, the others from the document.
 // - Anything that cannot run here (other trial kinds, configMap trial
-//   sources, resumePolicy FromVolume, nasConfig, ...) is an InvalidArgument
-//   that names it, never silently dropped.
+//   sources, resumePolicy FromVolume but with pbt, nasConfig, ...) is an
+//   InvalidArgument that names it, never silently dropped.
 
 #include <string>
 #include <vector>

@@ -15,6 +15,11 @@
 //                     factor cache.
 //   BM_TpeSuggest     tpe (arg 2 = 0) and multivariate-tpe (1) on the same
 //                     history: one suggestion (TPE keeps no state).
+//   BM_CmaesSuggest   cmaes on a history it made itself (n trials of
+//                     Hartmann6, ask/tell one at a time, its state handed
+//                     back each time), as an experiment's calls come: each
+//                     repetition tells the previous suggestion and asks
+//                     again (a generation is told every popsize calls).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -29,6 +34,7 @@
 #include "suggestion/bayesian_optimization.h"
 #include "bench/quality_functions.h"
 #include "suggestion/bo_data.h"
+#include "suggestion/cmaes.h"
 #include "suggestion/factor_cache.h"
 #include "suggestion/tpe.h"
 
@@ -153,6 +159,46 @@ void BM_TpeSuggest(benchmark::State& state) {
   }
 }
 
+// n trials that cmaes suggested one at a time, and its state.
+Session& CmaesSessionFor(int n) {
+  static std::map<int, std::unique_ptr<Session>> sessions;
+  auto& s = sessions[n];
+  if (s) return *s;
+  s = std::make_unique<Session>();
+  s->spec.objective.metric_name = "loss";
+  s->spec.algorithm.name = Cmaes::kName;
+  s->spec.algorithm.settings = {{"random_state", "1"}};
+  for (int d = 0; d < 6; ++d) {  // Hartmann6's [0, 1]^6, as MakeSession's
+    api::ParameterSpec p;
+    p.name = "x" + std::to_string(d);
+    p.feasible_space.min = 0;
+    p.feasible_space.max = 1;
+    s->spec.parameters.push_back(p);
+  }
+  Cmaes cmaes;
+  for (int i = 0; i < n; ++i) {
+    StatusOr<Suggestion> r = cmaes.Suggest(s->spec, s->history, s->state, 1);
+    HPT_CHECK(r.ok() && r->assignments.size() == 1);
+    s->state = r->state;
+    s->history.push_back(Finished(r->assignments[0], i + 1));
+  }
+  return *s;
+}
+
+void BM_CmaesSuggest(benchmark::State& state) {
+  Session& s = CmaesSessionFor(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    Cmaes cmaes;
+    auto start = std::chrono::steady_clock::now();
+    StatusOr<Suggestion> r = cmaes.Suggest(s.spec, s.history, s.state, 1);
+    state.SetIterationTime(Seconds(start));
+    HPT_CHECK(r.ok() && r->assignments.size() == 1);
+    s.state = r->state;
+    s.history.push_back(Finished(r->assignments[0],
+                                 static_cast<int64_t>(s.history.size()) + 1));
+  }
+}
+
 double Max(const std::vector<double>& v) {
   return *std::max_element(v.begin(), v.end());
 }
@@ -179,6 +225,14 @@ BENCHMARK(BM_TpeSuggest)
     ->Args({1000, 0})
     ->Args({100, 1})
     ->Args({1000, 1})
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Repetitions(30)
+    ->ReportAggregatesOnly(true)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CmaesSuggest)
+    ->Arg(100)
+    ->Arg(1000)
     ->UseManualTime()
     ->Iterations(1)
     ->Repetitions(30)

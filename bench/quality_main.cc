@@ -1,8 +1,9 @@
 // hpt_bench_quality: the quality benchmark (bench/README.md, "Quality").
 // Starts `hpt serve`, runs random, sobol and bayesianoptimization through
 // the REST API (ask/tell: :suggest, evaluate, :complete) on the functions
-// of quality_functions.h, runs Optuna's TPE on the same functions and
-// budget (quality_tpe.py), and prints the median and quartiles of simple
+// of quality_functions.h, runs Optuna's samplers on the same functions and
+// budget (--peers: TPE by default via quality_tpe.py, CmaEsSampler via
+// quality_cmaes.py), and prints the median and quartiles of simple
 // regret (best value found - the minimum) after the last trial. Writes the
 // table, the regret-vs-trials curves (JSON) and a plot (PNG) to --out.
 #include <algorithm>
@@ -39,7 +40,8 @@ struct Options {
                                          "bayesianoptimization/acq_func=ucb"};
   std::vector<std::string> functions;  // empty: all
   std::string out = HPT_BENCH_DIR "/out";
-  bool tpe = true;
+  // Optuna columns: optuna-tpe, optuna-tpe-mv, optuna-cmaes (none: --no-tpe).
+  std::vector<std::string> peers = {"optuna-tpe", "optuna-tpe-mv"};
 };
 
 std::vector<std::string> Split(const std::string& text) {
@@ -73,11 +75,14 @@ Options Parse(int argc, char** argv) {
     else if (a == "--out")
       o.out = next();
     else if (a == "--no-tpe")
-      o.tpe = false;
+      o.peers.clear();
+    else if (a == "--peers")
+      o.peers = Split(next());
     else {
       std::cerr << "usage: hpt_bench_quality [--seeds N] [--trials N] "
                    "[--algorithms a,b/setting=v:setting=v] [--functions f,g] "
-                   "[--out DIR] [--no-tpe]\n";
+                   "[--out DIR] [--no-tpe | --peers optuna-tpe,optuna-tpe-mv,"
+                   "optuna-cmaes]\n";
       std::exit(2);
     }
   }
@@ -247,17 +252,23 @@ int main(int argc, char** argv) {
   }
 
   // The peers: Optuna's TPESampler, univariate (its default) and
-  // multivariate, same functions, seeds and budget.
-  const std::vector<std::pair<std::string, std::string>> peers = {
-      {"optuna-tpe", ""}, {"optuna-tpe-mv", " --multivariate"}};
-  for (const auto& [column, flag] : options.tpe ? peers : decltype(peers){}) {
+  // multivariate, and its CmaEsSampler; same functions, seeds and budget.
+  const std::map<std::string, std::string> peer_commands = {
+      {"optuna-tpe", Python() + " tpe"},
+      {"optuna-tpe-mv", Python() + " tpe --multivariate"},
+      {"optuna-cmaes", "/usr/bin/python3 " HPT_BENCH_DIR "/quality_cmaes.py cmaes"}};
+  for (const std::string& column : options.peers) {
+    if (!peer_commands.count(column)) {
+      std::cerr << "quality: unknown peer '" << column << "'\n";
+      return 2;
+    }
     std::string path = options.out + "/quality_" + column + ".json";
     std::string names;
     for (const QualityFunction* f : functions)
       names += (names.empty() ? "" : ",") + f->name;
-    std::string command = Python() + " tpe --functions " + names + " --seeds " +
+    std::string command = peer_commands.at(column) + " --functions " + names + " --seeds " +
                           std::to_string(options.seeds) + " --trials " +
-                          std::to_string(options.trials) + flag + " --out '" +
+                          std::to_string(options.trials) + " --out '" +
                           path + "'";
     HPT_CHECK(std::system(command.c_str()) == 0);
     json tpe = json::parse(std::ifstream(path));
@@ -271,9 +282,7 @@ int main(int argc, char** argv) {
   }
 
   std::vector<std::string> columns = options.algorithms;
-  if (options.tpe) {
-    for (const auto& peer : peers) columns.push_back(peer.first);
-  }
+  columns.insert(columns.end(), options.peers.begin(), options.peers.end());
   std::vector<std::string> rows;
   for (const QualityFunction* f : functions) rows.push_back(f->name);
   std::string table =

@@ -51,8 +51,9 @@ std::string QualityTable(const QualityCurves& curves,
     return std::find(columns.begin(), columns.end(), c) != columns.end();
   };
   // A ratio to its Optuna peer for each column that has one: the
-  // bayesianoptimization columns and tpe to TPESampler's default, and
-  // multivariate-tpe to TPESampler(multivariate=True).
+  // bayesianoptimization columns and tpe to TPESampler's default,
+  // multivariate-tpe to TPESampler(multivariate=True), and the cmaes
+  // columns to CmaEsSampler.
   std::vector<std::pair<std::string, std::string>> ratios;
   bool bo_ratio = false;
   for (const auto& c : columns) {
@@ -61,6 +62,7 @@ std::string QualityTable(const QualityCurves& curves,
       bo_ratio = bo_ratio || c != "tpe";
     }
     if (has("optuna-tpe-mv") && c == "multivariate-tpe") ratios.push_back({c, "optuna-tpe-mv"});
+    if (has("optuna-cmaes") && c.rfind("cmaes", 0) == 0) ratios.push_back({c, "optuna-cmaes"});
   }
   std::string out = "Simple regret after " + std::to_string(trials) +
                     " trials, median [25th, 75th percentile] over " +

@@ -20,8 +20,10 @@ using QualityCurves =
 double Quantile(std::vector<double> values, double p);
 
 // Rows: the functions, in the order given; columns: algorithms, "median [q25,
-// q75]" of the final regret; then, when "tpe" is a column, the ratio of each
-// bayesianoptimization column's median to TPE's, and the issue's target.
+// q75]" of the final regret; then the ratio of each hpt column's median to
+// its Optuna peer's where both are columns (bayesianoptimization and tpe to
+// optuna-tpe, multivariate-tpe to optuna-tpe-mv, cmaes to optuna-cmaes),
+// and bayesianoptimization's target.
 std::string QualityTable(const QualityCurves& curves,
                          const std::vector<std::string>& rows,
                          const std::vector<std::string>& columns, int seeds,

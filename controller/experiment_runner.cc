@@ -267,6 +267,7 @@ StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count, Tri
     if (phase == TrialPhase::kRunning) t.start_time_ms = now;
     created.push_back(std::move(t));
   }
+  HPT_RETURN_IF_ERROR(PrepareCheckpointsLocked(created, suggestion->lineage));
   if (!created.empty() || suggestion->state != exp_.algorithm_state) {
     Status s = deps_.store->CreateTrials(name_, created, suggestion->state);
     if (!s.ok()) {

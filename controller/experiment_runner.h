@@ -179,6 +179,12 @@ class ExperimentRunner {
   // `store_failed` (if given) tells a refused write from the algorithm's error.
   StatusOr<std::vector<api::Trial>> CreateTrialsLocked(int count, api::TrialPhase phase,
                                                        bool* store_failed = nullptr);
+  // Checkpoint folders (controller/checkpoints.h; runner_checkpoints.cc):
+  // the new trials' folders, made before they are stored (`lineage` empty,
+  // or one per trial); a trial's folder, given to its launch.
+  Status PrepareCheckpointsLocked(const std::vector<api::Trial>& created,
+                                  const std::vector<suggestion::Lineage>& lineage);
+  void AddCheckpointLocked(const api::Trial& trial, runner::LaunchSpec& launch) const;
   // What a launch of `trial` needs besides its command and environment.
   runner::LaunchSpec BaseLaunchSpecLocked(const api::Trial& trial) const;
   bool StartTrialLocked(api::Trial& trial);

@@ -137,6 +137,7 @@ bool ExperimentRunner::StartTrialLocked(Trial& trial) {
     auto s = api::Substitute(value, tmpl, trial.assignment, trial.name);
     if (!s.ok()) status = s.status(); else launch.env[key] = *s;
   }
+  AddCheckpointLocked(trial, launch);
   if (!launch.argv.empty() && launch.argv[0] == "hpt" && !deps_.hpt_binary.empty()) {
     launch.argv[0] = deps_.hpt_binary;
   }

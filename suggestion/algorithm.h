@@ -16,10 +16,20 @@
 
 namespace hpt::suggestion {
 
+// Where a new trial's training starts (pbt): the server gives the trial a
+// checkpoint folder of its own before it starts, a copy of `parent`'s
+// folder when `parent` names an earlier trial, else an empty one.
+struct Lineage {
+  std::string parent;  // an earlier trial's name; "": a fresh start
+  int generation = 0;
+};
+
 struct Suggestion {
   std::vector<api::Assignment> assignments;  // one per new trial
   std::string state;       // opaque; stored by the server, handed back next call
   bool exhausted = false;  // e.g. grid finished: the experiment can end
+  // Empty (the trials need no checkpoint folders), or one per assignment.
+  std::vector<Lineage> lineage;
 };
 
 class Algorithm {
@@ -37,8 +47,8 @@ class Algorithm {
                                        std::string_view state, int count) = 0;
 };
 
-// Registers every built-in algorithm ("bayesianoptimization", "darts",
-// "grid", "hyperband", "multivariate-tpe", "random", "sobol", "tpe"). `darts_available`: whether this
+// Registers every built-in algorithm ("bayesianoptimization", "cmaes",
+// "darts", "grid", "hyperband", "multivariate-tpe", "pbt", "random", "sobol", "tpe"). `darts_available`: whether this
 // build can run a DARTS search (nas::DartsAvailable()); darts validates
 // either way and reports the reason when it cannot.
 void RegisterBuiltins(Registry<Algorithm>& registry,

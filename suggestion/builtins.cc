@@ -2,10 +2,12 @@
 
 #include "suggestion/algorithm.h"
 #include "suggestion/bayesian_optimization.h"
+#include "suggestion/cmaes.h"
 #include "suggestion/darts.h"
 #include "suggestion/factor_cache.h"
 #include "suggestion/grid_search.h"
 #include "suggestion/hyperband.h"
+#include "suggestion/pbt.h"
 #include "suggestion/random_search.h"
 #include "suggestion/sobol_search.h"
 #include "suggestion/tpe.h"
@@ -35,6 +37,12 @@ void RegisterBuiltins(Registry<Algorithm>& registry, Status darts_available) {
                 .ok());
   HPT_CHECK(registry
                 .Register(Tpe::kMultivariateName, [] { return std::make_unique<Tpe>(true); })
+                .ok());
+  HPT_CHECK(registry
+                .Register(Cmaes::kName, [] { return std::make_unique<Cmaes>(); })
+                .ok());
+  HPT_CHECK(registry
+                .Register(Pbt::kName, [] { return std::make_unique<Pbt>(); })
                 .ok());
   HPT_CHECK(registry
                 .Register(Darts::kName,

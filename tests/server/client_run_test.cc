@@ -215,8 +215,8 @@ TEST_F(ClientRunTest, ListsExperimentsAndAlgorithms) {
   auto algorithms = client_->Json("GET", "/api/v1/algorithms");
   ASSERT_TRUE(algorithms.ok());
   EXPECT_EQ((*algorithms)["algorithms"],
-            json({"bayesianoptimization", "darts", "grid", "hyperband", "multivariate-tpe",
-                  "random", "sobol", "tpe"}));
+            json({"bayesianoptimization", "cmaes", "darts", "grid", "hyperband",
+                  "multivariate-tpe", "pbt", "random", "sobol", "tpe"}));
   auto health = client_->Json("GET", "/healthz");
   ASSERT_TRUE(health.ok());
   EXPECT_EQ((*health)["status"], "ok");

@@ -12,11 +12,12 @@ TEST(RegistryTest, BuiltinsAreRegisteredSorted) {
   Registry<Algorithm> registry;
   RegisterBuiltins(registry);
   EXPECT_EQ(registry.Names(),
-            (std::vector<std::string>{"bayesianoptimization", "darts", "grid", "hyperband",
-                                      "multivariate-tpe", "random", "sobol", "tpe"}));
+            (std::vector<std::string>{"bayesianoptimization", "cmaes", "darts", "grid",
+                                      "hyperband", "multivariate-tpe", "pbt", "random", "sobol",
+                                      "tpe"}));
   EXPECT_TRUE(registry.Create("grid").ok());
   EXPECT_TRUE(registry.Create("random").ok());
-  StatusOr<std::unique_ptr<Algorithm>> missing = registry.Create("cmaes");
+  StatusOr<std::unique_ptr<Algorithm>> missing = registry.Create("no-such-algorithm");
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
 }
 

@@ -1,0 +1,56 @@
+// ExperimentRunner's trial checkpoint folders (controller/checkpoints.h).
+#include <spdlog/spdlog.h>
+
+#include "controller/checkpoints.h"
+#include "controller/experiment_runner.h"
+
+namespace hpt::controller {
+
+Status ExperimentRunner::PrepareCheckpointsLocked(
+    const std::vector<api::Trial>& created,
+    const std::vector<suggestion::Lineage>& lineage) {
+  if (lineage.empty()) return Status::Ok();
+  if (lineage.size() < created.size()) {
+    return Internal("algorithm " + exp_.spec.algorithm.name + " gave " +
+                    std::to_string(lineage.size()) + " lineages for " +
+                    std::to_string(created.size()) + " trials");
+  }
+  const std::string root = CheckpointRoot(exp_.spec, deps_.log_dir);
+  for (size_t i = 0; i < created.size(); ++i) {
+    const suggestion::Lineage& from = lineage[i];
+    std::string parent_dir;
+    if (!from.parent.empty()) {
+      std::optional<std::string> found =
+          FindCheckpointDir(exp_.spec, deps_.log_dir, from.parent);
+      if (!found) {
+        return FailedPrecondition("trial " + created[i].name + " resumes " +
+                                  from.parent + "'s checkpoint, but " +
+                                  from.parent + " has no folder left");
+      }
+      parent_dir = *found;
+    }
+    HPT_RETURN_IF_ERROR(
+        PrepareCheckpointDir(root, created[i].name, parent_dir));
+    if (!from.parent.empty()) {
+      spdlog::info(
+          "experiment {}: trial {} (generation {}) resumes {}'s checkpoint",
+          name_, created[i].name, from.generation, from.parent);
+    }
+  }
+  return Status::Ok();
+}
+
+void ExperimentRunner::AddCheckpointLocked(const api::Trial& trial,
+                                           runner::LaunchSpec& launch) const {
+  std::optional<std::string> dir =
+      FindCheckpointDir(exp_.spec, deps_.log_dir, trial.name);
+  if (!dir) return;
+  // Where Katib would mount the folder: the trial's command says so.
+  const std::string mounted = SuggestionTrialDir(exp_.spec);
+  for (std::string& arg : launch.argv) arg = RewritePath(arg, mounted, *dir);
+  for (auto& [key, value] : launch.env)
+    value = RewritePath(value, mounted, *dir);
+  launch.env[kCheckpointDirEnv] = *dir;
+}
+
+}  // namespace hpt::controller

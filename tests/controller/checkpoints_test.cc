@@ -1,0 +1,92 @@
+// Trial checkpoint folders: where they go, the copy of a parent's, and the
+// rewriting of the path a trial command expects its folder at.
+#include "controller/checkpoints.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "tests/testing/temp_dir.h"
+
+namespace hpt::controller {
+namespace {
+
+namespace fs = std::filesystem;
+using hpt::testing::ReadFile;
+using hpt::testing::TempDir;
+using hpt::testing::WriteFile;
+
+api::ExperimentSpec PbtSpec(const std::string& trial_dir) {
+  api::ExperimentSpec spec;
+  spec.name = "exp";
+  spec.algorithm.name = "pbt";
+  if (!trial_dir.empty())
+    spec.algorithm.settings = {{"suggestion_trial_dir", trial_dir}};
+  return spec;
+}
+
+TEST(CheckpointsTest, RewritesWholePathsAndTheirSubpathsOnly) {
+  const std::string to = "/srv/logs/exp/checkpoints/exp-3";
+  EXPECT_EQ(RewritePath("--checkpoint=/var/log/katib/checkpoints/",
+                        "/var/log/katib/checkpoints/", to),
+            "--checkpoint=" + to + "/");
+  EXPECT_EQ(RewritePath("/ckpt", "/ckpt", to), to);
+  EXPECT_EQ(RewritePath("/ckpt/model.pt,/ckpt", "/ckpt/", to),
+            to + "/model.pt," + to);
+  EXPECT_EQ(RewritePath("/ckpt2 /data/ckpt /ckpt.old", "/ckpt", to),
+            "/ckpt2 /data/ckpt /ckpt.old");
+  EXPECT_EQ(RewritePath("--dir /ckpt --x", "/ckpt", to),
+            "--dir " + to + " --x");
+  EXPECT_EQ(RewritePath("/anything", "/", to), "/anything");
+  EXPECT_EQ(RewritePath("/anything", "", to), "/anything");
+}
+
+TEST(CheckpointsTest, FoldersGoUnderTheLogsUnlessTheGivenPathIsWritable) {
+  TempDir dir;
+  const std::string logs = dir.File("logs");
+  EXPECT_EQ(CheckpointRoot(PbtSpec(""), logs), logs + "/exp/checkpoints");
+  EXPECT_EQ(CheckpointRoot(PbtSpec("/hpt-test-absent/ckpt/"), logs),
+            logs + "/exp/checkpoints");
+  fs::create_directories(dir.File("mine"));
+  EXPECT_EQ(CheckpointRoot(PbtSpec(dir.File("mine") + "/"), logs),
+            dir.File("mine") + "/exp");
+  EXPECT_EQ(SuggestionTrialDir(PbtSpec("/x/")), "/x/");
+}
+
+TEST(CheckpointsTest, AChildStartsFromACopyOfItsParentsFolder) {
+  TempDir dir;
+  const std::string root = dir.File("root");
+  ASSERT_TRUE(PrepareCheckpointDir(root, "exp-1", "").ok());
+  EXPECT_TRUE(fs::is_empty(root + "/exp-1"));
+  struct stat st {};
+  ASSERT_EQ(stat((root + "/exp-1").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  WriteFile(root + "/exp-1/model.bin", "step 3");
+  WriteFile(root + "/exp-1/sub/opt.bin", "adam");
+
+  ASSERT_TRUE(PrepareCheckpointDir(root, "exp-2", root + "/exp-1").ok());
+  EXPECT_EQ(ReadFile(root + "/exp-2/model.bin"), "step 3");
+  EXPECT_EQ(ReadFile(root + "/exp-2/sub/opt.bin"), "adam");
+  // The child's writes stay its own.
+  WriteFile(root + "/exp-2/model.bin", "step 6");
+  EXPECT_EQ(ReadFile(root + "/exp-1/model.bin"), "step 3");
+  // Made again (a store write failed): replaced, not merged.
+  ASSERT_TRUE(PrepareCheckpointDir(root, "exp-2", "").ok());
+  EXPECT_TRUE(fs::is_empty(root + "/exp-2"));
+
+  EXPECT_EQ(FindCheckpointDir(PbtSpec(""), dir.File("logs"), "exp-1"),
+            std::nullopt);
+  ASSERT_TRUE(
+      PrepareCheckpointDir(dir.File("logs/exp/checkpoints"), "exp-1", "").ok());
+  EXPECT_EQ(FindCheckpointDir(PbtSpec(""), dir.File("logs"), "exp-1"),
+            dir.File("logs/exp/checkpoints/exp-1"));
+
+  Status gone = PrepareCheckpointDir(root, "exp-3", root + "/exp-9");
+  EXPECT_EQ(gone.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(gone.message().find(root + "/exp-9"), std::string::npos)
+      << gone.message();
+}
+
+}  // namespace
+}  // namespace hpt::controller
