@@ -38,17 +38,6 @@ StatusOr<Settings> ReadSettings(const api::ExperimentSpec& spec) {
   return s;
 }
 
-// The spec random search sees for fill-ins: the same space, only the seed.
-api::ExperimentSpec RandomSpec(const api::ExperimentSpec& spec) {
-  api::ExperimentSpec r = spec;
-  r.algorithm.name = RandomSearch::kName;
-  r.algorithm.settings.clear();
-  for (const auto& s : spec.algorithm.settings) {
-    if (s.name == api::kRandomState) r.algorithm.settings.push_back(s);
-  }
-  return r;
-}
-
 // The loss (minimised) of a trial that counts towards its generation.
 std::optional<double> Loss(const api::Trial& t,
                            const api::Objective& objective) {
@@ -183,7 +172,7 @@ StatusOr<Suggestion> Cmaes::Suggest(const api::ExperimentSpec& spec,
     for (const api::Trial& t : history)
       seen.insert(AssignmentKey(spec.parameters, t.assignment));
   }
-  const api::ExperimentSpec random_spec = RandomSpec(spec);
+  const api::ExperimentSpec random_spec = SeedOnlySpec(spec);
   Suggestion suggestion;
   for (int i = 0; i < count; ++i) {
     std::optional<api::Assignment> chosen;

@@ -125,4 +125,14 @@ StatusOr<Suggestion> RandomSearch::Suggest(
   return suggestion;
 }
 
+api::ExperimentSpec SeedOnlySpec(const api::ExperimentSpec& spec) {
+  api::ExperimentSpec r = spec;
+  r.algorithm.name = RandomSearch::kName;
+  r.algorithm.settings.clear();
+  for (const auto& s : spec.algorithm.settings) {
+    if (s.name == RandomSearch::kRandomState) r.algorithm.settings.push_back(s);
+  }
+  return r;
+}
+
 }  // namespace hpt::suggestion

@@ -44,4 +44,8 @@ class RandomSearch : public Algorithm {
                                std::string_view state, int count) override;
 };
 
+// The spec random search runs for another algorithm's start-up and fill-in
+// draws: the same space and random_state, no other settings.
+api::ExperimentSpec SeedOnlySpec(const api::ExperimentSpec& spec);
+
 }  // namespace hpt::suggestion

@@ -155,18 +155,6 @@ Point Propose(const std::vector<Dim>& dims, const std::vector<Point>& below,
   return x;
 }
 
-// The spec random search sees for the start-up trials and fallbacks: the
-// same space, only the seed.
-api::ExperimentSpec RandomSpec(const api::ExperimentSpec& spec) {
-  api::ExperimentSpec r = spec;
-  r.algorithm.name = RandomSearch::kName;
-  r.algorithm.settings.clear();
-  for (const auto& s : spec.algorithm.settings) {
-    if (s.name == api::kRandomState) r.algorithm.settings.push_back(s);
-  }
-  return r;
-}
-
 }  // namespace
 
 Status Tpe::Validate(const api::ExperimentSpec& spec) const {
@@ -205,7 +193,7 @@ StatusOr<Suggestion> Tpe::Suggest(const api::ExperimentSpec& spec,
       done.push_back({std::move(*x), sign * *v, i});
     }
   }
-  const api::ExperimentSpec random_spec = RandomSpec(spec);
+  const api::ExperimentSpec random_spec = SeedOnlySpec(spec);
   RandomSearch random;
   if (static_cast<int64_t>(done.size()) < settings.startup || dims.empty()) {
     return random.Suggest(random_spec, history, "", count);
