@@ -15,7 +15,6 @@ Run by hpt_bench_quality and bench/run_quality.sh, not by hand."""
 
 import argparse
 import json
-import math
 import os
 import statistics
 import sys
@@ -25,7 +24,7 @@ import warnings
 import optuna
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from quality_tpe import FUNCTIONS, hartmann6, suggest  # noqa: E402
+from quality_tpe import FUNCTIONS, hartmann6, regret_curves, suggest  # noqa: E402
 
 # CmaEsSampler warns once per categorical draw ("sampled independently").
 optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -33,27 +32,9 @@ warnings.simplefilter("ignore")
 
 
 def cmaes(names, seeds, trials, out_path):
-    result = {"optuna": optuna.__version__, "sampler": "CmaEsSampler (defaults)",
-              "functions": {}}
-    for name in names:
-        spec = FUNCTIONS[name]
-        curves, seconds = [], 0.0
-        for seed in range(1, seeds + 1):
-            study = optuna.create_study(sampler=optuna.samplers.CmaEsSampler(seed=seed))
-            best, curve = math.inf, []
-            start = time.perf_counter()
-            for _ in range(trials):
-                trial = study.ask()
-                value = spec["eval"](suggest(trial, spec["space"]))
-                study.tell(trial, value)
-                best = min(best, value)
-                curve.append(best - spec["minimum"])
-            seconds += time.perf_counter() - start
-            curves.append(curve)
-        result["functions"][name] = {"curves": curves, "seconds": seconds}
-        print("quality_cmaes: %s done (%.1f s)" % (name, seconds), file=sys.stderr)
-    with open(out_path, "w") as f:
-        json.dump(result, f)
+    result = {"optuna": optuna.__version__, "sampler": "CmaEsSampler (defaults)"}
+    regret_curves(names, seeds, trials, out_path,
+                  lambda seed: optuna.samplers.CmaEsSampler(seed=seed), result, "quality_cmaes")
 
 
 def latency(out_path, n, samples):

@@ -115,17 +115,15 @@ def check(path):
     json.dump(out, sys.stdout)
 
 
-def tpe(names, seeds, trials, out_path, multivariate=False):
-    result = {"optuna": optuna.__version__,
-              "sampler": "TPESampler(multivariate=True)" if multivariate
-              else "TPESampler (defaults)",
-              "functions": {}}
+def regret_curves(names, seeds, trials, out_path, make_sampler, result, label):
+    """Best-so-far regret per seed of make_sampler(seed) on each function,
+    written with `result`'s header fields to out_path."""
+    result["functions"] = {}
     for name in names:
         spec = FUNCTIONS[name]
         curves, seconds = [], 0.0
         for seed in range(1, seeds + 1):
-            sampler = optuna.samplers.TPESampler(seed=seed, multivariate=multivariate)
-            study = optuna.create_study(sampler=sampler)
+            study = optuna.create_study(sampler=make_sampler(seed))
             best, curve = math.inf, []
             start = time.perf_counter()
             for _ in range(trials):
@@ -137,9 +135,18 @@ def tpe(names, seeds, trials, out_path, multivariate=False):
             seconds += time.perf_counter() - start
             curves.append(curve)
         result["functions"][name] = {"curves": curves, "seconds": seconds}
-        print("quality_tpe: %s done (%.1f s)" % (name, seconds), file=sys.stderr)
+        print("%s: %s done (%.1f s)" % (label, name, seconds), file=sys.stderr)
     with open(out_path, "w") as f:
         json.dump(result, f)
+
+
+def tpe(names, seeds, trials, out_path, multivariate=False):
+    result = {"optuna": optuna.__version__,
+              "sampler": "TPESampler(multivariate=True)" if multivariate
+              else "TPESampler (defaults)"}
+    regret_curves(names, seeds, trials, out_path,
+                  lambda seed: optuna.samplers.TPESampler(seed=seed, multivariate=multivariate),
+                  result, "quality_tpe")
 
 
 def latency(out_path, samples):
