@@ -27,6 +27,7 @@ TrialCounts CountTrials(const std::vector<Trial>& trials) {
   TrialCounts c;
   for (const auto& t : trials) {
     ++c.total;
+    if (t.reason == kImportedReason) ++c.imported;
     ++CountOf(c, t.phase);
   }
   return c;
@@ -83,6 +84,7 @@ void TrialTally::Consider(const std::vector<Trial>& trials, size_t index) {
 void TrialTally::Added(const std::vector<Trial>& trials, size_t index) {
   if (!valid_) return;
   ++counts_.total;
+  if (trials[index].reason == kImportedReason) ++counts_.imported;
   ++CountOf(counts_, trials[index].phase);
   Consider(trials, index);
 }

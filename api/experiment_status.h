@@ -10,6 +10,10 @@
 
 namespace hpt::api {
 
+// The reason of a trial added by trials:import or warm start: it ran
+// elsewhere, and maxTrialCount does not count it.
+inline constexpr char kImportedReason[] = "Imported";
+
 struct TrialCounts {
   int pending = 0;
   int running = 0;
@@ -19,8 +23,11 @@ struct TrialCounts {
   int metrics_unavailable = 0;
   int killed = 0;
   int total = 0;
+  int imported = 0;  // of total: trials with kImportedReason
 
   int active() const { return pending + running; }
+  // The trials this experiment ran itself: what maxTrialCount limits.
+  int run() const { return total - imported; }
   // Finished trials that used up budget without failing.
   int completed() const { return succeeded + early_stopped + metrics_unavailable; }
 };

@@ -16,6 +16,8 @@ inline constexpr size_t kMaxNameLength = 128;
 // Lists in an experiment spec.
 inline constexpr size_t kMaxParameters = 256;
 inline constexpr size_t kMaxMetricNames = 100;   // objective + additional
+inline constexpr size_t kMaxObjectives = 8;     // objective.objectives
+inline constexpr size_t kMaxWarmStartExperiments = 16;  // warmStart.fromExperiments
 inline constexpr size_t kMaxListValues = 10000;  // feasibleSpace.list
 inline constexpr size_t kMaxSettings = 100;      // algorithmSettings
 inline constexpr size_t kMaxCommandArgs = 4096;  // trialTemplate.command

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "api/experiment_status.h"
+#include "api/pareto.h"
 #include "api/spec_codec.h"
 
 namespace hpt::api {
@@ -75,8 +76,10 @@ json ExperimentToJson(const Experiment& e, const std::vector<Trial>& trials) {
         {"failed", c.failed},
         {"earlyStopped", c.early_stopped},
         {"metricsUnavailable", c.metrics_unavailable},
-        {"killed", c.killed}}},
-      {"currentOptimalTrial", nullptr}};
+        {"killed", c.killed},
+        {"imported", c.imported}}},
+      {"currentOptimalTrial", nullptr},
+      {"queuedTrials", e.queue.size()}};
   if (auto best = BestTrialIndex(trials, e.spec.objective)) {
     const Trial& t = trials[*best];
     status["currentOptimalTrial"] = {
@@ -84,6 +87,16 @@ json ExperimentToJson(const Experiment& e, const std::vector<Trial>& trials) {
         {"parameterAssignments", AssignmentToJson(t.assignment)},
         {"objectiveValue", *ObjectiveValue(t, e.spec.objective)}};
     if (!t.outputs.empty()) status["currentOptimalTrial"]["outputs"] = t.outputs;
+  }
+  if (IsMultiObjective(e.spec.objective)) {
+    // The trials no other dominates; their values in Objectives() order.
+    json front = json::array();
+    for (const FrontMember& m : ParetoFront(trials, e.spec.objective)) {
+      front.push_back({{"name", trials[m.index].name},
+                       {"parameterAssignments", AssignmentToJson(trials[m.index].assignment)},
+                       {"objectiveValues", m.values}});
+    }
+    status["paretoFront"] = std::move(front);
   }
   json j = {{"name", e.spec.name}, {"spec", SpecToJson(e.spec)}, {"status", status}};
   return j;

@@ -63,6 +63,7 @@ void DecodeNasConfig(JsonReader& r, const json& j, NasConfig& config) {
         }
         ParameterSpec param;
         DecodeParameter(r, (*params)[k], pp, param);
+        if (param.parent) r.Problem(pp + ".parent", "is for the experiment's parameters only");
         operation.parameters.push_back(std::move(param));
       }
     }

@@ -38,16 +38,56 @@ std::vector<AlgorithmSetting> DecodeSettings(JsonReader& r, const json& j,
 
 void DecodeObjective(JsonReader& r, const json& j, Objective& o) {
   const std::string p = "objective";
-  r.RejectUnknown(j, p, {"type", "objectiveMetricName", "goal",
+  r.RejectUnknown(j, p, {"type", "objectiveMetricName", "goal", "objectives",
                          "additionalMetricNames", "metricStrategies"});
-  if (auto t = r.String(j, p, "type", true)) {
+  const json* list = r.Array(j, p, "objectives", false);
+  // With objectives listed, the top-level pair is optional and, when
+  // given, must be the first entry (it is what Katib clients read).
+  if (auto t = r.String(j, p, "type", !list)) {
     if (auto parsed = ParseObjectiveType(*t)) {
       o.type = *parsed;
     } else {
       r.Problem(p + ".type", "'" + *t + "' must be minimize or maximize");
     }
   }
-  if (auto m = r.String(j, p, "objectiveMetricName", true)) o.metric_name = *m;
+  if (auto m = r.String(j, p, "objectiveMetricName", !list)) o.metric_name = *m;
+  if (list) {
+    std::vector<ObjectiveMetric> all;
+    for (size_t i = 0; i < list->size(); ++i) {
+      const std::string ip = JsonReader::Path(p + ".objectives", i);
+      const json& e = (*list)[i];
+      if (!e.is_object()) {
+        r.Problem(ip, "must be an object with type and objectiveMetricName");
+        continue;
+      }
+      r.RejectUnknown(e, ip, {"type", "objectiveMetricName"});
+      ObjectiveMetric m;
+      if (auto t = r.String(e, ip, "type", true)) {
+        if (auto parsed = ParseObjectiveType(*t)) {
+          m.type = *parsed;
+        } else {
+          r.Problem(ip + ".type", "'" + *t + "' must be minimize or maximize");
+        }
+      }
+      if (auto n = r.String(e, ip, "objectiveMetricName", true)) m.metric_name = *n;
+      all.push_back(m);
+    }
+    if (list->empty()) r.Problem(p + ".objectives", "must list at least one objective");
+    if (!all.empty() && r.ok()) {
+      if (j.contains("objectiveMetricName") && o.metric_name != all[0].metric_name) {
+        r.Problem(p + ".objectiveMetricName",
+                  "'" + o.metric_name + "' must be the first of objectives ('" +
+                      all[0].metric_name + "')");
+      }
+      if (j.contains("type") && o.type != all[0].type) {
+        r.Problem(p + ".type", "must be the first objective's type, " +
+                                   std::string(ToString(all[0].type)));
+      }
+      o.metric_name = all[0].metric_name;
+      o.type = all[0].type;
+      o.more_objectives.assign(all.begin() + 1, all.end());
+    }
+  }
   o.goal = r.NumberOrString(j, p, "goal", false);
   if (const json* names = r.Array(j, p, "additionalMetricNames", false)) {
     for (size_t i = 0; i < names->size(); ++i) {
@@ -77,61 +117,6 @@ json EncodeAlgorithm(const AlgorithmSpec& a) {
   }
   return {{"algorithmName", a.name}, {"algorithmSettings", settings}};
 }
-
-}  // namespace
-
-void DecodeParameter(JsonReader& r, const json& j, const std::string& p,
-                     ParameterSpec& param) {
-  r.RejectUnknown(j, p, {"name", "parameterType", "feasibleSpace"});
-  if (auto n = r.String(j, p, "name", true)) param.name = *n;
-  if (auto t = r.String(j, p, "parameterType", true)) {
-    if (auto parsed = ParseParameterType(*t)) {
-      param.type = *parsed;
-    } else {
-      r.Problem(p + ".parameterType",
-                "'" + *t + "' must be double, int, discrete or categorical");
-    }
-  }
-  const json* fs = r.Object(j, p, "feasibleSpace", true);
-  if (!fs) return;
-  std::string fp = p + ".feasibleSpace";
-  r.RejectUnknown(*fs, fp, {"min", "max", "step", "list", "distribution"});
-  FeasibleSpace& space = param.feasible_space;
-  space.min = r.NumberOrString(*fs, fp, "min", false);
-  space.max = r.NumberOrString(*fs, fp, "max", false);
-  space.step = r.NumberOrString(*fs, fp, "step", false);
-  if (const json* list = r.Array(*fs, fp, "list", false)) {
-    for (size_t i = 0; i < list->size(); ++i) {
-      if (auto v = r.Text((*list)[i], JsonReader::Path(fp + ".list", i))) {
-        space.list.push_back(*v);
-      }
-    }
-  }
-  if (auto d = r.String(*fs, fp, "distribution", false)) {
-    if (auto parsed = ParseDistribution(*d)) {
-      space.distribution = *parsed;
-    } else {
-      r.Problem(fp + ".distribution",
-                "'" + *d + "' must be uniform, logUniform, normal or logNormal");
-    }
-  }
-}
-
-json ParameterToJson(const ParameterSpec& p) {
-  json fs = json::object();
-  const FeasibleSpace& s = p.feasible_space;
-  if (s.min) fs["min"] = *s.min;
-  if (s.max) fs["max"] = *s.max;
-  if (s.step) fs["step"] = *s.step;
-  if (!s.list.empty()) fs["list"] = s.list;
-  if (s.distribution != Distribution::kUniform) {
-    fs["distribution"] = ToString(s.distribution);
-  }
-  return {{"name", p.name}, {"parameterType", ToString(p.type)},
-          {"feasibleSpace", fs}};
-}
-
-namespace {
 
 // A quantity given as a JSON number or as Kubernetes text ("10Gi", "500m").
 template <typename T, typename Parse>
@@ -261,8 +246,17 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
   r.RejectUnknown(j, "", {"name", "objective", "algorithm", "parallelTrialCount",
                           "maxTrialCount", "maxFailedTrialCount", "trialLeaseSeconds",
                           "parameters", "trialTemplate", "metricsCollectorSpec", "earlyStopping",
-                          "nasConfig"});
+                          "nasConfig", "warmStart"});
   if (auto n = r.String(j, "", "name", true)) spec.name = *n;
+  if (const json* w = r.Object(j, "", "warmStart", false)) {
+    r.RejectUnknown(*w, "warmStart", {"fromExperiments"});
+    if (const json* list = r.Array(*w, "warmStart", "fromExperiments", true)) {
+      for (size_t i = 0; i < list->size(); ++i) {
+        auto n = r.StringValue((*list)[i], JsonReader::Path("warmStart.fromExperiments", i));
+        if (n) spec.warm_start_from.push_back(*n);
+      }
+    }
+  }
   if (const json* o = r.Object(j, "", "objective", true)) {
     DecodeObjective(r, *o, spec.objective);
   }
@@ -338,6 +332,13 @@ json SpecToJson(const ExperimentSpec& spec) {
     }
     obj["metricStrategies"] = strategies;
   }
+  if (IsMultiObjective(spec.objective)) {
+    json list = json::array();
+    for (const ObjectiveMetric& m : Objectives(spec.objective)) {
+      list.push_back({{"type", ToString(m.type)}, {"objectiveMetricName", m.metric_name}});
+    }
+    obj["objectives"] = list;
+  }
   j["objective"] = obj;
   j["algorithm"] = EncodeAlgorithm(spec.algorithm);
   j["parallelTrialCount"] = spec.parallel_trial_count;
@@ -348,6 +349,9 @@ json SpecToJson(const ExperimentSpec& spec) {
   for (const auto& p : spec.parameters) params.push_back(ParameterToJson(p));
   j["parameters"] = params;
   if (spec.nas_config) j["nasConfig"] = NasConfigToJson(*spec.nas_config);
+  if (!spec.warm_start_from.empty()) {
+    j["warmStart"] = {{"fromExperiments", spec.warm_start_from}};
+  }
   if (spec.trial_template) {
     const TrialTemplate& t = *spec.trial_template;
     json tps = json::array();

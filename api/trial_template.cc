@@ -1,5 +1,7 @@
 #include "api/trial_template.h"
 
+#include "api/conditions.h"
+
 namespace hpt::api {
 namespace {
 
@@ -58,6 +60,24 @@ StatusOr<std::string> Substitute(const std::string& text,
     }
     pos = end + 1;
   }
+}
+
+StatusOr<std::optional<std::string>> SubstituteActive(
+    const std::string& text, const std::vector<ParameterSpec>& parameters,
+    const TrialTemplate& tmpl, const Assignment& assignment, const std::string& trial_name) {
+  for (const std::string& name : ReferencedTrialParameters(text)) {
+    for (const TrialParameter& tp : tmpl.trial_parameters) {
+      if (tp.name != name) continue;
+      for (const ParameterSpec& p : parameters) {
+        if (p.name == tp.reference && p.parent &&
+            !IsActive(parameters, assignment, p.name)) {
+          return std::optional<std::string>();
+        }
+      }
+    }
+  }
+  HPT_ASSIGN_OR_RETURN(std::string out, Substitute(text, tmpl, assignment, trial_name));
+  return std::optional<std::string>(std::move(out));
 }
 
 }  // namespace hpt::api

@@ -56,17 +56,55 @@ bool IsFinished(ExperimentPhase p) {
          p == ExperimentPhase::kStopped;
 }
 
-std::optional<double> ObjectiveValue(const Trial& trial,
-                                     const Objective& objective) {
-  auto strategy = objective.metric_strategies.find(objective.metric_name);
+namespace {
+
+std::optional<double> MetricValue(const Trial& trial, const Objective& objective,
+                                  const std::string& name) {
+  auto strategy = objective.metric_strategies.find(name);
   for (const auto& m : trial.metrics) {
-    if (m.name != objective.metric_name) continue;
+    if (m.name != name) continue;
     if (strategy == objective.metric_strategies.end()) return m.latest;
     if (strategy->second == "min") return m.min;
     if (strategy->second == "max") return m.max;
     return m.latest;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> ObjectiveValue(const Trial& trial,
+                                     const Objective& objective) {
+  return MetricValue(trial, objective, objective.metric_name);
+}
+
+std::vector<ObjectiveMetric> Objectives(const Objective& objective) {
+  std::vector<ObjectiveMetric> out = {{objective.metric_name, objective.type}};
+  out.insert(out.end(), objective.more_objectives.begin(),
+             objective.more_objectives.end());
+  return out;
+}
+
+bool IsMultiObjective(const Objective& objective) {
+  return !objective.more_objectives.empty();
+}
+
+std::optional<std::vector<double>> ObjectiveValues(const Trial& trial,
+                                                   const Objective& objective) {
+  std::vector<double> out;
+  for (const ObjectiveMetric& m : Objectives(objective)) {
+    std::optional<double> v = MetricValue(trial, objective, m.metric_name);
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+  }
+  return out;
+}
+
+std::string MissingObjective(const Trial& trial, const Objective& objective) {
+  for (const ObjectiveMetric& m : Objectives(objective)) {
+    if (!MetricValue(trial, objective, m.metric_name)) return m.metric_name;
+  }
+  return "";
 }
 
 bool IsBetter(double a, double b, ObjectiveType type) {

@@ -29,14 +29,35 @@ struct FeasibleSpace {
   Distribution distribution = Distribution::kUniform;
 };
 
+// A conditional parameter's parent (Vizier's conditional search space):
+// the parameter is active, and present in a trial, only when the parent
+// parameter is active and takes one of `values`.
+struct ParentCondition {
+  std::string name;                 // another parameter of the experiment
+  std::vector<std::string> values;  // values of it, in its feasible space
+};
+
 struct ParameterSpec {
   std::string name;
   ParameterType type = ParameterType::kDouble;
   FeasibleSpace feasible_space;
+  std::optional<ParentCondition> parent;  // absent: always active
 };
 
 enum class ObjectiveType { kMinimize, kMaximize };
 
+// One metric of a multi-objective search and its direction.
+struct ObjectiveMetric {
+  std::string metric_name;
+  ObjectiveType type = ObjectiveType::kMinimize;
+
+  bool operator==(const ObjectiveMetric&) const = default;
+};
+
+// Katib's objective. type and metric_name are the first (or only)
+// objective; a multi-objective search lists the others in
+// more_objectives (wire form: objective.objectives, api/pareto.h has the
+// front). Early stopping, goal and currentOptimalTrial use the first.
 struct Objective {
   ObjectiveType type = ObjectiveType::kMinimize;
   std::string metric_name;
@@ -45,6 +66,8 @@ struct Objective {
   // Katib's metricStrategies: which value of a metric's curve counts
   // ("min", "max" or "latest", the default).
   std::map<std::string, std::string> metric_strategies;
+  // The objectives after the first; empty for a single objective.
+  std::vector<ObjectiveMetric> more_objectives;
 };
 
 struct AlgorithmSetting {
@@ -133,6 +156,10 @@ struct ExperimentSpec {
   // Katib's nasConfig: the search space of a neural architecture search
   // (algorithm darts); absent for hyperparameter searches.
   std::optional<NasConfig> nas_config;
+  // warmStart.fromExperiments: earlier experiments over the same space
+  // whose finished trials are imported when this one is created, so its
+  // algorithm starts from their results.
+  std::vector<std::string> warm_start_from;
 };
 
 // One parameter's value, always as text (Katib's wire form): "0.25", "3",
@@ -209,6 +236,9 @@ struct Experiment {
   int64_t start_time_ms = 0;
   int64_t completion_time_ms = 0;
   std::string algorithm_state;  // opaque, owned by the algorithm
+  // trials:enqueue'd assignments not yet made trials, oldest first: they
+  // are suggested before the algorithm is asked.
+  std::vector<Assignment> queue;
 };
 
 // Names as the API spells them ("Running", "logUniform", ...).
@@ -230,6 +260,16 @@ bool IsFinished(ExperimentPhase p);   // Succeeded, Failed or Stopped
 // min or max where metricStrategies names one; nullopt until reported.
 std::optional<double> ObjectiveValue(const Trial& trial,
                                      const Objective& objective);
+// Every objective, the first one first (one entry for a single objective).
+std::vector<ObjectiveMetric> Objectives(const Objective& objective);
+bool IsMultiObjective(const Objective& objective);
+// The value of each objective (ObjectiveValue's rule per metric), or
+// nullopt until every one was reported.
+std::optional<std::vector<double>> ObjectiveValues(const Trial& trial,
+                                                   const Objective& objective);
+// The first objective metric `trial` has not reported, or "" when it
+// reported them all.
+std::string MissingObjective(const Trial& trial, const Objective& objective);
 // True when a is strictly better than b under the objective's direction.
 bool IsBetter(double a, double b, ObjectiveType type);
 // Value of a named parameter in an assignment, or nullptr.

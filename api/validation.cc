@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 
+#include "api/conditions.h"
 #include "api/input_limits.h"
 #include "api/json_reader.h"
 #include "api/nas.h"
@@ -197,9 +198,16 @@ void ValidateSizes(JsonReader& r, const ExperimentSpec& spec) {
   for (size_t i = 0; i < spec.parameters.size() && r.ok(); ++i) {
     cap(JsonReader::Path("parameters", i) + ".feasibleSpace.list",
         spec.parameters[i].feasible_space.list.size(), kMaxListValues);
+    if (spec.parameters[i].parent) {
+      cap(JsonReader::Path("parameters", i) + ".parent.values",
+          spec.parameters[i].parent->values.size(), kMaxListValues);
+    }
   }
+  cap("objective.objectives", spec.objective.more_objectives.size() + 1,
+      kMaxObjectives);
   cap("objective.additionalMetricNames",
       spec.objective.additional_metric_names.size(), kMaxMetricNames - 1);
+  cap("warmStart.fromExperiments", spec.warm_start_from.size(), kMaxWarmStartExperiments);
   cap("algorithm.algorithmSettings", spec.algorithm.settings.size(),
       kMaxSettings);
   cap("earlyStopping.algorithmSettings", spec.early_stopping.settings.size(),
@@ -236,12 +244,27 @@ Status ValidateSpec(const ExperimentSpec& spec) {
     r.Problem("objective.objectiveMetricName", SafeNameProblem(o.metric_name));
   }
   std::set<std::string> metrics = {o.metric_name};
+  for (size_t i = 0; i < o.more_objectives.size(); ++i) {
+    const std::string& m = o.more_objectives[i].metric_name;
+    std::string path =
+        JsonReader::Path("objective.objectives", i + 1) + ".objectiveMetricName";
+    if (!IsSafeName(m)) {
+      r.Problem(path, SafeNameProblem(m));
+    } else if (!metrics.insert(m).second) {
+      r.Problem(path, "'" + m + "' is listed twice");
+    }
+  }
+  const std::set<std::string> objective_metrics = metrics;
+  if (IsMultiObjective(o) && o.goal) {
+    r.Problem("objective.goal", "a goal needs a single objective; a multi-objective "
+                                "search runs until maxTrialCount");
+  }
   for (size_t i = 0; i < o.additional_metric_names.size(); ++i) {
     const std::string& m = o.additional_metric_names[i];
     std::string path = JsonReader::Path("objective.additionalMetricNames", i);
     if (!IsSafeName(m)) {
       r.Problem(path, SafeNameProblem(m));
-    } else if (m == o.metric_name) {
+    } else if (objective_metrics.count(m)) {
       r.Problem(path, "must not repeat the objective metric '" + m + "'");
     } else if (!metrics.insert(m).second) {
       r.Problem(path, "'" + m + "' is listed twice");
@@ -256,6 +279,15 @@ Status ValidateSpec(const ExperimentSpec& spec) {
     if (value != "min" && value != "max" && value != "latest") {
       r.Problem("objective.metricStrategies", "'" + value + "' for '" + name +
                                                   "' must be min, max or latest");
+    }
+  }
+  for (size_t i = 0; i < spec.warm_start_from.size(); ++i) {
+    const std::string& from = spec.warm_start_from[i];
+    const std::string path = JsonReader::Path("warmStart.fromExperiments", i);
+    if (!IsDnsLabel(from)) {
+      r.Problem(path, "'" + from + "' is not an experiment name");
+    } else if (from == spec.name) {
+      r.Problem(path, "an experiment cannot warm-start from itself");
     }
   }
   if (spec.max_trial_count <= 0) {
@@ -320,6 +352,9 @@ Status ValidateSpec(const ExperimentSpec& spec) {
       r.Problem(path + ".name", "'" + spec.parameters[i].name + "' is defined twice");
     }
     ValidateParameter(r, spec.parameters[i], path);
+  }
+  for (const ConditionProblem& c : ConditionProblems(spec.parameters)) {
+    r.Problem(c.path, c.what);
   }
   if (spec.algorithm.name.empty()) {
     r.Problem("algorithm.algorithmName", "must not be empty");
