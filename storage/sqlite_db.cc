@@ -208,6 +208,7 @@ void Database::SetBusyTimeout(int ms) { sqlite3_busy_timeout(db_, ms); }
 bool Database::InTransaction() const { return !sqlite3_get_autocommit(db_); }
 
 int64_t Database::Changes() const { return sqlite3_changes64(db_); }
+int64_t Database::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
 
 // ---- Transaction ----
 

@@ -105,6 +105,8 @@ class Database {
   bool InTransaction() const;
   // Rows changed by the last INSERT/UPDATE/DELETE.
   int64_t Changes() const;
+  // The rowid of the last row this connection inserted.
+  int64_t LastInsertRowId() const;
   const std::string& path() const { return path_; }
 
  private:

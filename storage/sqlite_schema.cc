@@ -82,6 +82,11 @@ ALTER TABLE trials ADD COLUMN job_id TEXT NOT NULL DEFAULT '';
     R"sql(
 ALTER TABLE trials ADD COLUMN outputs_json TEXT NOT NULL DEFAULT '{}';
 )sql",
+    // Version 4: an experiment's trials:enqueue'd assignments, a JSON array
+    // of assignments (storage/assignment_json.h).
+    R"sql(
+ALTER TABLE experiments ADD COLUMN queue_json TEXT NOT NULL DEFAULT '[]';
+)sql",
 };
 
 constexpr int kLatestVersion =

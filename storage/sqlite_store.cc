@@ -15,6 +15,7 @@
 
 #include "api/spec_codec.h"
 #include "api/private_files.h"
+#include "storage/assignment_json.h"
 #include "storage/sqlite_schema.h"
 
 namespace hpt::storage {
@@ -26,7 +27,7 @@ using sqlite::Transaction;
 
 constexpr const char* kSelectExperiment =
     "SELECT name, spec_json, phase, reason, message, creation_time_ms, "
-    "start_time_ms, completion_time_ms, algorithm_state FROM experiments ";
+    "start_time_ms, completion_time_ms, algorithm_state, queue_json FROM experiments ";
 
 // Reads one row of kSelectExperiment. A row that cannot be decoded is
 // FailedPrecondition: the request is fine, the stored data is not.
@@ -60,6 +61,9 @@ StatusOr<api::Experiment> ReadExperiment(const Statement& row) {
   experiment.start_time_ms = row.ColumnInt(6);
   experiment.completion_time_ms = row.ColumnInt(7);
   experiment.algorithm_state = row.ColumnBlob(8);
+  std::optional<std::vector<api::Assignment>> queue = QueueFromJson(row.ColumnText(9));
+  if (!queue) return FailedPrecondition(prefix + "its stored queue is not a list of assignments");
+  experiment.queue = std::move(*queue);
   return experiment;
 }
 
@@ -137,8 +141,8 @@ Status SqliteStore::CreateExperiment(const api::Experiment& experiment) {
       Statement insert,
       db_->Prepare("INSERT INTO experiments (name, spec_json, phase, reason, "
                    "message, creation_time_ms, start_time_ms, "
-                   "completion_time_ms, algorithm_state) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                   "completion_time_ms, algorithm_state, queue_json) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   insert.Bind(1, name);
   insert.Bind(2, spec_json);
   insert.Bind(3, api::ToString(experiment.phase));
@@ -148,6 +152,7 @@ Status SqliteStore::CreateExperiment(const api::Experiment& experiment) {
   insert.Bind(7, experiment.start_time_ms);
   insert.Bind(8, experiment.completion_time_ms);
   insert.BindBlob(9, experiment.algorithm_state);
+  insert.Bind(10, QueueToJson(experiment.queue));
   if (Status s = insert.Run(); !s.ok()) {
     if (insert.last_error() == SQLITE_CONSTRAINT_UNIQUE) {
       return AlreadyExists("experiment '" + name + "' already exists");
@@ -216,7 +221,8 @@ Status SqliteStore::UpdateExperiment(const std::string& name,
                    "start_time_ms = COALESCE(?4, start_time_ms), "
                    "completion_time_ms = COALESCE(?5, completion_time_ms), "
                    "algorithm_state = COALESCE(?6, algorithm_state), "
-                   "spec_json = COALESCE(?8, spec_json) "
+                   "spec_json = COALESCE(?8, spec_json), "
+                   "queue_json = COALESCE(?9, queue_json) "
                    "WHERE name = ?7"));
   if (update.phase) stmt.Bind(1, api::ToString(*update.phase));
   stmt.BindOptional(2, update.reason);
@@ -226,6 +232,7 @@ Status SqliteStore::UpdateExperiment(const std::string& name,
   if (update.algorithm_state) stmt.BindBlob(6, *update.algorithm_state);
   stmt.Bind(7, name);
   if (update.spec) stmt.Bind(8, api::SpecToJson(*update.spec).dump());
+  if (update.queue) stmt.Bind(9, QueueToJson(*update.queue));
   HPT_RETURN_IF_ERROR(stmt.Run());
   if (db_->Changes() == 0) {
     return NotFound("experiment '" + name + "' not found");

@@ -32,9 +32,7 @@ class SqliteStore final : public Store {
                           const ExperimentUpdate& update) override;
   Status DeleteExperiment(const std::string& name) override;
 
-  Status CreateTrials(const std::string& experiment,
-                      const std::vector<api::Trial>& trials,
-                      const std::string& algorithm_state) override;
+  Status AddTrials(const std::string& experiment, const NewTrials& batch) override;
   StatusOr<std::vector<api::Trial>> ListTrials(
       const std::string& experiment) override;
   StatusOr<std::vector<UnreadableRow>> ListUnreadableTrials(

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "storage/sqlite_store.h"
+#include "storage/assignment_json.h"
 
 namespace hpt::storage {
 namespace {
@@ -20,32 +21,6 @@ constexpr const char* kSelectTrial =
     "SELECT t.id, t.name, t.assignment_json, t.phase, t.reason, t.message, "
     "t.creation_time_ms, t.start_time_ms, t.completion_time_ms, t.exit_code, "
     "t.pid, t.job_id, t.seq, t.outputs_json FROM trials t ";
-
-// An array of {"name", "value"} objects, which keeps the parameter order.
-std::string AssignmentToJson(const api::Assignment& assignment) {
-  nlohmann::json json = nlohmann::json::array();
-  for (const auto& p : assignment) {
-    json.push_back({{"name", p.name}, {"value", p.value}});
-  }
-  return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-std::optional<api::Assignment> AssignmentFromJson(const std::string& text) {
-  nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
-  if (!json.is_array()) return std::nullopt;
-  api::Assignment assignment;
-  for (const auto& item : json) {
-    if (!item.is_object()) return std::nullopt;
-    auto name = item.find("name");
-    auto value = item.find("value");
-    if (name == item.end() || value == item.end() || !name->is_string() ||
-        !value->is_string()) {
-      return std::nullopt;
-    }
-    assignment.push_back({name->get<std::string>(), value->get<std::string>()});
-  }
-  return assignment;
-}
 
 // Reads one row of kSelectTrial (all but the metrics) into *trial and
 // returns the trial's row id; FailedPrecondition when the row cannot be
@@ -141,9 +116,13 @@ StatusOr<std::vector<api::MetricSummary>> SqliteStore::TrialMetrics(
 
 // ---- trials ----
 
-Status SqliteStore::CreateTrials(const std::string& experiment,
-                                 const std::vector<api::Trial>& trials,
-                                 const std::string& algorithm_state) {
+Status SqliteStore::AddTrials(const std::string& experiment, const NewTrials& batch) {
+  const std::vector<api::Trial>& trials = batch.trials;
+  if (!batch.observations.empty() && batch.observations.size() != trials.size()) {
+    return InvalidArgument("AddTrials: " + std::to_string(batch.observations.size()) +
+                           " observation lists for " + std::to_string(trials.size()) +
+                           " trials");
+  }
   for (const auto& trial : trials) {
     if (trial.name.empty()) {
       return InvalidArgument("trial name is empty in experiment '" +
@@ -169,7 +148,8 @@ Status SqliteStore::CreateTrials(const std::string& experiment,
                    "assignment_json, phase, reason, message, creation_time_ms, "
                    "start_time_ms, completion_time_ms, exit_code, pid, job_id) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-  for (const auto& trial : trials) {
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const api::Trial& trial = trials[i];
     insert.Bind(1, experiment_id);
     insert.Bind(2, ++seq);
     insert.Bind(3, trial.name);
@@ -191,13 +171,25 @@ Status SqliteStore::CreateTrials(const std::string& experiment,
       }
       return s;
     }
+    if (!batch.observations.empty() && !batch.observations[i].empty()) {
+      HPT_RETURN_IF_ERROR(AddObservationsLocked(db_->LastInsertRowId(), batch.observations[i]));
+    }
   }
-  HPT_ASSIGN_OR_RETURN(
-      Statement state,
-      db_->Prepare("UPDATE experiments SET algorithm_state = ? WHERE id = ?"));
-  state.BindBlob(1, algorithm_state);
-  state.Bind(2, experiment_id);
-  HPT_RETURN_IF_ERROR(state.Run());
+  if (batch.algorithm_state) {
+    HPT_ASSIGN_OR_RETURN(
+        Statement state,
+        db_->Prepare("UPDATE experiments SET algorithm_state = ? WHERE id = ?"));
+    state.BindBlob(1, *batch.algorithm_state);
+    state.Bind(2, experiment_id);
+    HPT_RETURN_IF_ERROR(state.Run());
+  }
+  if (batch.queue) {
+    HPT_ASSIGN_OR_RETURN(Statement queue,
+                         db_->Prepare("UPDATE experiments SET queue_json = ? WHERE id = ?"));
+    queue.Bind(1, QueueToJson(*batch.queue));
+    queue.Bind(2, experiment_id);
+    HPT_RETURN_IF_ERROR(queue.Run());
+  }
   return txn.Commit();
 }
 

@@ -46,6 +46,19 @@ struct ExperimentUpdate {
   // A changed spec (its limits raised to resume it); validated by the
   // caller.
   std::optional<api::ExperimentSpec> spec;
+  // The whole new list of enqueued assignments.
+  std::optional<std::vector<api::Assignment>> queue;
+};
+
+// What AddTrials writes, in one transaction.
+struct NewTrials {
+  std::vector<api::Trial> trials;
+  // Empty, or one list per trial: the observations it starts with (an
+  // imported trial's results), added as AddObservations adds them.
+  std::vector<std::vector<api::Observation>> observations;
+  std::optional<std::string> algorithm_state;  // unset: unchanged
+  // The experiment's new queue (what is left of it); unset: unchanged.
+  std::optional<std::vector<api::Assignment>> queue;
 };
 
 using MetricPoint = api::MetricPoint;
@@ -77,12 +90,19 @@ class Store {
   // Removes the experiment, its trials and observations. NotFound if absent.
   virtual Status DeleteExperiment(const std::string& name) = 0;
 
-  // Adds trials and stores the algorithm's new state in one transaction;
-  // they are numbered after the experiment's last trial (`index` is not read).
-  // AlreadyExists if a trial name is taken; NotFound without the experiment.
-  virtual Status CreateTrials(const std::string& experiment,
-                              const std::vector<api::Trial>& trials,
-                              const std::string& algorithm_state) = 0;
+  // Adds trials, their first observations, the algorithm's new state and
+  // the experiment's new queue in one transaction; the trials are numbered
+  // after the experiment's last trial (`index` is not read). AlreadyExists
+  // if a trial name is taken; NotFound without the experiment.
+  virtual Status AddTrials(const std::string& experiment, const NewTrials& batch) = 0;
+  // AddTrials with just trials and the algorithm's state.
+  Status CreateTrials(const std::string& experiment, const std::vector<api::Trial>& trials,
+                      const std::string& algorithm_state) {
+    NewTrials batch;
+    batch.trials = trials;
+    batch.algorithm_state = algorithm_state;
+    return AddTrials(experiment, batch);
+  }
   // The experiment's readable trials, in creation order, with metric
   // summaries; unreadable rows are left out. Each trial's `index` is its
   // 1-based creation position, as in GetTrial (gaps where rows are unreadable).

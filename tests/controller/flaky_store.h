@@ -59,11 +59,11 @@ class FlakyStore : public storage::Store {
     if (Refuse("DeleteExperiment")) return Failed("DeleteExperiment");
     return inner_->DeleteExperiment(name);
   }
-  Status CreateTrials(const std::string& experiment,
-                      const std::vector<api::Trial>& trials,
-                      const std::string& algorithm_state) override {
+  // Refused under the name "CreateTrials", which the tests use.
+  Status AddTrials(const std::string& experiment,
+                   const storage::NewTrials& batch) override {
     if (Refuse("CreateTrials")) return Failed("CreateTrials");
-    return inner_->CreateTrials(experiment, trials, algorithm_state);
+    return inner_->AddTrials(experiment, batch);
   }
   StatusOr<std::vector<api::Trial>> ListTrials(
       const std::string& experiment) override {

@@ -130,8 +130,8 @@ TEST(SqliteStoreDurabilityTest, CreatesParentFoldersAndUsesWal) {
   EXPECT_EQ(st.st_mode & 0777, 0700u);
 }
 
-// A database written by version 1 (no job_id, no outputs_json column)
-// opens and migrates, keeping its trials.
+// A database written by version 1 (no job_id, no outputs_json, no
+// queue_json column) opens and migrates, keeping its trials.
 TEST(SqliteStoreDurabilityTest, MigratesVersion1Trials) {
   hpt::testing::TempDir dir;
   const std::string path = dir.File("hpt.db");
@@ -140,6 +140,7 @@ TEST(SqliteStoreDurabilityTest, MigratesVersion1Trials) {
     RawDb raw(path);
     raw.Exec("ALTER TABLE trials DROP COLUMN job_id");
     raw.Exec("ALTER TABLE trials DROP COLUMN outputs_json");
+    raw.Exec("ALTER TABLE experiments DROP COLUMN queue_json");
     raw.Exec("PRAGMA user_version = 1");
   }
   auto store = MustOpen(path);
@@ -149,6 +150,9 @@ TEST(SqliteStoreDurabilityTest, MigratesVersion1Trials) {
             "1");
   EXPECT_EQ(raw.Query("SELECT COUNT(*) FROM pragma_table_info('trials') WHERE name = "
                       "'outputs_json'"),
+            "1");
+  EXPECT_EQ(raw.Query("SELECT COUNT(*) FROM pragma_table_info('experiments') WHERE name = "
+                      "'queue_json'"),
             "1");
   EXPECT_EQ(raw.Query("PRAGMA user_version"), std::to_string(sqlite::LatestSchemaVersion()));
 }
