@@ -48,7 +48,8 @@ class Algorithm {
 };
 
 // Registers every built-in algorithm ("bayesianoptimization", "cmaes",
-// "darts", "grid", "hyperband", "multivariate-tpe", "pbt", "random", "sobol", "tpe"). `darts_available`: whether this
+// "darts", "grid", "hyperband", "multivariate-tpe", "nsga2", "pbt",
+// "random", "sobol", "tpe"). `darts_available`: whether this
 // build can run a DARTS search (nas::DartsAvailable()); darts validates
 // either way and reports the reason when it cannot.
 void RegisterBuiltins(Registry<Algorithm>& registry,

@@ -15,6 +15,7 @@
 #include "suggestion/gaussian_process.h"
 #include "suggestion/gp_fit.h"
 #include "suggestion/output_transform.h"
+#include "suggestion/parego.h"
 #include "suggestion/random_fill.h"
 #include "suggestion/rng.h"
 #include "suggestion/search_space.h"
@@ -49,10 +50,13 @@ StatusOr<Settings> ReadSettings(const api::ExperimentSpec& spec) {
       {BO::kRandomState, BO::kInitialPoints, BO::kAcqFunc, BO::kKappa});
   Settings s;
   s.random_state = r.Seed();
-  s.initial_points = r.Int(
-      BO::kInitialPoints,
-      std::max<int64_t>(5, 2 * static_cast<int64_t>(spec.parameters.size())),
-      {.min = 1});
+  int64_t initial_points =
+      std::max<int64_t>(5, 2 * static_cast<int64_t>(spec.parameters.size()));
+  if (api::IsMultiObjective(spec.objective)) {
+    initial_points =
+        std::min(initial_points, BO::kMultiObjectiveMaxInitialPoints);
+  }
+  s.initial_points = r.Int(BO::kInitialPoints, initial_points, {.min = 1});
   if (r.Choice(BO::kAcqFunc, "ei", {"ei", "ucb", "lcb"}) != "ei") {
     s.acquisition = AcquisitionKind::kUcb;
   }
@@ -147,6 +151,94 @@ Eigen::MatrixXd Candidates(const UnitCube& cube,
   return out;
 }
 
+// Fits the GP to `data` and adds the acquisition's best unused points to
+// `batch` until it holds `count` (fewer when proposals keep landing on used
+// points). `stream` varies the fit's and the candidates' randomness between
+// calls; `refit_always` refits the hyperparameters even where the refit
+// schedule would reuse the last ones (the multi-objective scalar changes
+// with every suggestion).
+void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
+                      const Settings& settings, const BoData& data,
+                      uint64_t stream, bool refit_always, FactorCache& cache,
+                      BoState& state, KeySet* used,
+                      std::vector<api::Assignment>* batch, int count) {
+  const int dim = cube.dim();
+  const int n = static_cast<int>(data.x.cols());
+  // Values to fit: warped observations, failures at the worst of them.
+  std::vector<int> observed;
+  for (int i = 0; i < n; ++i) {
+    if (!std::isnan(data.value[i])) observed.push_back(i);
+  }
+  Eigen::VectorXd raw(static_cast<Eigen::Index>(observed.size()));
+  for (size_t i = 0; i < observed.size(); ++i)
+    raw[static_cast<Eigen::Index>(i)] = data.value[observed[i]];
+  Eigen::VectorXd warped = WarpOutputs(raw).values;
+  Eigen::VectorXd y = Eigen::VectorXd::Constant(n, warped.maxCoeff());
+  for (size_t i = 0; i < observed.size(); ++i)
+    y[observed[i]] = warped[static_cast<Eigen::Index>(i)];
+
+  Budget budget = BudgetFor(n);
+  bool have_theta = state.theta && state.theta->size() == dim + 2;
+  bool refit = refit_always || !have_theta || n <= kRefitEveryCallUpTo ||
+               n < state.fit_points ||
+               n >= state.fit_points + std::max(1, state.fit_points / 10);
+  if (refit) {
+    std::mt19937_64 rng = MakeRng(static_cast<int64_t>(state.seed), stream);
+    std::optional<Eigen::VectorXd> warm;
+    if (have_theta) warm = state.theta;
+    state.theta = FitHyperparameters(data.x, y, warm, budget.fit, rng);
+    state.fit_points = n;
+  }
+  GpHyperparameters h = GpHyperparameters::FromTheta(*state.theta);
+  std::unique_ptr<KernelFactor> cached;
+  if (n >= FactorCache::kMinPoints) {
+    cached = cache.Take(h.ToTheta(), data.x);
+  }
+  GaussianProcess gp(h, data.x, y, std::move(cached));
+
+  // The incumbent: the best fitted mean at an observed point.
+  Eigen::VectorXd fitted = gp.FittedMeans();
+  double best = HUGE_VAL;
+  for (int i : observed) best = std::min(best, fitted[i]);
+  std::vector<int> top = observed;
+  std::sort(top.begin(), top.end(), [&](int a, int b) { return y[a] < y[b]; });
+  top.resize(std::min<size_t>(top.size(), 5));
+
+  // Pending points: the model is told its own mean there (kriging
+  // believer), but no better than the average observation (a constant
+  // liar's floor). Believing the mean alone leaves a noiseless model's
+  // improvement next to a promising pending point, and the next worker
+  // would get its neighbour; the floor takes that improvement away.
+  const double lie_floor = warped.mean();
+  auto believe = [&](const Eigen::MatrixXd& points) {
+    for (Eigen::Index i = 0; i < points.cols(); ++i) {
+      Eigen::VectorXd mean, variance;
+      gp.Predict(points.col(i), &mean, &variance);
+      double lie = std::max(mean[0], lie_floor);
+      gp.Add(points.col(i), lie);
+      best = std::min(best, lie);
+    }
+  };
+  believe(data.pending);
+  for (const api::Assignment& a : *batch) believe(*cube.Encode(a));
+
+  Eigen::MatrixXd candidates =
+      Candidates(cube, spec, *used, data.x, top, budget.candidates,
+                 Mix(state.seed ^ stream));
+  while (static_cast<int>(batch->size()) < count) {
+    Acquisition acquisition(gp, settings.acquisition, best, settings.kappa);
+    std::vector<ScoredPoint> proposals =
+        MaximizeAcquisition(acquisition, cube, candidates, budget.maximize);
+    bool taken = false;
+    for (const ScoredPoint& p : proposals) {
+      if ((taken = Take(cube, spec, p.x, used, batch))) break;
+    }
+    if (!taken) break;
+    believe(*cube.Encode(batch->back()));
+  }
+  cache.Put(gp.ReleaseFactor(n));
+}
+
 }  // namespace
 
 BayesianOptimization::BayesianOptimization(std::shared_ptr<FactorCache> cache)
@@ -182,7 +274,16 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
   KeySet used = UsedKeys(spec, history);
   std::vector<api::Assignment> batch;
   count = std::max(count, 0);
-  BoData data = CollectData(cube, spec, history);
+  const bool multi = api::IsMultiObjective(spec.objective);
+  const int objectives =
+      static_cast<int>(api::Objectives(spec.objective).size());
+  // With several objectives only data.observed is used from this: the
+  // trials that have every objective, whatever the weights.
+  BoData data =
+      multi ? CollectData(cube, spec, history,
+                          ParegoLosses(history, spec.objective,
+                                       std::vector<double>(objectives, 1.0)))
+            : CollectData(cube, spec, history);
 
   // The initial design, and more of it while no trial has a value.
   const auto seen = static_cast<int64_t>(history.size());
@@ -201,82 +302,25 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
 
   if (static_cast<int>(batch.size()) < count && data.observed > 0 &&
       static_cast<int>(batch.size()) == design) {
-    const int n = static_cast<int>(data.x.cols());
-    // Values to fit: warped observations, failures at the worst of them.
-    std::vector<int> observed;
-    for (int i = 0; i < n; ++i) {
-      if (!std::isnan(data.value[i])) observed.push_back(i);
+    if (!multi) {
+      ProposeFromModel(cube, spec, settings, data, Mix(seen),
+                       /*refit_always=*/false, *cache_, state, &used, &batch,
+                       count);
     }
-    Eigen::VectorXd raw(static_cast<Eigen::Index>(observed.size()));
-    for (size_t i = 0; i < observed.size(); ++i)
-      raw[static_cast<Eigen::Index>(i)] = data.value[observed[i]];
-    Eigen::VectorXd warped = WarpOutputs(raw).values;
-    Eigen::VectorXd y = Eigen::VectorXd::Constant(n, warped.maxCoeff());
-    for (size_t i = 0; i < observed.size(); ++i)
-      y[observed[i]] = warped[static_cast<Eigen::Index>(i)];
-
-    Budget budget = BudgetFor(n);
-    bool have_theta = state.theta && state.theta->size() == dim + 2;
-    bool refit = !have_theta || n <= kRefitEveryCallUpTo ||
-                 n < state.fit_points ||
-                 n >= state.fit_points + std::max(1, state.fit_points / 10);
-    if (refit) {
-      std::mt19937_64 rng =
-          MakeRng(static_cast<int64_t>(state.seed), Mix(seen));
-      std::optional<Eigen::VectorXd> warm;
-      if (have_theta) warm = state.theta;
-      state.theta = FitHyperparameters(data.x, y, warm, budget.fit, rng);
-      state.fit_points = n;
+    // ParEGO: one weight vector, one scalarisation and one model per
+    // suggestion; the batch's earlier points are pending for the later.
+    for (int k = 0; multi && static_cast<int>(batch.size()) < count; ++k) {
+      const uint64_t stream = Mix(seen) ^ Mix(static_cast<uint64_t>(k) + 1);
+      std::mt19937_64 rng(Mix(state.seed ^ stream));
+      const std::vector<double> weights = DrawSimplexWeights(objectives, rng);
+      const BoData scalar = CollectData(
+          cube, spec, history, ParegoLosses(history, spec.objective, weights));
+      const size_t before = batch.size();
+      ProposeFromModel(cube, spec, settings, scalar, stream,
+                       /*refit_always=*/true, *cache_, state, &used, &batch,
+                       static_cast<int>(before) + 1);
+      if (batch.size() == before) break;
     }
-    GpHyperparameters h = GpHyperparameters::FromTheta(*state.theta);
-    std::unique_ptr<KernelFactor> cached;
-    if (n >= FactorCache::kMinPoints) {
-      cached = cache_->Take(h.ToTheta(), data.x);
-    }
-    GaussianProcess gp(h, data.x, y, std::move(cached));
-
-    // The incumbent: the best fitted mean at an observed point.
-    Eigen::VectorXd fitted = gp.FittedMeans();
-    double best = HUGE_VAL;
-    for (int i : observed) best = std::min(best, fitted[i]);
-    std::vector<int> top = observed;
-    std::sort(top.begin(), top.end(),
-              [&](int a, int b) { return y[a] < y[b]; });
-    top.resize(std::min<size_t>(top.size(), 5));
-
-    // Pending points: the model is told its own mean there (kriging
-    // believer), but no better than the average observation (a constant
-    // liar's floor). Believing the mean alone leaves a noiseless model's
-    // improvement next to a promising pending point, and the next worker
-    // would get its neighbour; the floor takes that improvement away.
-    const double lie_floor = warped.mean();
-    auto believe = [&](const Eigen::MatrixXd& points) {
-      for (Eigen::Index i = 0; i < points.cols(); ++i) {
-        Eigen::VectorXd mean, variance;
-        gp.Predict(points.col(i), &mean, &variance);
-        double lie = std::max(mean[0], lie_floor);
-        gp.Add(points.col(i), lie);
-        best = std::min(best, lie);
-      }
-    };
-    believe(data.pending);
-    for (const api::Assignment& a : batch) believe(*cube.Encode(a));
-
-    Eigen::MatrixXd candidates =
-        Candidates(cube, spec, used, data.x, top, budget.candidates,
-                   Mix(state.seed ^ Mix(seen)));
-    while (static_cast<int>(batch.size()) < count) {
-      Acquisition acquisition(gp, settings.acquisition, best, settings.kappa);
-      std::vector<ScoredPoint> proposals =
-          MaximizeAcquisition(acquisition, cube, candidates, budget.maximize);
-      bool taken = false;
-      for (const ScoredPoint& p : proposals) {
-        if ((taken = Take(cube, spec, p.x, &used, &batch))) break;
-      }
-      if (!taken) break;
-      believe(*cube.Encode(batch.back()));
-    }
-    cache_->Put(gp.ReleaseFactor(n));
   }
 
   Suggestion suggestion;

@@ -32,10 +32,36 @@
 //   random_state      integer seed; the same spec, history and state give
 //                     the same suggestions. Without it a seed is drawn once
 //                     and kept in the state.
-//   n_initial_points  integer >= 1, default max(5, 2 x parameters)
+//   n_initial_points  integer >= 1, default max(5, 2 x parameters); with
+//                     several objectives at most 10 (see below)
 //   acq_func          ei (log expected improvement, default) or ucb
 //                     (lcb is accepted as another name for it)
 //   kappa             number >= 0, default 1.96: UCB's exploration weight
+//
+// Several objectives (api::IsMultiObjective): ParEGO (Knowles 2006,
+// parego.h). For each suggestion a weight vector w is drawn uniformly
+// from the simplex (seeded by the state's seed, itself from random_state,
+// the history's size and the suggestion's place in the batch); each
+// objective, in minimisation form, is normalised to [0, 1] over the
+// trials that reported every objective, and the GP models the augmented
+// Chebyshev scalar max_i(w_i f_i) + 0.05 sum_i(w_i f_i) exactly as it
+// models a single objective above (a trial missing an objective counts as
+// a failure). The hyperparameters are refitted for every suggestion (the
+// scalar changes with w), warm-started from the last fit; a batch's
+// earlier suggestions are pending for its later ones. The default initial
+// design is capped at 10 trials (Optuna's n_startup_trials for its
+// multi-objective TPE): every ParEGO suggestion already explores (each
+// has its own w), and with many parameters max(5, 2 x parameters) would
+// spend most of a small budget on random points (60 of 100 for 30
+// parameters; bench/README.md, "Quality: multi-objective", has the
+// measurements). With one objective none of this applies and nothing
+// changes.
+//
+// Conditional parameters (api/conditions.h): a parameter inactive in a
+// trial is held at its unit-cube midpoint (0.5 on each of its coordinates,
+// unit_cube.h) for the GP, so the model sees one fixed value there; each
+// suggestion leaves out the parameters its point makes inactive, and a
+// small finite space is scored over its distinct active configurations.
 //
 // State (opaque): the seed, the number of points at the last full
 // hyperparameter fit, and its hyperparameters. A full multi-start fit runs
@@ -62,6 +88,8 @@ class BayesianOptimization : public Algorithm {
   static constexpr char kAcqFunc[] = "acq_func";
   static constexpr char kKappa[] = "kappa";
   static constexpr double kDefaultKappa = 1.96;
+  // With several objectives, n_initial_points defaults to at most this.
+  static constexpr int64_t kMultiObjectiveMaxInitialPoints = 10;
 
   // `cache` keeps kernel factors between calls (shared by the instances one
   // registry makes, see builtins.cc); null: a cache of this instance's own.

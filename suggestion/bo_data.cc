@@ -23,7 +23,8 @@ struct Row {
 }  // namespace
 
 BoData CollectData(const UnitCube& cube, const api::ExperimentSpec& spec,
-                   const std::vector<api::Trial>& history) {
+                   const std::vector<api::Trial>& history,
+                   const std::vector<std::optional<double>>& losses) {
   const double sign =
       spec.objective.type == api::ObjectiveType::kMaximize ? -1 : 1;
   const double failed = std::numeric_limits<double>::quiet_NaN();
@@ -36,8 +37,14 @@ BoData CollectData(const UnitCube& cube, const api::ExperimentSpec& spec,
     switch (trial.phase) {
       case TrialPhase::kSucceeded:
       case TrialPhase::kEarlyStopped: {
-        std::optional<double> v = api::ObjectiveValue(trial, spec.objective);
-        double value = v && std::isfinite(*v) ? sign * *v : failed;
+        double value = failed;
+        if (!losses.empty()) {
+          if (losses[i] && std::isfinite(*losses[i])) value = *losses[i];
+        } else if (std::optional<double> v =
+                       api::ObjectiveValue(trial, spec.objective);
+                   v && std::isfinite(*v)) {
+          value = sign * *v;
+        }
         rows.push_back({trial.completion_time_ms, i, std::move(*x), value});
         break;
       }

@@ -26,9 +26,13 @@ struct BoData {
 };
 
 // Trials whose assignment does not encode (a hand-made trial with a value
-// outside the space) are left out.
+// outside the space) are left out. `losses`: empty (the objective's
+// values), or one entry per history trial, the value to minimise of a
+// Succeeded or EarlyStopped trial in place of its objective's (the
+// multi-objective scalar, parego.h); nullopt counts as a failure.
 BoData CollectData(const UnitCube& cube, const api::ExperimentSpec& spec,
-                   const std::vector<api::Trial>& history);
+                   const std::vector<api::Trial>& history,
+                   const std::vector<std::optional<double>>& losses = {});
 
 struct BoState {
   uint64_t seed = 0;

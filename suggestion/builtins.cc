@@ -7,6 +7,7 @@
 #include "suggestion/factor_cache.h"
 #include "suggestion/grid_search.h"
 #include "suggestion/hyperband.h"
+#include "suggestion/nsga2.h"
 #include "suggestion/pbt.h"
 #include "suggestion/random_search.h"
 #include "suggestion/sobol_search.h"
@@ -40,6 +41,9 @@ void RegisterBuiltins(Registry<Algorithm>& registry, Status darts_available) {
                 .ok());
   HPT_CHECK(registry
                 .Register(Cmaes::kName, [] { return std::make_unique<Cmaes>(); })
+                .ok());
+  HPT_CHECK(registry
+                .Register(Nsga2::kName, [] { return std::make_unique<Nsga2>(); })
                 .ok());
   HPT_CHECK(registry
                 .Register(Pbt::kName, [] { return std::make_unique<Pbt>(); })

@@ -12,6 +12,7 @@
 #include "suggestion/random_search.h"
 #include "suggestion/rng.h"
 #include "suggestion/search_space.h"
+#include "suggestion/single_objective.h"
 
 namespace hpt::suggestion {
 namespace {
@@ -130,6 +131,7 @@ void TellIfComplete(const api::ExperimentSpec& spec,
 }  // namespace
 
 Status Cmaes::Validate(const api::ExperimentSpec& spec) const {
+  HPT_RETURN_IF_ERROR(RequireSingleObjective(spec, kName));
   HPT_RETURN_IF_ERROR(ReadSettings(spec).status());
   HPT_RETURN_IF_ERROR(CheckSearchSpace(spec.parameters));
   const int n = CmaSpace(spec.parameters).size();
@@ -140,7 +142,8 @@ Status Cmaes::Validate(const api::ExperimentSpec& spec) const {
         "more than one value (CMA-ES searches a space of 2 or more dimensions, "
         "as in Katib); "
         "got " +
-        std::to_string(n) + " (categorical parameters are drawn at random)");
+        std::to_string(n) +
+        " (categorical and conditional parameters are drawn at random)");
   }
   return Status::Ok();
 }

@@ -27,7 +27,11 @@
 // the coordinates of the unit cube CMA-ES searches (log space for
 // logUniform; ints, steps and lists rounded, with half a step of margin at
 // each end); categorical ones are drawn at random for every trial, as
-// Optuna 3.1's CmaEsSampler leaves them to its random sampler. Like Katib,
+// Optuna 3.1's CmaEsSampler leaves them to its random sampler, and so are
+// conditional parameters (a parent, api/conditions.h): CMA runs over the
+// always-active numeric ones, as Optuna's CmaEsSampler runs over the
+// intersection search space; the inactive ones are left out of each
+// suggestion. Like Katib,
 // at least two coordinates are required (InvalidArgument otherwise). The
 // first mean is the cube's centre (Optuna's x0); the cube's coordinates
 // have unit ranges, and C starts as diag(CmaSpace::scales)^2, so a run

@@ -5,8 +5,10 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "api/conditions.h"
 #include "api/spec_codec.h"
 #include "suggestion/prior.h"
+#include "suggestion/random_search.h"
 #include "suggestion/search_space.h"
 
 namespace hpt::suggestion {
@@ -22,7 +24,9 @@ CmaSpace::CmaSpace(const std::vector<ParameterSpec>& parameters)
     Coordinate c;
     c.p = &p;
     bool varies = false;
-    if (p.type == ParameterType::kCategorical) {
+    if (p.parent) {
+      varies = false;  // conditional: drawn on its own (Decode)
+    } else if (p.type == ParameterType::kCategorical) {
       varies = false;
     } else if (p.type == ParameterType::kDiscrete) {
       const size_t n = fs.list.size();
@@ -127,7 +131,9 @@ api::Assignment CmaSpace::Decode(const Eigen::VectorXd& x,
     const ParameterSpec& p = (*parameters_)[i];
     const api::FeasibleSpace& fs = p.feasible_space;
     std::string value;
-    if (coord_of_[i] >= 0) {
+    if (p.parent) {
+      value = SampleValue(p, rng);
+    } else if (coord_of_[i] >= 0) {
       const Coordinate& c = coords_[static_cast<size_t>(coord_of_[i])];
       value = ValueAt(c, x[coord_of_[i]]);
     } else if (p.type == ParameterType::kCategorical) {
@@ -140,7 +146,7 @@ api::Assignment CmaSpace::Decode(const Eigen::VectorXd& x,
     }
     a.push_back({p.name, std::move(value)});
   }
-  return a;
+  return api::PruneInactive(*parameters_, a);
 }
 
 std::optional<Eigen::VectorXd> CmaSpace::Encode(

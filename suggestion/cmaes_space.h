@@ -19,6 +19,13 @@
 //                 independent (random) sampler.
 // A parameter with a single value (min == max, a one-entry list) is not a
 // coordinate either: it always gets that value.
+//   conditional   (a parent, api/conditions.h) not a coordinate either: CMA
+//                 runs over the always-active parameters, and a conditional
+//                 one is drawn from its prior as random search draws it
+//                 (SampleValue) for every suggestion, as Optuna's
+//                 CmaEsSampler leaves parameters outside its (intersection)
+//                 search space to its independent sampler. Decode leaves
+//                 out the ones the drawn parents make inactive.
 //
 // Coordinates are scaled so that each parameter's range is 1; scales() says
 // how a step in the parameters' own units looks there. Thread-safe

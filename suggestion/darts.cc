@@ -2,6 +2,7 @@
 
 #include "api/nas.h"
 #include "api/settings.h"
+#include "suggestion/single_objective.h"
 
 namespace hpt::suggestion {
 
@@ -18,6 +19,9 @@ Status Darts::Validate(const api::ExperimentSpec& spec) const {
   }
   if (auto settings = api::ReadDartsSettings(spec.algorithm.settings); !settings.ok()) {
     problems.push_back(settings.status().message());
+  }
+  if (Status single = RequireSingleObjective(spec, kName); !single.ok()) {
+    problems.push_back(single.message());
   }
   if (problems.empty()) return Status::Ok();
   std::string all;

@@ -56,7 +56,8 @@ StatusOr<Suggestion> GridSearch::Suggest(const api::ExperimentSpec& spec,
   HPT_RETURN_IF_ERROR(Validate(spec));
   HPT_ASSIGN_OR_RETURN(int64_t next, ParseState(state));
   const std::vector<api::ParameterSpec>& parameters = spec.parameters;
-  int64_t size = *SpaceSize(parameters);
+  const SpacePoints points(parameters);
+  int64_t size = *points.size();
 
   std::unordered_set<std::string> seen;
   for (const api::Trial& trial : history) {
@@ -65,14 +66,14 @@ StatusOr<Suggestion> GridSearch::Suggest(const api::ExperimentSpec& spec,
   Suggestion suggestion;
   while (static_cast<int64_t>(suggestion.assignments.size()) < count &&
          next < size) {
-    api::Assignment point = PointAt(parameters, next++);
+    api::Assignment point = points.At(next++);
     if (seen.insert(AssignmentKey(parameters, point)).second) {
       suggestion.assignments.push_back(std::move(point));
     }
   }
   // Skip used points now so that `exhausted` is exact.
   while (next < size &&
-         seen.count(AssignmentKey(parameters, PointAt(parameters, next)))) {
+         seen.count(AssignmentKey(parameters, points.At(next)))) {
     ++next;
   }
   suggestion.exhausted = next >= size;

@@ -5,7 +5,9 @@
 // values; double parameters need feasibleSpace.step (linear steps, also for
 // logUniform, normal and logNormal: as in Katib's grid, the distribution
 // does not change the grid), int steps default to 1. No settings are
-// accepted.
+// accepted. With conditional parameters (api/conditions.h) the grid is
+// the distinct active configurations, each once (an inactive parameter's
+// values are not multiplied in; conditional_grid.h has the order).
 //
 // State is the index of the next grid point (decimal text); with an empty
 // state the walk starts at 0. Points whose assignment is already in history

@@ -11,6 +11,7 @@
 #include "api/spec_codec.h"
 #include "suggestion/random_search.h"
 #include "suggestion/search_space.h"
+#include "suggestion/single_objective.h"
 
 namespace hpt::suggestion {
 namespace {
@@ -64,6 +65,18 @@ void ReadResource(const api::ExperimentSpec& spec, const std::string& resource,
                   "' must name an int or double parameter, but parameters[" +
                   std::to_string(s.resource) + "] is " +
                   api::ToString(it->type));
+  }
+  // Every trial gets a budget, and the configurations are drawn without it.
+  if (it->parent) {
+    r.Invalid(Hyperband::kResourceName,
+              "resource_name '" + resource + "' must not be a conditional parameter (parent)");
+  }
+  for (const api::ParameterSpec& p : spec.parameters) {
+    if (p.parent && p.parent->name == resource) {
+      r.Invalid(Hyperband::kResourceName, "resource_name '" + resource +
+                                              "' must not be the parent of '" + p.name + "'");
+      break;
+    }
   }
 }
 
@@ -223,6 +236,7 @@ class Run {
         continue;
       }
       auto it = config.find(p.name);
+      if (it == config.end() && p.parent) continue;  // inactive (conditional)
       if (it == config.end()) {
         return Internal("hyperband: state lacks parameter '" + p.name + "'");
       }
@@ -314,6 +328,7 @@ std::vector<std::vector<HyperbandRung>> HyperbandPlan(double eta, double r_l) {
 }
 
 Status Hyperband::Validate(const api::ExperimentSpec& spec) const {
+  HPT_RETURN_IF_ERROR(RequireSingleObjective(spec, kName));
   return ReadSettings(spec).status();
 }
 

@@ -37,6 +37,10 @@
 // without its trials re-issues them, and trials saved with a stale state
 // are found rather than repeated.
 //
+// Conditional parameters (api/conditions.h) are drawn as random draws
+// them (inactive ones absent); the resource parameter must be neither
+// conditional nor a parent.
+//
 // Settings:
 //   resource_name  required: an int or double parameter
 //   r_l            required: the largest budget, a number >= 1 (an integer

@@ -11,6 +11,7 @@
 #include "suggestion/random_fill.h"
 #include "suggestion/rng.h"
 #include "suggestion/search_space.h"
+#include "suggestion/single_objective.h"
 
 namespace hpt::suggestion {
 namespace {
@@ -164,6 +165,7 @@ int PopulationSize(const api::ExperimentSpec& spec, const Settings& settings) {
 }  // namespace
 
 Status Pbt::Validate(const api::ExperimentSpec& spec) const {
+  HPT_RETURN_IF_ERROR(RequireSingleObjective(spec, kName));
   HPT_RETURN_IF_ERROR(ReadSettings(spec).status());
   if (!spec.trial_template) {
     return InvalidArgument(

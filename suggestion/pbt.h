@@ -38,7 +38,10 @@
 // of the range), clamped to [min, max], then the nearest grid value with a
 // step; int  the same rounded, moving at least one step; discrete and
 // categorical  the list's neighbour on either side (wrapping around), as
-// Katib does. Katib continues an exploiting member from its own checkpoint
+// Katib does. Conditional parameters (api/conditions.h): only the active
+// ones are explored; when an explored (or resampled) parent changes, a
+// child it activates is drawn from its prior and one it deactivates is
+// left out (pbt_explore.h). Katib continues an exploiting member from its own checkpoint
 // with the better member's values unperturbed; hpt copies the better
 // member's checkpoint and explores from it, as the paper does.
 //

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "api/conditions.h"
 #include "api/spec_codec.h"
 #include "api/text.h"
 #include "suggestion/prior.h"
@@ -81,7 +82,9 @@ api::Assignment Explore(const std::vector<ParameterSpec>& parameters,
     }
     out.push_back({p.name, std::move(next)});
   }
-  return out;
+  // A parameter that was inactive has no value and is drawn afresh above;
+  // those a changed parent makes inactive go here.
+  return api::PruneInactive(parameters, out);
 }
 
 }  // namespace hpt::suggestion

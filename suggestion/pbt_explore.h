@@ -14,6 +14,10 @@ namespace hpt::suggestion {
 // prior, else a perturbation (x0.8 or x1.2 for numbers, a list neighbour
 // for lists). Every value returned lies in its parameter's feasible space,
 // on its grid when it has one. Requires CheckSearchSpace to pass.
+// Conditional parameters (api/conditions.h): one that was inactive in
+// `values` (absent) is drawn from its prior when the explored parents make
+// it active; one the explored parents make inactive is left out, so the
+// result is consistent whichever parents were resampled.
 api::Assignment Explore(const std::vector<api::ParameterSpec>& parameters,
                         const api::Assignment& values,
                         std::optional<double> resample_probability,

@@ -6,6 +6,7 @@
 #include <random>
 #include <unordered_set>
 
+#include "api/conditions.h"
 #include "api/spec_codec.h"
 #include "suggestion/prior.h"
 #include "suggestion/rng.h"
@@ -23,6 +24,8 @@ constexpr int kMaxDraws = 100;
 // Enumerating costs one key per point, so only spaces this small are.
 constexpr int64_t kEnumerateLimit = int64_t{1} << 20;
 
+}  // namespace
+
 std::string SampleValue(const ParameterSpec& p, std::mt19937_64& rng) {
   std::optional<int64_t> n = GridSize(p);
   if (!n) return api::FormatDouble(DrawValue(p, rng));
@@ -35,13 +38,18 @@ std::string SampleValue(const ParameterSpec& p, std::mt19937_64& rng) {
   return GridValue(p, std::uniform_int_distribution<int64_t>(0, *n - 1)(rng));
 }
 
+namespace {
+
+// Every parameter is drawn, active or not, so that a parent's value does
+// not shift the draws of the parameters after it; then the inactive ones
+// are dropped.
 api::Assignment Sample(const std::vector<ParameterSpec>& parameters,
                        std::mt19937_64& rng) {
   api::Assignment assignment;
   for (const ParameterSpec& p : parameters) {
     assignment.push_back({p.name, SampleValue(p, rng)});
   }
-  return assignment;
+  return api::PruneInactive(parameters, assignment);
 }
 
 std::optional<api::Assignment> DrawUnseen(
@@ -57,8 +65,9 @@ std::optional<api::Assignment> DrawUnseen(
 std::vector<int64_t> UnusedPoints(const std::vector<ParameterSpec>& parameters,
                                   int64_t size, const KeySet& seen) {
   std::vector<int64_t> unused;
+  const SpacePoints points(parameters);
   for (int64_t i = 0; i < size; ++i) {
-    if (!seen.count(AssignmentKey(parameters, PointAt(parameters, i)))) {
+    if (!seen.count(AssignmentKey(parameters, points.At(i)))) {
       unused.push_back(i);
     }
   }

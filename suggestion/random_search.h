@@ -24,7 +24,12 @@
 // returns fewer than asked for, and sets exhausted as soon as no unused
 // point is left (including when this batch takes the last ones). State is
 // not used: it is always returned empty.
+//
+// Conditional parameters (api/conditions.h): every parameter is drawn,
+// then those inactive under the drawn parents are left out; a finite space
+// counts its distinct active configurations (search_space.h).
 
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +48,10 @@ class RandomSearch : public Algorithm {
                                const std::vector<api::Trial>& history,
                                std::string_view state, int count) override;
 };
+
+// One draw of a parameter's value, as random search makes it (the table
+// above). Requires CheckSearchSpace to pass.
+std::string SampleValue(const api::ParameterSpec& p, std::mt19937_64& rng);
 
 // The spec random search runs for another algorithm's start-up and fill-in
 // draws: the same space and random_state, no other settings.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "api/conditions.h"
 #include "api/spec_codec.h"
 #include "api/text.h"
 
@@ -119,6 +120,10 @@ Status CheckSearchSpace(const std::vector<ParameterSpec>& parameters) {
         break;
     }
   }
+  std::vector<api::ConditionProblem> problems = api::ConditionProblems(parameters);
+  if (!problems.empty()) {
+    return InvalidArgument(problems[0].path + ": " + problems[0].what);
+  }
   return Status::Ok();
 }
 
@@ -164,7 +169,9 @@ std::string GridValue(const ParameterSpec& p, int64_t k) {
   return "";
 }
 
-std::optional<int64_t> SpaceSize(const std::vector<ParameterSpec>& parameters) {
+namespace {
+
+std::optional<int64_t> ProductSize(const std::vector<ParameterSpec>& parameters) {
   int64_t size = 1;
   bool saturated = false;
   for (const ParameterSpec& p : parameters) {
@@ -181,8 +188,8 @@ std::optional<int64_t> SpaceSize(const std::vector<ParameterSpec>& parameters) {
   return size;
 }
 
-api::Assignment PointAt(const std::vector<ParameterSpec>& parameters,
-                        int64_t index) {
+api::Assignment ProductPointAt(const std::vector<ParameterSpec>& parameters,
+                               int64_t index) {
   api::Assignment point(parameters.size());
   for (size_t i = parameters.size(); i-- > 0;) {
     int64_t n = *GridSize(parameters[i]);
@@ -193,11 +200,37 @@ api::Assignment PointAt(const std::vector<ParameterSpec>& parameters,
   return point;
 }
 
+}  // namespace
+
+SpacePoints::SpacePoints(const std::vector<ParameterSpec>& parameters)
+    : parameters_(&parameters), size_(ProductSize(parameters)) {
+  if (size_ && api::HasConditions(parameters)) {
+    conditional_.emplace(parameters);
+    size_ = conditional_->size();
+  }
+}
+
+api::Assignment SpacePoints::At(int64_t index) const {
+  return conditional_ ? conditional_->PointAt(index) : ProductPointAt(*parameters_, index);
+}
+
+std::optional<int64_t> SpaceSize(const std::vector<ParameterSpec>& parameters) {
+  return SpacePoints(parameters).size();
+}
+
+api::Assignment PointAt(const std::vector<ParameterSpec>& parameters, int64_t index) {
+  return SpacePoints(parameters).At(index);
+}
+
 std::string AssignmentKey(const std::vector<ParameterSpec>& parameters,
                           const api::Assignment& assignment) {
+  std::vector<bool> active;
+  if (api::HasConditions(parameters)) active = api::ActiveParameters(parameters, assignment);
   std::string key;
-  for (const ParameterSpec& p : parameters) {
-    const std::string* value = api::FindValue(assignment, p.name);
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    const ParameterSpec& p = parameters[i];
+    const std::string* value =
+        active.empty() || active[i] ? api::FindValue(assignment, p.name) : nullptr;
     std::string_view text = value ? std::string_view(*value) : "";
     key += std::to_string(text.size());
     key += ':';

@@ -14,6 +14,8 @@
 // skipped; when the sequence keeps landing on used points (a finite space
 // running out), the batch is completed with unused random points, and
 // exhausted is set once no unused point is left, as for random.
+// Conditional parameters keep their coordinates; a point leaves out the
+// parameters it makes inactive (unit_cube.h).
 
 #include <string>
 #include <string_view>

@@ -5,6 +5,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "api/conditions.h"
 #include "api/settings.h"
 #include "api/spec_codec.h"
 #include "suggestion/parzen.h"
@@ -12,6 +13,7 @@
 #include "suggestion/random_search.h"
 #include "suggestion/rng.h"
 #include "suggestion/search_space.h"
+#include "suggestion/single_objective.h"
 
 namespace hpt::suggestion {
 namespace {
@@ -106,9 +108,19 @@ std::string Decode(const Dim& d, double x) {
   return api::FormatDouble(std::clamp(v, *fs.min, *fs.max));
 }
 
-std::optional<Point> EncodeTrial(const std::vector<Dim>& dims, const api::Assignment& a) {
+// A trial's point, one coordinate per parameter (dims are the spec's
+// parameters in order); NaN for a conditional parameter inactive in it.
+std::optional<Point> EncodeTrial(const std::vector<ParameterSpec>& parameters,
+                                 const std::vector<Dim>& dims, const api::Assignment& a) {
+  std::vector<bool> active;
+  if (api::HasConditions(parameters)) active = api::ActiveParameters(parameters, a);
   Point x;
-  for (const Dim& d : dims) {
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const Dim& d = dims[i];
+    if (!active.empty() && !active[i]) {
+      x.push_back(NAN);
+      continue;
+    }
     const std::string* text = api::FindValue(a, d.p->name);
     std::optional<double> v = text ? Encode(d, *text) : std::nullopt;
     if (!v) return std::nullopt;  // made by hand outside the space
@@ -117,17 +129,68 @@ std::optional<Point> EncodeTrial(const std::vector<Dim>& dims, const api::Assign
   return x;
 }
 
-std::vector<Point> Column(const std::vector<Point>& points, size_t dim) {
+// The points' coordinates in `group`, of the points that have them all: a
+// conditional parameter's estimator sees only the trials where it was
+// active, as Optuna's does.
+std::vector<Point> Columns(const std::vector<Point>& points, const std::vector<size_t>& group) {
   std::vector<Point> out;
-  for (const Point& x : points) out.push_back({x[dim]});
+  for (const Point& x : points) {
+    Point y;
+    for (size_t d : group) {
+      if (std::isnan(x[d])) break;
+      y.push_back(x[d]);
+    }
+    if (y.size() == group.size()) out.push_back(std::move(y));
+  }
   return out;
 }
 
-// The candidate drawn from the good model l with the largest l(x) / g(x):
-// jointly, or one parameter at a time.
-Point Propose(const std::vector<Dim>& dims, const std::vector<Point>& below,
-              const std::vector<Point>& above, int candidates, bool multivariate,
-              std::mt19937_64& rng) {
+// Optuna's group decomposition (TPESampler(group=True),
+// _GroupDecomposedSearchSpace): each point splits the groups so far into
+// the part it has and the part it lacks, and what it has beyond them is a
+// new group; so parameters that always appear together share a group.
+// Parameters no point has are groups of their own. Groups are ordered by
+// their first parameter.
+std::vector<std::vector<size_t>> Groups(size_t dims, const std::vector<Point>& points) {
+  std::vector<std::vector<size_t>> groups;
+  for (const Point& x : points) {
+    std::vector<bool> fresh(dims);
+    for (size_t d = 0; d < dims; ++d) fresh[d] = !std::isnan(x[d]);
+    std::vector<std::vector<size_t>> next;
+    for (const std::vector<size_t>& g : groups) {
+      std::vector<size_t> in, out;
+      for (size_t d : g) {
+        (std::isnan(x[d]) ? out : in).push_back(d);
+        fresh[d] = false;
+      }
+      for (auto* part : {&in, &out}) {
+        if (!part->empty()) next.push_back(std::move(*part));
+      }
+    }
+    std::vector<size_t> added;
+    for (size_t d = 0; d < dims; ++d) {
+      if (fresh[d]) added.push_back(d);
+    }
+    if (!added.empty()) next.push_back(std::move(added));
+    groups = std::move(next);
+  }
+  std::vector<bool> grouped(dims, false);
+  for (const auto& g : groups) {
+    for (size_t d : g) grouped[d] = true;
+  }
+  for (size_t d = 0; d < dims; ++d) {
+    if (!grouped[d]) groups.push_back({d});
+  }
+  std::sort(groups.begin(), groups.end());
+  return groups;
+}
+
+// The candidate drawn from the good model l with the largest l(x) / g(x),
+// per group of parameters: all of them jointly (multivariate), their
+// co-occurring groups (multivariate, conditional), or one at a time.
+Point Propose(const std::vector<Dim>& dims, const std::vector<std::vector<size_t>>& groups,
+              const std::vector<Point>& below, const std::vector<Point>& above,
+              int candidates, bool multivariate, std::mt19937_64& rng) {
   auto best_of = [&](const std::vector<ParzenDimension>& pd, const std::vector<Point>& good,
                      const std::vector<Point>& bad) {
     const ParzenEstimator l(pd, good, multivariate), g(pd, bad, multivariate);
@@ -143,14 +206,12 @@ Point Propose(const std::vector<Dim>& dims, const std::vector<Point>& below,
     }
     return best;
   };
-  if (multivariate) {
+  Point x(dims.size());
+  for (const std::vector<size_t>& group : groups) {
     std::vector<ParzenDimension> pd;
-    for (const Dim& d : dims) pd.push_back(d.parzen);
-    return best_of(pd, below, above);
-  }
-  Point x;
-  for (size_t dim = 0; dim < dims.size(); ++dim) {
-    x.push_back(best_of({dims[dim].parzen}, Column(below, dim), Column(above, dim))[0]);
+    for (size_t d : group) pd.push_back(dims[d].parzen);
+    const Point best = best_of(pd, Columns(below, group), Columns(above, group));
+    for (size_t j = 0; j < group.size(); ++j) x[group[j]] = best[j];
   }
   return x;
 }
@@ -158,6 +219,7 @@ Point Propose(const std::vector<Dim>& dims, const std::vector<Point>& below,
 }  // namespace
 
 Status Tpe::Validate(const api::ExperimentSpec& spec) const {
+  HPT_RETURN_IF_ERROR(RequireSingleObjective(spec, name()));
   HPT_RETURN_IF_ERROR(ReadSettings(spec, name()).status());
   return CheckSearchSpace(spec.parameters);
 }
@@ -180,7 +242,7 @@ StatusOr<Suggestion> Tpe::Suggest(const api::ExperimentSpec& spec,
   std::vector<Point> running;
   for (size_t i = 0; i < history.size(); ++i) {
     const api::Trial& t = history[i];
-    std::optional<Point> x = EncodeTrial(dims, t.assignment);
+    std::optional<Point> x = EncodeTrial(spec.parameters, dims, t.assignment);
     if (!x) continue;
     if (!api::IsFinished(t.phase)) {
       running.push_back(std::move(*x));
@@ -199,6 +261,20 @@ StatusOr<Suggestion> Tpe::Suggest(const api::ExperimentSpec& spec,
     return random.Suggest(random_spec, history, "", count);
   }
 
+  // The groups of parameters that share an estimator: every parameter on
+  // its own (tpe), all together (multivariate-tpe), or for conditional
+  // parameters Optuna's group decomposition of the ranked trials.
+  std::vector<std::vector<size_t>> groups;
+  if (!multivariate_) {
+    for (size_t d = 0; d < dims.size(); ++d) groups.push_back({d});
+  } else if (!api::HasConditions(spec.parameters)) {
+    groups.emplace_back();
+    for (size_t d = 0; d < dims.size(); ++d) groups.back().push_back(d);
+  } else {
+    std::vector<Point> points;
+    for (const Row& r : done) points.push_back(r.x);
+    groups = Groups(dims.size(), points);
+  }
   // The best gamma(n) trials make the good model; the rest, the running
   // ones and this batch's earlier points the bad one (constant liar).
   std::vector<Row> ranked = done;
@@ -227,10 +303,11 @@ StatusOr<Suggestion> Tpe::Suggest(const api::ExperimentSpec& spec,
   for (int i = 0; i < count; ++i) {
     std::optional<api::Assignment> chosen;
     for (int attempt = 0; attempt <= kMaxRedraws && !chosen; ++attempt) {
-      const Point x = Propose(dims, below, above, static_cast<int>(settings.candidates),
+      const Point x = Propose(dims, groups, below, above, static_cast<int>(settings.candidates),
                               multivariate_, rng);
       api::Assignment a;
       for (size_t d = 0; d < dims.size(); ++d) a.push_back({dims[d].p->name, Decode(dims[d], x[d])});
+      a = api::PruneInactive(spec.parameters, a);
       if (!finite || seen.insert(AssignmentKey(spec.parameters, a)).second) chosen = std::move(a);
     }
     if (!chosen) {  // the good region's points are used: any unused one
@@ -240,7 +317,9 @@ StatusOr<Suggestion> Tpe::Suggest(const api::ExperimentSpec& spec,
       chosen = std::move(fill.assignments[0]);
       seen.insert(AssignmentKey(spec.parameters, *chosen));
     }
-    if (std::optional<Point> x = EncodeTrial(dims, *chosen)) above.push_back(std::move(*x));
+    if (std::optional<Point> x = EncodeTrial(spec.parameters, dims, *chosen)) {
+      above.push_back(std::move(*x));
+    }
     api::Trial placeholder;
     placeholder.assignment = *chosen;
     placeholder.phase = api::TrialPhase::kRunning;

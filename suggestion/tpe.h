@@ -22,6 +22,16 @@
 // categorical as categories. In a finite space no assignment repeats; once
 // it is used up, fewer are returned (exhausted). State is not used.
 //
+// Conditional parameters (api/conditions.h), as Optuna handles the
+// parameters a define-by-run objective asks only sometimes: the trials are
+// ranked and split into good and bad as usual, then each estimator is
+// built from the trials that have its parameters. "tpe" models each
+// parameter from the trials where it was active; "multivariate-tpe" splits
+// the parameters into the groups that appear together in the ranked
+// trials (Optuna's group=True decomposition) and models each group
+// jointly. A suggestion drops the parameters its drawn parents make
+// inactive.
+//
 // Kernels are scored as Optuna 3.1 scores them (ParzenEstimator): its
 // truncated-normal log density leaves out the kernel's -log(sigma), so a
 // wide kernel counts for more than its true density. That tilts l(x)/g(x)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "api/conditions.h"
 #include "api/spec_codec.h"
 #include "api/text.h"
 #include "suggestion/search_space.h"
@@ -40,10 +41,13 @@ double GridNumber(const api::FeasibleSpace& fs, int64_t k) {
   return *fs.min + static_cast<double>(k) * fs.step.value_or(1);
 }
 
+// Where every coordinate of an inactive conditional parameter is held.
+constexpr double kInactive = 0.5;
+
 }  // namespace
 
 UnitCube::UnitCube(const std::vector<ParameterSpec>& parameters)
-    : parameters_(parameters) {
+    : parameters_(parameters), conditional_(api::HasConditions(parameters)) {
   for (size_t i = 0; i < parameters_.size(); ++i) {
     const ParameterSpec& p = parameters_[i];
     const api::FeasibleSpace& fs = p.feasible_space;
@@ -110,8 +114,14 @@ std::optional<double> UnitCube::EncodeValue(const Column& c,
 std::optional<Eigen::VectorXd> UnitCube::Encode(
     const api::Assignment& assignment) const {
   Eigen::VectorXd x = Eigen::VectorXd::Zero(dim_);
+  std::vector<bool> active;
+  if (conditional_) active = api::ActiveParameters(parameters_, assignment);
   for (const Column& c : columns_) {
     const ParameterSpec& p = parameters_[c.parameter];
+    if (!active.empty() && !active[c.parameter]) {
+      x.segment(c.offset, Width(c)).setConstant(kInactive);
+      continue;
+    }
     const std::string* text = api::FindValue(assignment, p.name);
     if (!text) return std::nullopt;
     if (c.kind == Kind::kOneHot) {
@@ -152,7 +162,13 @@ std::string UnitCube::DecodeValue(const Column& c, const double* x) const {
   return "";
 }
 
-api::Assignment UnitCube::Decode(const Eigen::VectorXd& x) const {
+int UnitCube::Width(const Column& c) const {
+  return c.kind == Kind::kOneHot
+             ? static_cast<int>(parameters_[c.parameter].feasible_space.list.size())
+             : 1;
+}
+
+api::Assignment UnitCube::DecodeAll(const Eigen::VectorXd& x) const {
   api::Assignment assignment;
   assignment.reserve(columns_.size());
   for (const Column& c : columns_) {
@@ -160,6 +176,11 @@ api::Assignment UnitCube::Decode(const Eigen::VectorXd& x) const {
         {parameters_[c.parameter].name, DecodeValue(c, x.data() + c.offset)});
   }
   return assignment;
+}
+
+api::Assignment UnitCube::Decode(const Eigen::VectorXd& x) const {
+  if (!conditional_) return DecodeAll(x);
+  return api::PruneInactive(parameters_, DecodeAll(x));
 }
 
 Eigen::VectorXd UnitCube::Project(const Eigen::VectorXd& x) const {
@@ -191,6 +212,12 @@ Eigen::VectorXd UnitCube::Project(const Eigen::VectorXd& x) const {
         out[c.offset + best] = 1;
         break;
       }
+    }
+  }
+  if (conditional_) {
+    const std::vector<bool> active = api::ActiveParameters(parameters_, DecodeAll(x));
+    for (const Column& c : columns_) {
+      if (!active[c.parameter]) out.segment(c.offset, Width(c)).setConstant(kInactive);
     }
   }
   return out;

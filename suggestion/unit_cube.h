@@ -15,6 +15,14 @@
 //   categorical  one-hot; a point's category is its largest coordinate.
 // Uniform points of the cube thus decode to draws from each parameter's
 // prior, as random search makes them (log-uniform or normal where asked).
+//
+// Conditional parameters (api/conditions.h) keep their coordinates: a
+// parameter inactive in an assignment is encoded with every coordinate at
+// the cube's midpoint 0.5 (for a categorical, 0.5 on each of its one-hot
+// coordinates: equally far from every category), so a Gaussian process
+// sees one fixed value there, and Decode leaves out the parameters its
+// point makes inactive. Project holds them at 0.5 too, so
+// Project(x) == Encode(Decode(x)) still.
 
 #include <Eigen/Core>
 #include <optional>
@@ -32,13 +40,17 @@ class UnitCube {
   explicit UnitCube(const std::vector<api::ParameterSpec>& parameters);
 
   int dim() const { return dim_; }
-  // The point for an assignment; nullopt when a parameter is missing or its
-  // value is not one the space can hold (text that is not a number, a
+  // The point for an assignment; nullopt when an active parameter is
+  // missing or its value is not one the space can hold (text that is not a number, a
   // category not in the list). Numbers outside the bounds are clamped.
   std::optional<Eigen::VectorXd> Encode(
       const api::Assignment& assignment) const;
-  // The assignment a point stands for (coordinates clamped to [0, 1]).
+  // The assignment a point stands for (coordinates clamped to [0, 1]),
+  // without the parameters it makes inactive.
   api::Assignment Decode(const Eigen::VectorXd& x) const;
+  // Every parameter's value at x, active or not (for an algorithm that
+  // mixes values of several points before it prunes them).
+  api::Assignment DecodeAll(const Eigen::VectorXd& x) const;
   // The canonical point of x's assignment: Encode(Decode(x)), computed
   // without text (continuous coordinates are only clamped, so they may
   // differ from the round trip in the last bit).
@@ -65,8 +77,10 @@ class UnitCube {
   std::optional<double> EncodeValue(const Column& c,
                                     const std::string& text) const;
   std::string DecodeValue(const Column& c, const double* x) const;
+  int Width(const Column& c) const;  // coordinates of c's parameter
 
   std::vector<api::ParameterSpec> parameters_;
+  bool conditional_ = false;  // some parameter has a parent
   std::vector<Column> columns_;
   std::vector<bool> categorical_;
   int dim_ = 0;

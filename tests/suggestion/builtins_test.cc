@@ -13,8 +13,8 @@ TEST(RegistryTest, BuiltinsAreRegisteredSorted) {
   RegisterBuiltins(registry);
   EXPECT_EQ(registry.Names(),
             (std::vector<std::string>{"bayesianoptimization", "cmaes", "darts", "grid",
-                                      "hyperband", "multivariate-tpe", "pbt", "random", "sobol",
-                                      "tpe"}));
+                                      "hyperband", "multivariate-tpe", "nsga2", "pbt", "random",
+                                      "sobol", "tpe"}));
   EXPECT_TRUE(registry.Create("grid").ok());
   EXPECT_TRUE(registry.Create("random").ok());
   StatusOr<std::unique_ptr<Algorithm>> missing = registry.Create("no-such-algorithm");
