@@ -72,6 +72,21 @@ int Logs(const Connection& c, const std::string& name, const std::string& trial,
 int Export(const Connection& c, const std::string& name);
 int Delete(const Connection& c, const std::string& name);
 
+// `hpt enqueue NAME x=0.1 opt=adam`: a configuration suggested before the
+// algorithm's next (trials:enqueue).
+struct EnqueueOptions {
+  std::vector<std::string> values;  // NAME=VALUE
+  bool skip_if_exists = false;
+};
+int Enqueue(const Connection& c, const std::string& name, const EnqueueOptions& options);
+// `hpt import NAME --csv F | --json F | --from EXPERIMENT`: finished trials
+// with known results (trials:import); a CSV may be `hpt export`'s or
+// Optuna's trials_dataframe().to_csv().
+struct ImportOptions {
+  std::string csv, json, from;
+};
+int Import(const Connection& c, const std::string& name, const ImportOptions& options);
+
 // `hpt nas darts`: one DARTS search (and evaluation), as a trial runs it.
 struct NasDartsOptions {
   std::string algorithm_settings;  // Katib's Python dict literal (or JSON)

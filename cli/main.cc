@@ -139,6 +139,18 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   auto* delete_cmd =
       client("delete", "Delete an experiment, its trials and logs", true, kWrite);
+  EnqueueOptions enqueue;
+  auto* enqueue_cmd = client("enqueue", "Queue a configuration to be tried next", true, kWrite);
+  enqueue_cmd->add_option("values", enqueue.values, "NAME=VALUE for each parameter")->required();
+  enqueue_cmd->add_flag("--skip-if-exists", enqueue.skip_if_exists,
+                        "Do nothing when it was tried or queued already");
+  ImportOptions import;
+  auto* import_cmd = client("import", "Add finished trials with known results", true,
+                            kWrite | kOutput);
+  import_cmd->add_option("--csv", import.csv,
+                         "A CSV file: hpt export's, or Optuna's trials_dataframe().to_csv()");
+  import_cmd->add_option("--json", import.json, "A JSON file: {\"trials\": [...]} (see the API)");
+  import_cmd->add_option("--from", import.from, "An earlier experiment over the same space");
 
   NasDartsOptions darts;
   auto* nas_cmd = app.add_subcommand("nas", "Neural architecture search")->require_subcommand(1);
@@ -186,6 +198,8 @@ int main(int argc, char** argv) {
   if (*resume_cmd) return Resume(conn, name, resume);
   if (*watch_cmd) return Watch(conn, name);
   if (*delete_cmd) return Delete(conn, name);
+  if (*enqueue_cmd) return Enqueue(conn, name, enqueue);
+  if (*import_cmd) return Import(conn, name, import);
   if (*darts_cmd) return NasDarts(darts);
   return Fail("no subcommand given (see hpt --help)", 2);
 }

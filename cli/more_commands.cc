@@ -19,6 +19,19 @@ int Best(const Connection& c, const std::string& name) {
   if (!client.ok()) return Fail(client.status());
   auto exp = (*client)->Json("GET", "/api/v1/experiments/" + name);
   if (!exp.ok()) return Fail(exp.status());
+  if ((*exp)["status"].contains("paretoFront")) {  // several objectives
+    const json& front = (*exp)["status"]["paretoFront"];
+    if (PrintAs(front, c.output, std::cout)) return 0;
+    if (front.empty()) {
+      return Fail("experiment '" + name + "' has no trial that reported every objective yet");
+    }
+    if (c.output == "csv") {
+      ParetoTable(*exp).PrintCsv(std::cout);
+    } else {
+      ParetoTable(*exp).Print(std::cout);
+    }
+    return 0;
+  }
   const json& best = (*exp)["status"]["currentOptimalTrial"];
   if (PrintAs(best, c.output, std::cout)) return 0;
   std::string metric = (*exp)["spec"]["objective"].value("objectiveMetricName", "");
@@ -126,6 +139,10 @@ int Export(const Connection& c, const std::string& name) {
   if (!trials.ok()) return Fail(trials.status());
   const json& objective = (*exp)["spec"]["objective"];
   std::vector<std::string> params, metrics = {objective.value("objectiveMetricName", "")};
+  for (const auto& o : objective.value("objectives", json::array())) {  // several objectives
+    std::string m = o.value("objectiveMetricName", "");
+    if (m != metrics[0]) metrics.push_back(m);
+  }
   for (const auto& p : (*exp)["spec"]["parameters"]) params.push_back(p.value("name", ""));
   for (const auto& m : objective.value("additionalMetricNames", json::array())) {
     metrics.push_back(m.get<std::string>());

@@ -119,11 +119,11 @@ void PrintTrials(const json& experiment, const json& trials, std::ostream& out) 
   for (const auto& t : sorted) {
     std::vector<std::string> row = {t.value("name", ""), t.value("phase", "")};
     for (const auto& p : params) {
-      std::string value;
+      std::string value = "-";  // inactive (conditional) parameters are absent
       for (const auto& a : t["parameterAssignments"]) {
-        if (a.value("name", "") == p) value = a.value("value", "");
+        if (a.value("name", "") == p) value = ShortValue(a.value("value", ""));
       }
-      row.push_back(ShortValue(value));
+      row.push_back(value);
     }
     auto v = ObjectiveValueOf(t);
     row.push_back(v ? ShortNumber(*v) : "-");
@@ -133,7 +133,43 @@ void PrintTrials(const json& experiment, const json& trials, std::ostream& out) 
   table.Print(out);
 }
 
+Table ParetoTable(const json& experiment) {
+  const json& objective = experiment["spec"]["objective"];
+  std::vector<std::string> header = {"TRIAL"};
+  for (const auto& o : objective["objectives"]) {
+    header.push_back(o.value("objectiveMetricName", "") +
+                     (o.value("type", "") == "maximize" ? " (max)" : " (min)"));
+  }
+  std::vector<std::string> params;
+  for (const auto& p : experiment["spec"]["parameters"]) params.push_back(p.value("name", ""));
+  header.insert(header.end(), params.begin(), params.end());
+  Table table(header);
+  for (const auto& t : experiment["status"]["paretoFront"]) {
+    std::vector<std::string> row = {t.value("name", "")};
+    for (const auto& v : t["objectiveValues"]) row.push_back(ShortNumber(v.get<double>()));
+    for (const auto& p : params) {
+      std::string value = "-";  // inactive (conditional) parameters are absent
+      for (const auto& a : t["parameterAssignments"]) {
+        if (a.value("name", "") == p) value = ShortValue(a.value("value", ""));
+      }
+      row.push_back(value);
+    }
+    table.AddRow(row);
+  }
+  return table;
+}
+
 void PrintBest(const json& experiment, std::ostream& out) {
+  if (experiment["status"].contains("paretoFront")) {
+    const size_t n = experiment["status"]["paretoFront"].size();
+    if (n == 0) {
+      out << "no trial reported every objective\n";
+      return;
+    }
+    out << "Pareto front: " << n << (n == 1 ? " trial" : " trials") << "\n";
+    ParetoTable(experiment).Print(out);
+    return;
+  }
   const json& best = experiment["status"]["currentOptimalTrial"];
   if (best.is_null()) {
     out << "no trial reported the objective\n";

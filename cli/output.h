@@ -10,6 +10,7 @@
 
 #include "api/status.h"
 #include "cli/commands.h"
+#include "cli/table.h"
 #include "client/api_client.h"
 
 namespace hpt::cli {
@@ -25,7 +26,11 @@ StatusOr<std::string> ResolveToken(const std::string& token_file, const std::str
 // last), the value shown under the objective metric.
 void PrintTrials(const nlohmann::json& experiment, const nlohmann::json& trials,
                  std::ostream& out);
+// The best trial, or a multi-objective experiment's Pareto front.
 void PrintBest(const nlohmann::json& experiment, std::ostream& out);
+// A multi-objective experiment's status.paretoFront: a row per trial, a
+// column per objective and per parameter.
+Table ParetoTable(const nlohmann::json& experiment);
 // Prints `doc` as JSON or YAML when `format` asks for one and returns true;
 // false for "table" (the caller prints its table). Unknown formats are
 // refused earlier, by the flag's check.

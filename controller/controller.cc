@@ -1,5 +1,7 @@
 #include "controller/controller.h"
 
+#include "api/json_reader.h"
+
 #include "controller/builtins.h"
 #include "api/text.h"
 
@@ -134,8 +136,27 @@ StatusOr<Experiment> Controller::CreateExperiment(const api::ExperimentSpec& spe
     exp.phase = ExperimentPhase::kRunning;
     exp.start_time_ms = exp.creation_time_ms;
   }
+  // Warm start: the earlier experiments' trials are read (and checked)
+  // before anything is stored, and imported before the first suggestion.
+  std::vector<ImportedTrial> imports;
+  for (size_t i = 0; i < spec.warm_start_from.size(); ++i) {
+    auto trials = TrialsOf(spec.warm_start_from[i], spec, nullptr);
+    if (!trials.ok()) {
+      return InvalidArgument(api::JsonReader::Path("warmStart.fromExperiments", i) + ": " +
+                             trials.status().message());
+    }
+    imports.insert(imports.end(), trials->begin(), trials->end());
+  }
   HPT_RETURN_IF_ERROR(store_->CreateExperiment(exp));
-  PostReconcile(Add(exp, {}));
+  Entry entry = Add(exp, {});
+  if (!imports.empty()) {
+    auto imported = entry.runner->Import(imports);
+    if (!imported.ok()) {
+      spdlog::error("experiment {}: warm start failed: {}", spec.name,
+                    imported.status().message());
+    }
+  }
+  PostReconcile(entry);
   return exp;
 }
 

@@ -71,6 +71,20 @@ class Controller : public runner::ExecutorListener {
                                      const Completion& completion);
   StatusOr<std::vector<api::Trial>> CompleteTrials(const std::string& experiment,
                                                    const std::vector<NamedCompletion>& batch);
+  // Warm start (controller_warm_start.cc): see ExperimentRunner::Enqueue
+  // and ::Import.
+  StatusOr<EnqueueResult> Enqueue(const std::string& name,
+                                  const std::vector<api::Assignment>& assignments,
+                                  bool skip_if_exists);
+  StatusOr<std::vector<api::Trial>> Import(const std::string& name,
+                                           const std::vector<ImportedTrial>& trials);
+  // The Succeeded and EarlyStopped trials of experiment `source` whose
+  // parameters fit `target`'s and that report its objectives, with their
+  // observations; the others are listed in *skipped ("name: why").
+  StatusOr<std::vector<ImportedTrial>> TrialsOf(const std::string& source,
+                                                const api::ExperimentSpec& target,
+                                                std::vector<std::string>* skipped);
+
   // The experiment's objective, which gives its trials their objective value.
   StatusOr<api::Objective> Objective(const std::string& experiment);
   Status AddObservations(const std::string& experiment, const std::string& trial,

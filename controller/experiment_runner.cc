@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "api/conditions.h"
 #include "api/experiment_status.h"
 #include "api/text.h"
 
@@ -175,7 +176,7 @@ bool ExperimentRunner::FinishIfDoneLocked() {
     return true;
   }
   if (counts.active() > 0) return false;
-  const bool out_of_trials = counts.total >= spec.max_trial_count || exhausted_;
+  const bool out_of_trials = counts.run() >= spec.max_trial_count || exhausted_;
   if (out_of_trials && counts.total > 0 && !tally_.Best(trials_)) {
     // Done, with nothing to show: not a success, and the reason says why.
     if (counts.metrics_unavailable > 0) {
@@ -197,9 +198,9 @@ bool ExperimentRunner::FinishIfDoneLocked() {
     }
     return true;
   }
-  if (counts.total >= spec.max_trial_count) {
+  if (counts.run() >= spec.max_trial_count) {
     FinishLocked(ExperimentPhase::kSucceeded, "MaxTrialsReached",
-                 std::to_string(counts.total) + " trials ran");
+                 std::to_string(counts.run()) + " trials ran");
     return true;
   }
   if (exhausted_) {
@@ -252,24 +253,56 @@ void ExperimentRunner::KillTrialLocked(Trial& t, const std::string& reason) {
 
 StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count, TrialPhase phase,
                                                                   bool* store_failed) {
-  HPT_ASSIGN_OR_RETURN(auto algorithm, deps_.algorithms->Create(exp_.spec.algorithm.name));
-  auto suggestion = algorithm->Suggest(exp_.spec, trials_, exp_.algorithm_state, count);
-  if (!suggestion.ok()) return suggestion.status();
   std::vector<Trial> created;
-  int64_t now = api::NowMillis();
-  for (size_t i = 0; i < suggestion->assignments.size() && int(i) < count; ++i) {
+  const int64_t now = api::NowMillis();
+  auto add = [&](const api::Assignment& assignment) {
     Trial t;
-    t.index = static_cast<int64_t>(trials_.size() + i + 1);  // the store's seq
+    t.index = static_cast<int64_t>(trials_.size() + created.size() + 1);  // the store's seq
     t.name = name_ + "-" + std::to_string(t.index);
-    t.assignment = suggestion->assignments[i];
+    t.assignment = assignment;
     t.phase = phase;
     t.creation_time_ms = now;
     if (phase == TrialPhase::kRunning) t.start_time_ms = now;
     created.push_back(std::move(t));
+  };
+  // trials:enqueue'd assignments go first; the algorithm fills the rest,
+  // seeing them as trials already created.
+  const size_t from_queue = std::min(static_cast<size_t>(std::max(count, 0)), exp_.queue.size());
+  for (size_t i = 0; i < from_queue; ++i) add(exp_.queue[i]);
+  std::string state = exp_.algorithm_state;
+  bool exhausted = false;
+  std::vector<suggestion::Lineage> lineage;
+  if (static_cast<int>(from_queue) < count) {
+    HPT_ASSIGN_OR_RETURN(auto algorithm, deps_.algorithms->Create(exp_.spec.algorithm.name));
+    std::vector<Trial> with_queued;
+    if (from_queue > 0) {
+      with_queued = trials_;
+      with_queued.insert(with_queued.end(), created.begin(), created.end());
+    }
+    auto suggestion = algorithm->Suggest(exp_.spec, from_queue > 0 ? with_queued : trials_,
+                                         exp_.algorithm_state, count - static_cast<int>(from_queue));
+    if (!suggestion.ok()) return suggestion.status();
+    // Inactive conditional parameters never reach a trial, whatever the
+    // algorithm handed back.
+    const bool conditional = api::HasConditions(exp_.spec.parameters);
+    for (size_t i = 0; i < suggestion->assignments.size() && created.size() < size_t(count); ++i) {
+      add(conditional ? api::PruneInactive(exp_.spec.parameters, suggestion->assignments[i])
+                      : suggestion->assignments[i]);
+    }
+    if (!suggestion->lineage.empty()) {
+      lineage.assign(from_queue, suggestion::Lineage{});
+      lineage.insert(lineage.end(), suggestion->lineage.begin(), suggestion->lineage.end());
+    }
+    state = std::move(suggestion->state);
+    exhausted = suggestion->exhausted;
   }
-  HPT_RETURN_IF_ERROR(PrepareCheckpointsLocked(created, suggestion->lineage));
-  if (!created.empty() || suggestion->state != exp_.algorithm_state) {
-    Status s = deps_.store->CreateTrials(name_, created, suggestion->state);
+  HPT_RETURN_IF_ERROR(PrepareCheckpointsLocked(created, lineage));
+  if (!created.empty() || state != exp_.algorithm_state) {
+    storage::NewTrials batch;
+    batch.trials = created;
+    batch.algorithm_state = state;
+    if (from_queue > 0) batch.queue.emplace(exp_.queue.begin() + from_queue, exp_.queue.end());
+    Status s = deps_.store->AddTrials(name_, batch);
     if (!s.ok()) {
       // Nothing changed: the same points are asked for again next time.
       spdlog::error("experiment {}: storing new trials failed: {}", name_, s.message());
@@ -277,9 +310,10 @@ StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count, Tri
       dirty_ = true;
       return s;
     }
+    if (batch.queue) exp_.queue = std::move(*batch.queue);
   }
-  if (suggestion->exhausted) exhausted_ = true;
-  exp_.algorithm_state = suggestion->state;
+  if (exhausted) exhausted_ = true;
+  exp_.algorithm_state = std::move(state);
   for (const Trial& t : created) {
     index_[t.name] = trials_.size();
     trials_.push_back(t);

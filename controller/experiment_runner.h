@@ -51,6 +51,23 @@ struct NamedCompletion {
   Completion completion;
 };
 
+// A trial that ran elsewhere, added with its results (trials:import, warm
+// start). Its assignment is checked against the experiment's parameters.
+struct ImportedTrial {
+  api::Assignment assignment;
+  api::TrialPhase phase = api::TrialPhase::kSucceeded;  // or kEarlyStopped
+  std::vector<api::Observation> observations;
+  std::string source;  // where it came from, for its message ("" : "imported")
+  std::string path;    // how a problem with it is named; "": trials[i]
+};
+
+// What trials:enqueue did.
+struct EnqueueResult {
+  std::vector<api::Assignment> queued;  // as checked and stored
+  int skipped = 0;                      // skipIfExists: already tried or queued
+  size_t queue_length = 0;              // the experiment's whole queue now
+};
+
 // What every runner shares; all outlive the runners.
 struct RunnerDeps {
   storage::Store* store = nullptr;
@@ -122,6 +139,18 @@ class ExperimentRunner {
   StatusOr<std::vector<api::Trial>> CompleteMany(
       const std::vector<NamedCompletion>& completions);
   api::Objective objective();
+
+  // Warm start (runner_warm_start.cc). Enqueue: assignments suggested
+  // before the algorithm is asked again, oldest first (Optuna's
+  // enqueue_trial); each is checked (a bad one, named trials[i], changes
+  // nothing); `skip_if_exists` drops those equal to a trial or an already
+  // queued one. FailedPrecondition for a finished experiment.
+  StatusOr<EnqueueResult> Enqueue(const std::vector<api::Assignment>& assignments,
+                                  bool skip_if_exists);
+  // Import: finished trials with known results, stored in one transaction
+  // with reason Imported; maxTrialCount does not count them, the
+  // algorithm's history does. All checked first (named trials[i]).
+  StatusOr<std::vector<api::Trial>> Import(const std::vector<ImportedTrial>& trials);
   Status AddObservations(const std::string& trial,
                          const std::vector<api::Observation>& observations);
   Status StopTrial(const std::string& trial);

@@ -75,7 +75,7 @@ StatusOr<std::vector<Trial>> ExperimentRunner::SuggestLocked(int count, bool* fu
   }
   // A lapsed lease frees its slot now, not at the next sweep.
   if (ExpireLeasesLocked() && FinishIfDoneLocked()) return std::vector<Trial>{};
-  int budget = exp_.spec.max_trial_count - static_cast<int>(trials_.size());
+  int budget = exp_.spec.max_trial_count - tally_.Counts(trials_).run();
   if (budget <= 0 || exhausted_) return std::vector<Trial>{};
   std::vector<std::string> running;
   for (const Trial& t : trials_) {
@@ -161,11 +161,12 @@ Status ExperimentRunner::CheckObjectiveLocked(const Trial& t, const Completion& 
   if (completion.infeasible) return Status::Ok();
   Trial after = t;
   MergeFinal(after.metrics, completion.metrics);
-  if (api::ObjectiveValue(after, exp_.spec.objective)) return Status::Ok();
+  const std::string missing = api::MissingObjective(after, exp_.spec.objective);
+  if (missing.empty()) return Status::Ok();
   // A wrong metric name must not quietly become a trial without a result.
   std::string given;
   for (const auto& [name, value] : completion.metrics) given += (given.empty() ? "" : ", ") + name;
-  return InvalidArgument("metrics: the objective metric '" + exp_.spec.objective.metric_name +
+  return InvalidArgument("metrics: the objective metric '" + missing +
                          "' was not reported (given: " + (given.empty() ? "none" : given) +
                          "; reported before: " + api::ReportedMetrics(t) +
                          "); report it, or complete with \"infeasible\": true");

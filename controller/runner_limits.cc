@@ -19,17 +19,17 @@ StatusOr<api::Experiment> ExperimentRunner::UpdateLimits(const Limits& limits) {
   if (limits.trial_lease_seconds) spec.trial_lease_seconds = *limits.trial_lease_seconds;
   HPT_RETURN_IF_ERROR(ValidateWithAlgorithms(spec, *deps_.algorithms, *deps_.policies));
   const api::TrialCounts counts = tally_.Counts(trials_);
-  if (spec.max_trial_count < counts.total) {
+  if (spec.max_trial_count < counts.run()) {
     return InvalidArgument("maxTrialCount: " + std::to_string(spec.max_trial_count) +
-                           " is below the " + std::to_string(counts.total) +
-                           " trials the experiment has");
+                           " is below the " + std::to_string(counts.run()) +
+                           " trials the experiment has run");
   }
   storage::ExperimentUpdate update;
   update.spec = spec;
   // A finished experiment runs again when the new limits leave it room
   // (not one that reached its goal: that one is done).
   const bool reopen = api::IsFinished(exp_.phase) && exp_.reason != "GoalReached" &&
-                      counts.total < spec.max_trial_count && !exhausted_ &&
+                      counts.run() < spec.max_trial_count && !exhausted_ &&
                       counts.failed <= spec.max_failed_trial_count;
   if (reopen) {
     update.phase = ExperimentPhase::kRunning;

@@ -78,7 +78,7 @@ void ExperimentRunner::Reconcile() {
   while (true) {
     const api::TrialCounts counts = tally_.Counts(trials_);
     int room = exp_.spec.parallel_trial_count - counts.active();
-    int budget = exp_.spec.max_trial_count - counts.total;
+    int budget = exp_.spec.max_trial_count - counts.run();
     int count = std::min(room, budget);
     if (count <= 0 || exhausted_) break;
     bool store_failed = false;
@@ -111,7 +111,9 @@ runner::LaunchSpec ExperimentRunner::BaseLaunchSpecLocked(const Trial& trial) co
   launch.timeout_seconds = tmpl.timeout_seconds;
   launch.collector = exp_.spec.metrics_collector;
   launch.resources = tmpl.resources;
-  launch.metric_names.push_back(exp_.spec.objective.metric_name);
+  for (const api::ObjectiveMetric& m : api::Objectives(exp_.spec.objective)) {
+    launch.metric_names.push_back(m.metric_name);
+  }
   for (const auto& m : exp_.spec.objective.additional_metric_names) {
     launch.metric_names.push_back(m);
   }
@@ -129,13 +131,16 @@ bool ExperimentRunner::StartTrialLocked(Trial& trial) {
   const api::TrialTemplate& tmpl = *exp_.spec.trial_template;
   runner::LaunchSpec launch = BaseLaunchSpecLocked(trial);
   Status status;
+  // An argument or variable that references an inactive conditional
+  // parameter is left out (api::SubstituteActive).
+  const std::vector<api::ParameterSpec>& params = exp_.spec.parameters;
   for (const auto& arg : tmpl.command) {
-    auto s = api::Substitute(arg, tmpl, trial.assignment, trial.name);
-    if (!s.ok()) status = s.status(); else launch.argv.push_back(*s);
+    auto s = api::SubstituteActive(arg, params, tmpl, trial.assignment, trial.name);
+    if (!s.ok()) status = s.status(); else if (*s) launch.argv.push_back(**s);
   }
   for (const auto& [key, value] : tmpl.env) {
-    auto s = api::Substitute(value, tmpl, trial.assignment, trial.name);
-    if (!s.ok()) status = s.status(); else launch.env[key] = *s;
+    auto s = api::SubstituteActive(value, params, tmpl, trial.assignment, trial.name);
+    if (!s.ok()) status = s.status(); else if (*s) launch.env[key] = **s;
   }
   AddCheckpointLocked(trial, launch);
   if (!launch.argv.empty() && launch.argv[0] == "hpt" && !deps_.hpt_binary.empty()) {
@@ -235,7 +240,8 @@ void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& 
     switch (info.kind) {
       case runner::ExitKind::kExited:
         if (info.exit_code == 0) {
-          bool has_objective = api::ObjectiveValue(*t, exp_.spec.objective).has_value();
+          const std::string missing = api::MissingObjective(*t, exp_.spec.objective);
+          const bool has_objective = missing.empty();
           update.phase = has_objective ? TrialPhase::kSucceeded : TrialPhase::kMetricsUnavailable;
           update.reason = has_objective ? "Completed" : "MetricsUnavailable";
           if (!has_objective) {
@@ -244,7 +250,7 @@ void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& 
               printed += "; other names with a number: " + api::Join(info.other_metrics, ", ");
             }
             update.message = "exited 0 without reporting the objective metric '" +
-                             exp_.spec.objective.metric_name + "' (it reported: " + printed +
+                             missing + "' (it reported: " + printed +
                              ")" + tail;
           }
         } else {

@@ -332,9 +332,14 @@ void AddApiRoutes(const ApiContext& c, Router& r) {
     return ExperimentAction(c, q, &controller::Controller::StopExperiment);
   });
   r.Add("GET", e + "/{name}/importance", [c](const HttpRequest& q) { return GetImportance(c, q); });
+  r.Add("GET", e + "/{name}/pareto", [c](const HttpRequest& q) { return GetPareto(c, q); });
   r.Add("GET", t, [c](const HttpRequest& q) { return ListTrials(c, q); });
   r.Add("POST", e + "/{name}/trials:suggest",
         [c](const HttpRequest& q) { return Suggest(c, q); });
+  r.Add("POST", e + "/{name}/trials:enqueue",
+        [c](const HttpRequest& q) { return EnqueueTrials(c, q); });
+  r.Add("POST", e + "/{name}/trials:import",
+        [c](const HttpRequest& q) { return ImportTrials(c, q); });
   r.Add("POST", e + "/{name}/trials:batchComplete",
         [c](const HttpRequest& q) { return CompleteMany(c, q); });
   // kTrial: the calls a trial makes about itself, open to its own token.

@@ -27,6 +27,11 @@ void AddApiRoutes(const ApiContext& context, Router& router);
 
 // GET .../experiments/{name}/importance (importance_handler.cc).
 HttpResponse GetImportance(const ApiContext& context, const HttpRequest& request);
+// GET .../experiments/{name}/pareto (pareto_handler.cc).
+HttpResponse GetPareto(const ApiContext& context, const HttpRequest& request);
+// POST .../trials:enqueue and .../trials:import (warm_start_handlers.cc).
+HttpResponse EnqueueTrials(const ApiContext& context, const HttpRequest& request);
+HttpResponse ImportTrials(const ApiContext& context, const HttpRequest& request);
 // GET .../trials/{trial}/logs (log_handler.cc).
 HttpResponse GetTrialLog(const ApiContext& context, const HttpRequest& request);
 

@@ -48,7 +48,7 @@ std::vector<BadRequest> BadSpecs() {
       spec([](json& s) { s["objective"].erase("objectiveMetricName"); }, "objective.objectiveMetricName: is required"),
       spec([](json& s) { s["objective"]["additionalMetricNames"] = {"loss"}; }, "objective.additionalMetricNames[0]: must not repeat the objective"),
       spec([](json& s) { s["objective"]["goal"] = "soon"; }, "objective.goal:"),
-      spec([](json& s) { s["algorithm"]["algorithmName"] = "no-such-algorithm"; }, "algorithm.algorithmName: 'no-such-algorithm' is not supported (supported: bayesianoptimization, cmaes, darts, grid, hyperband, multivariate-tpe, pbt, random, sobol, tpe)"),
+      spec([](json& s) { s["algorithm"]["algorithmName"] = "no-such-algorithm"; }, "algorithm.algorithmName: 'no-such-algorithm' is not supported (supported: bayesianoptimization, cmaes, darts, grid, hyperband, multivariate-tpe, nsga2, pbt, random, sobol, tpe)"),
       spec([](json& s) { s["algorithm"]["algorithmSettings"] = {{{"name", "seed"}, {"value", "1"}}}; }, "algorithm.algorithmSettings[0].name: unknown setting 'seed'"),
       spec([](json& s) { s["algorithm"]["algorithmSettings"] = {{{"name", "random_state"}, {"value", "x"}}}; }, "algorithm.algorithmSettings[0].value"),
       spec([](json& s) { s["parameters"] = json::array(); }, "parameters: must not be empty"),

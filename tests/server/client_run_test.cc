@@ -216,7 +216,7 @@ TEST_F(ClientRunTest, ListsExperimentsAndAlgorithms) {
   ASSERT_TRUE(algorithms.ok());
   EXPECT_EQ((*algorithms)["algorithms"],
             json({"bayesianoptimization", "cmaes", "darts", "grid", "hyperband",
-                  "multivariate-tpe", "pbt", "random", "sobol", "tpe"}));
+                  "multivariate-tpe", "nsga2", "pbt", "random", "sobol", "tpe"}));
   auto health = client_->Json("GET", "/healthz");
   ASSERT_TRUE(health.ok());
   EXPECT_EQ((*health)["status"], "ok");
