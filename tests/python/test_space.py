@@ -57,6 +57,35 @@ class SpaceTest(unittest.TestCase):
             hpt.Categorical("c", [])
 
 
+CONDITIONAL = [
+    hpt.Categorical("optimizer", ["sgd", "adam"]),
+    hpt.Float("momentum", 0.5, 0.99, parent=("optimizer", ["sgd"])),
+    hpt.Float("beta1", 0.8, 0.999, parent={"name": "optimizer", "values": ["adam"]}),
+    hpt.Int("layers", 1, 3),
+    hpt.Int("width", 8, 64, step=8, parent=("layers", [2, 3])),
+]
+
+
+class ConditionalSpaceTest(unittest.TestCase):
+
+    def test_parent_is_written_as_the_spec_has_it(self) -> None:
+        specs = hpt.space.parameters(CONDITIONAL)
+        self.assertNotIn("parent", specs[0])
+        self.assertEqual(specs[1]["parent"], {"name": "optimizer", "values": ["sgd"]})
+        self.assertEqual(specs[2]["parent"], {"name": "optimizer", "values": ["adam"]})
+        self.assertEqual(specs[4]["parent"], {"name": "layers", "values": ["2", "3"]})
+        self.assertEqual(repr(CONDITIONAL[1]),
+                         "Float('momentum', 0.5, 0.99, parent=('optimizer', ['sgd']))")
+
+    def test_parent_refusals(self) -> None:
+        with self.assertRaisesRegex(ValueError, "'m''s parent 'opt' is not in the space"):
+            hpt.space.parameters([hpt.Float("m", 0, 1, parent=("opt", "sgd"))])
+        with self.assertRaisesRegex(ValueError, "needs at least one value"):
+            hpt.Float("m", 0, 1, parent=("opt", []))
+        with self.assertRaisesRegex(TypeError, "parent must be"):
+            hpt.Float("m", 0, 1, parent="opt")
+
+
 class CreateFromSpaceTest(ServerTestCase):
 
     def create(self, name: str, **kwargs: object) -> "hpt.Experiment":
@@ -92,6 +121,31 @@ class CreateFromSpaceTest(ServerTestCase):
             self.assertIn(p["width"], (16, 32, 64))
             self.assertIs(type(p["width"]), int)
             self.assertIn(p["dropout"], (0.1, 0.25))
+
+    def test_conditional_parameters_are_absent_when_inactive(self) -> None:
+        exp = self.client.create_experiment(self.unique("conditional"), space=CONDITIONAL,
+                                            algorithm="random",
+                                            algorithm_settings={"random_state": 4},
+                                            max_trials=12, parallel=12)
+        self.assertEqual(exp.spec["parameters"][1]["parent"],
+                         {"name": "optimizer", "values": ["sgd"]})
+        trials = exp.suggest(count=12)
+        for trial in trials:
+            p = trial.params
+            self.assertEqual("momentum" in p, p["optimizer"] == "sgd")
+            self.assertEqual("beta1" in p, p["optimizer"] == "adam")
+            self.assertEqual("width" in p, p["layers"] in (2, 3))
+            trial.complete(objective=p.get("momentum", 0.5) + p["layers"])
+        self.assertEqual({t.params["optimizer"] for t in trials}, {"sgd", "adam"})
+        self.assertIsNotNone(exp.best_trial())
+        try:
+            import pandas  # noqa: F401  (optional: trials_dataframe needs it)
+        except ImportError:
+            return
+        frame = exp.trials_dataframe()
+        self.assertEqual(len(frame), 12)
+        self.assertEqual(frame["momentum"].isna().sum(),
+                         sum(t.params["optimizer"] != "sgd" for t in trials))
 
     def test_defaults_and_small_budgets(self) -> None:
         exp = self.client.create_experiment(self.unique("small"), space=[hpt.Float("x", 0, 1)],

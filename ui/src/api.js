@@ -104,6 +104,7 @@ export const api = {
   experiment: (x) => request('GET', `${BASE}/${e(x)}`),
   trials: (x) => request('GET', `${BASE}/${e(x)}/trials`).then((r) => r.trials),
   importance: (x) => request('GET', `${BASE}/${e(x)}/importance`),
+  pareto: (x) => request('GET', `${BASE}/${e(x)}/pareto`),
   trial: (x, t) => request('GET', trialPath(x, t)),
   observations: (x, t) => request('GET', `${trialPath(x, t)}/observations`).then((r) => r.observations),
   logTail,

@@ -98,7 +98,9 @@ export function historyOption(trials, spec) {
 
 // One line per ranked trial (Succeeded, EarlyStopped), across one axis per
 // parameter (log for logUniform, categories for categorical/discrete) and
-// the objective.
+// the objective. A conditional parameter (one with a parent) that is
+// inactive in a trial has no value there: the line skips its axis (ECharts
+// leaves out null values) rather than the trial being dropped.
 export function parallelOption(allTrials, spec) {
   const trials = ranked(allTrials);
   const params = spec.parameters;
@@ -117,8 +119,8 @@ export function parallelOption(allTrials, spec) {
     const y = objectiveOf(t);
     if (y === undefined) continue;
     const row = axes.map((a, i) => axisValue(a, assignment(t, params[i].name)));
-    if (row.some((v) => v === undefined)) continue;
-    data.push([...row, y]);
+    if (row.some((v, i) => v === undefined && !params[i].parent)) continue;
+    data.push([...row.map((v) => v ?? null), y]);
     lo = Math.min(lo, y);
     hi = Math.max(hi, y);
   }

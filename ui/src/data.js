@@ -13,6 +13,37 @@ export function objectiveOf(trial) {
   return trial.objectiveValue ?? undefined;
 }
 
+// Every objective as { name, type }, the first one first: objective.objectives
+// for a multi-objective experiment, else the single objective.
+export function objectivesOf(spec) {
+  const o = spec.objective || {};
+  if (Array.isArray(o.objectives) && o.objectives.length) {
+    return o.objectives.map((x) => ({ name: x.objectiveMetricName, type: x.type }));
+  }
+  return [{ name: o.objectiveMetricName, type: o.type }];
+}
+
+export function isMultiObjective(spec) {
+  return objectivesOf(spec).length > 1;
+}
+
+// A metric's value as the server ranks it: its latest, or its min or max
+// where the spec's metricStrategies say so; undefined until reported.
+export function metricValue(trial, name, spec) {
+  const m = (trial.metrics || []).find((x) => x.name === name);
+  if (!m) return undefined;
+  const s = ((spec.objective || {}).metricStrategies || []).find((x) => x.name === name);
+  const v = m[s && (s.value === 'min' || s.value === 'max') ? s.value : 'latest'];
+  return typeof v === 'number' ? v : undefined;
+}
+
+// One value per objective (objectivesOf order); undefined until the trial
+// has reported every one.
+export function objectiveValues(trial, spec) {
+  const out = objectivesOf(spec).map((o) => metricValue(trial, o.name, spec));
+  return out.every((v) => v !== undefined) ? out : undefined;
+}
+
 export function isBetter(a, b, type) {
   return type === 'maximize' ? a > b : a < b;
 }
@@ -85,10 +116,15 @@ export function axisValue(axis, raw) {
 }
 
 // Sorting the trial table. `key` is 'name' (creation order), 'phase',
-// 'objective', 'start', 'duration', 'p:<param>' or 'm:<metric>'; values
-// that are missing sort last in either direction.
-export function sortKey(trial, key) {
+// 'objective', 'start', 'duration', 'p:<param>', 'm:<metric>' or, with the
+// spec, 'o:<i>' (the i-th objective's value); values that are missing sort
+// last in either direction.
+export function sortKey(trial, key, spec) {
   if (key === 'name') return trial.index;
+  if (key.startsWith('o:') && spec) {
+    const o = objectivesOf(spec)[Number(key.slice(2))];
+    return o ? metricValue(trial, o.name, spec) : undefined;
+  }
   if (key === 'phase') return trial.phase;
   if (key === 'objective') return objectiveOf(trial);
   if (key === 'start') return trial.startTime ? Date.parse(trial.startTime) : undefined;
@@ -106,9 +142,9 @@ export function sortKey(trial, key) {
   return undefined;
 }
 
-export function sortTrials(trials, key, dir) {
+export function sortTrials(trials, key, dir, spec) {
   const sign = dir === 'desc' ? -1 : 1;
-  const keyed = trials.map((t) => [sortKey(t, key), t]);
+  const keyed = trials.map((t) => [sortKey(t, key, spec), t]);
   keyed.sort(([a], [b]) => {
     const am = a === undefined || a === null || Number.isNaN(a);
     const bm = b === undefined || b === null || Number.isNaN(b);
@@ -150,15 +186,15 @@ export function parseBound(text) {
 }
 
 // Numeric range filters: `ranges` is a list of { key, min, max } (keys as
-// sortKey's: 'p:<param>', 'm:<metric>', 'objective'; min and max inclusive,
+// sortKey's: 'p:<param>', 'm:<metric>', 'objective', 'o:<i>'; min and max inclusive,
 // either undefined for no bound). A trial passes when every range with a
 // bound holds its value; a trial without a numeric value for a bounded key
 // does not pass.
-export function filterRanges(trials, ranges) {
+export function filterRanges(trials, ranges, spec) {
   const active = (ranges || []).filter((r) => r.min !== undefined || r.max !== undefined);
   if (!active.length) return trials;
   return trials.filter((t) => active.every(({ key, min, max }) => {
-    const raw = sortKey(t, key);
+    const raw = sortKey(t, key, spec);
     const v = typeof raw === 'number' ? raw : Number.NaN;
     if (!Number.isFinite(v)) return false;
     return (min === undefined || v >= min) && (max === undefined || v <= max);

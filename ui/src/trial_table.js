@@ -7,7 +7,8 @@
 // otherwise than Succeeded; checkboxes pick trials to compare.
 import { MAX_COMPARE, MIN_COMPARE, compareHref } from './comparison.js';
 import {
-  UNEXPLAINED_PHASES, duration, filterRanges, filterTrials, objectiveOf, parseBound, sortTrials, whyOf,
+  UNEXPLAINED_PHASES, duration, filterRanges, filterTrials, metricValue, objectiveOf, objectivesOf, parseBound,
+  sortTrials, whyOf,
 } from './data.js';
 import { badge, href, num, seconds, time } from './format.js';
 import { html, setHtml } from './html.js';
@@ -124,15 +125,26 @@ export class TrialTable {
     this.paint();
   }
 
-  // The range filter's choices: numeric parameters, the objective and the
+  // The range filter's choices: numeric parameters, the objectives and the
   // other metrics.
   rangeKeys() {
     const spec = this.spec;
     return [
       ...spec.parameters.filter((p) => p.parameterType !== 'categorical').map((p) => [`p:${p.name}`, p.name]),
-      ['objective', spec.objective.objectiveMetricName],
-      ...(spec.objective.additionalMetricNames || []).map((m) => [`m:${m}`, m]),
+      ...this.objectives().map((o) => [o.key, o.name]),
+      ...this.otherMetrics().map((m) => [`m:${m}`, m]),
     ];
+  }
+
+  // Every objective with its table key: 'objective' (the first, as the
+  // server ranks it) and 'o:<i>' for the others of a multi-objective spec.
+  objectives() {
+    return objectivesOf(this.spec).map((o, i) => ({ ...o, key: i ? `o:${i}` : 'objective' }));
+  }
+
+  otherMetrics() {
+    const names = new Set(objectivesOf(this.spec).map((o) => o.name));
+    return (this.spec.objective.additionalMetricNames || []).filter((m) => !names.has(m));
   }
 
   paintRangeKeys() {
@@ -146,13 +158,12 @@ export class TrialTable {
 
   columns() {
     const spec = this.spec;
-    const objective = spec.objective.objectiveMetricName;
-    const others = [...(spec.objective.additionalMetricNames || [])];
+    const others = this.otherMetrics();
     return [
       { key: 'name', label: 'Trial' },
       { key: 'phase', label: 'Phase' },
       ...spec.parameters.map((p) => ({ key: `p:${p.name}`, label: p.name, num: p.parameterType !== 'categorical' })),
-      { key: 'objective', label: `${objective} ${spec.objective.type === 'maximize' ? '↑' : '↓'}`, num: true },
+      ...this.objectives().map((o) => ({ key: o.key, label: `${o.name} ${o.type === 'maximize' ? '↑' : '↓'}`, num: true })),
       ...others.map((m) => ({ key: `m:${m}`, label: m, num: true })),
       { key: 'start', label: 'Started' },
       { key: 'duration', label: 'Duration', num: true },
@@ -184,8 +195,10 @@ export class TrialTable {
     const arrow = (k) => (this.sort.key === k ? (this.sort.dir === 'asc' ? ' ▲' : ' ▼') : '');
     setHtml(this.el.querySelector('thead'), html`<tr><th class="pick"></th>${cols.map((c) =>
       html`<th data-key="${c.key}" class="${c.num ? 'num' : ''} sortable">${c.label}${arrow(c.key)}</th>`)}<th></th></tr>`);
-    const filtered = filterRanges(filterTrials(this.trials, this.text, this.phase), [...this.ranges.values()]);
-    const shown = sortTrials(filtered, this.sort.key, this.sort.dir);
+    const filtered = filterRanges(filterTrials(this.trials, this.text, this.phase), [...this.ranges.values()], spec);
+    const shown = sortTrials(filtered, this.sort.key, this.sort.dir, spec);
+    const objectives = this.objectives();
+    const others = this.otherMetrics();
     const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
     this.page = Math.min(Math.max(0, this.page), pages - 1);
     const first = this.page * PAGE_SIZE;
@@ -196,13 +209,13 @@ export class TrialTable {
       return html`<tr data-trial="${t.name}" data-phase="${t.phase}">
         <td class="pick"><input type="checkbox" data-pick="${t.name}" aria-label="compare" ${this.selected.has(t.name) ? html`checked` : ''}></td>
         <td><a href="${href('experiments', this.name, 'trials', t.name)}">${t.name}</a></td>
-        <td>${badge(t.phase)}</td>
+        <td>${badge(t.phase)}${t.reason === 'Imported' && html` <span class="muted small imported" title="${t.message || 'Imported'}">imported</span>`}</td>
         ${spec.parameters.map((p) => {
           const v = params.get(p.name);
           return html`<td class="${p.parameterType !== 'categorical' ? 'num' : ''}">${p.parameterType === 'categorical' ? (v ?? '—') : num(v)}</td>`;
         })}
-        <td class="num">${num(objectiveOf(t))}</td>
-        ${(spec.objective.additionalMetricNames || []).map((m) => html`<td class="num">${num(metrics.get(m))}</td>`)}
+        ${objectives.map((o, i) => html`<td class="num">${num(i ? metricValue(t, o.name, spec) : objectiveOf(t))}</td>`)}
+        ${others.map((m) => html`<td class="num">${num(metrics.get(m))}</td>`)}
         <td>${time(t.startTime)}</td>
         <td class="num">${seconds(duration(t))}</td>
         ${why && html`<td class="why" title="${w ? w.full : ''}">${w ? w.short : ''}</td>`}

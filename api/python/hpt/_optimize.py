@@ -38,8 +38,11 @@ def optimize(exp: "Experiment", fn: Callable[[Trial], Any], n_trials: Optional[i
         raise ValueError(f"n_jobs must be at least 1 (or -1: one per CPU), not {n_jobs}")
     catch = tuple(catch) if isinstance(catch, (list, tuple)) else (catch,)
     status = exp.status
+    counts = status.get("trials") or {}
+    # Imported trials do not count towards maxTrialCount; queued ones do,
+    # and they are among the trials suggested next.
     budget = max(0, int(exp.spec.get("maxTrialCount", 0)) -
-                 int((status.get("trials") or {}).get("total", 0)))
+                 int(counts.get("total", 0)) + int(counts.get("imported", 0)))
     optimal = status.get("currentOptimalTrial") or {}
     best = ((optimal["name"], float(optimal["objectiveValue"]))
             if optimal.get("objectiveValue") is not None else None)
@@ -186,15 +189,29 @@ class _Run:
 
     def _complete(self, trial: Trial, result: Any) -> None:
         metric = self.exp.objective_metric
+        objectives = self.exp.objective_metrics
         if result is None:
             try:
                 trial.complete()  # with the objective the trial reported, if it did
             except ApiError as e:
                 if e.code != 400:
                     raise
-                self._bad_result(trial, f"returned None and reported no {metric!r}")
+                self._bad_result(trial, f"returned None and reported no {metric!r}"
+                                 if len(objectives) == 1 else
+                                 f"returned None and did not report {', '.join(objectives)}")
             return
-        metrics = result if isinstance(result, Mapping) else {metric: result}
+        if isinstance(result, Mapping):
+            metrics = result
+        elif _is_sequence(result) or len(objectives) > 1:
+            # Optuna's rule: a sequence of one value per objective.
+            if not _is_sequence(result) or len(result) != len(objectives):
+                self._bad_result(trial, f"returned {result!r}, not {len(objectives)} "
+                                 f"value{'s' * (len(objectives) > 1)} "
+                                 f"({', '.join(objectives)})")
+                return
+            metrics = dict(zip(objectives, result))
+        else:
+            metrics = {metric: result}
         try:
             metrics_body(metrics)
         except (TypeError, ValueError) as e:
@@ -251,6 +268,17 @@ class _Heartbeat:
                 return  # the trial has ended (stopped, the experiment's goal)
             except OSError:
                 continue  # the server may be back by the next beat
+
+
+def _is_sequence(value: Any) -> bool:
+    """A list, tuple or 1-d array (numpy's), not text or a scalar."""
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        return False
+    try:
+        len(value)
+    except TypeError:  # a 0-d array
+        return False
+    return True
 
 
 def _fail(trial: Trial, message: str) -> bool:

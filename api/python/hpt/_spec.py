@@ -3,7 +3,7 @@ Optuna-style arguments, and comparing a spec with the one the server
 stores (for load_if_exists)."""
 
 import math
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from hpt.space import Parameter, parameters
 
@@ -27,13 +27,64 @@ def _settings(values: Optional[Mapping[str, Any]], what: str) -> List[Dict[str, 
     return [{"name": str(k), "value": str(v)} for k, v in values.items()]
 
 
-def build(name: str, space: Sequence[Parameter], *, objective: Optional[str],
-          direction: Optional[str], algorithm: Optional[str],
+Names = Union[str, Sequence[str], None]
+_DIRECTIONS = ("minimize", "maximize")
+
+
+def _objective(objective: Names, direction: Names, directions: Optional[Sequence[str]],
+               goal: Optional[float]) -> Dict[str, Any]:
+    """The spec's objective: one metric and direction, or (a list of
+    either, or directions=) objective.objectives, the first also as
+    type/objectiveMetricName."""
+    if directions is not None:
+        if direction is not None:
+            raise TypeError("give direction= or directions=, not both")
+        if isinstance(directions, str):
+            raise TypeError("directions= is a list, e.g. ['minimize', 'maximize']; "
+                            "for one objective use direction=")
+        direction = list(directions)
+    names = [objective] if objective is None or isinstance(objective, str) else list(objective)
+    ways = [direction] if direction is None or isinstance(direction, str) else list(direction)
+    if len(names) == 1 and len(ways) > 1:
+        if names[0] is not None:
+            raise ValueError(f"{len(ways)} directions but one objective {names[0]!r}: "
+                             "give objective=[name, ...] with one name per direction")
+        names = [f"objective_{i}" for i in range(len(ways))]
+    elif len(ways) == 1 and len(names) > 1:
+        ways = ways * len(names) if ways[0] is None else ways
+    if len(names) != len(ways):
+        raise ValueError(f"{len(names)} objectives but {len(ways)} directions: "
+                         "give one direction per objective")
+    if not names:
+        raise ValueError("objective must name at least one metric")
+    ways = [w or "minimize" for w in ways]
+    for w in ways:
+        if w not in _DIRECTIONS:
+            raise ValueError(f"direction must be 'minimize' or 'maximize', not {w!r}")
+    for n in names:
+        if n is not None and (not isinstance(n, str) or not n):
+            raise TypeError(f"an objective must be a metric's name (a non-empty str), not {n!r}")
+    names = [n or "objective" for n in names]
+    if len(set(names)) != len(names):
+        raise ValueError(f"objectives must differ: {names}")
+    out: Dict[str, Any] = {"type": ways[0], "objectiveMetricName": names[0]}
+    if len(names) > 1:
+        if goal is not None:
+            raise ValueError("goal needs a single objective")
+        out["objectives"] = [{"type": w, "objectiveMetricName": n} for n, w in zip(names, ways)]
+    elif goal is not None:
+        out["goal"] = float(goal)
+    return out
+
+
+def build(name: str, space: Sequence[Parameter], *, objective: Names,
+          direction: Names, algorithm: Optional[str],
           algorithm_settings: Optional[Mapping[str, Any]], max_trials: Optional[int],
           parallel: Optional[int], max_failed: Optional[int], goal: Optional[float],
           early_stopping: Optional[str],
           early_stopping_settings: Optional[Mapping[str, Any]],
-          lease_seconds: Optional[int] = None) -> Dict[str, Any]:
+          lease_seconds: Optional[int] = None,
+          directions: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     """The spec a client-run experiment gets from create_experiment's
     keyword form; the server validates it further."""
     if not isinstance(name, str) or not name:
@@ -42,20 +93,15 @@ def build(name: str, space: Sequence[Parameter], *, objective: Optional[str],
         raise TypeError("create_experiment(name, space=...) needs max_trials, "
                         "the experiment's trial budget (maxTrialCount)")
     max_trials = int(max_trials)
-    direction = direction or "minimize"
-    if direction not in ("minimize", "maximize"):
-        raise ValueError(f"direction must be 'minimize' or 'maximize', not {direction!r}")
     spec: Dict[str, Any] = {
         "name": name,
-        "objective": {"type": direction, "objectiveMetricName": objective or "objective"},
+        "objective": _objective(objective, direction, directions, goal),
         "algorithm": {"algorithmName": algorithm or "random",
                       "algorithmSettings": _settings(algorithm_settings,
                                                      "algorithm_settings")},
         "maxTrialCount": max_trials,
         "parameters": parameters(space),
     }
-    if goal is not None:
-        spec["objective"]["goal"] = float(goal)
     # The server's defaults (3 each) may not exceed maxTrialCount: a small
     # budget lowers them rather than being refused.
     spec["parallelTrialCount"] = int(parallel) if parallel is not None else min(3, max_trials)

@@ -40,8 +40,10 @@ class Client:
 
     def create_experiment(
             self, spec: Optional[Spec] = None, *, name: Optional[str] = None,
-            space: Optional[Sequence[Parameter]] = None, objective: Optional[str] = None,
-            direction: Optional[str] = None, algorithm: Optional[str] = None,
+            space: Optional[Sequence[Parameter]] = None,
+            objective: Union[str, Sequence[str], None] = None,
+            direction: Union[str, Sequence[str], None] = None,
+            directions: Optional[Sequence[str]] = None, algorithm: Optional[str] = None,
             algorithm_settings: Optional[Mapping[str, Any]] = None,
             max_trials: Optional[int] = None, parallel: Optional[int] = None,
             max_failed: Optional[int] = None, goal: Optional[float] = None,
@@ -68,6 +70,14 @@ class Client:
         no report for that long is Failed, reason Abandoned; optimize()
         sends heartbeats meanwhile).
 
+        Several objectives (a Pareto front): ``objective=["loss", "latency"]``
+        with ``direction=["minimize", "minimize"]`` (or Optuna's
+        ``directions=[...]``; without names the metrics are called
+        objective_0, objective_1, ...) write ``objective.objectives``;
+        optimize()'s fn then returns one value per objective, and
+        Experiment.best_trials is the front. Algorithms that take several:
+        random, sobol, grid, bayesianoptimization (ParEGO), nsga2.
+
         ``load_if_exists=True`` (or ``exist_ok=True``; a dict, .json or
         space only): when the name is taken, returns that experiment instead
         of raising 409, provided its spec matches; limits that differ
@@ -77,8 +87,9 @@ class Client:
         each one. Raises ApiError 400 naming every problem with its field
         path when the spec is invalid, 409 when the name is taken.
         """
-        keywords = (objective, direction, algorithm, algorithm_settings, max_trials, parallel,
-                    max_failed, goal, early_stopping, early_stopping_settings, lease_seconds)
+        keywords = (objective, direction, directions, algorithm, algorithm_settings, max_trials,
+                    parallel, max_failed, goal, early_stopping, early_stopping_settings,
+                    lease_seconds)
         if space is not None:
             if spec is not None and name is not None:
                 raise TypeError("give the experiment's name once (positionally or name=)")
@@ -88,7 +99,7 @@ class Client:
                 algorithm_settings=algorithm_settings, max_trials=max_trials,
                 parallel=parallel, max_failed=max_failed, goal=goal,
                 early_stopping=early_stopping, early_stopping_settings=early_stopping_settings,
-                lease_seconds=lease_seconds)
+                lease_seconds=lease_seconds, directions=directions)
         elif name is not None or any(k is not None for k in keywords):
             raise TypeError("name=, objective=, max_trials=, ... go with space=; "
                             "otherwise give the whole spec")

@@ -1,8 +1,11 @@
 """An experiment on the server: ask for trials, read results, stop, delete."""
 
+import math
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
+import urllib.parse
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
+from hpt import _warm
 from hpt._errors import ApiError, is_slots_full
 from hpt._http import quote
 from hpt._optimize import Catch, optimize
@@ -48,10 +51,29 @@ class Experiment:
         """minimize or maximize."""
         return (self.spec.get("objective") or {}).get("type", "")
 
+    def _objectives(self) -> List[Dict[str, str]]:
+        objective = self.spec.get("objective") or {}
+        return objective.get("objectives") or [
+            {"objectiveMetricName": self.objective_metric, "type": self.objective_type}]
+
+    @property
+    def objective_metrics(self) -> List[str]:
+        """Every objective's metric name, the first one first (one entry for
+        a single objective): the order of optimize()'s returned tuple, of
+        add_trial(values=...) and of Trial.values."""
+        return [o.get("objectiveMetricName", "") for o in self._objectives()]
+
+    @property
+    def directions(self) -> List[str]:
+        """Per objective, "minimize" or "maximize" (objective_metrics' order)."""
+        return [o.get("type", "") for o in self._objectives()]
+
     @property
     def status(self) -> Dict[str, Any]:
         """The experiment's status, fetched now: {"phase", "reason",
-        "message", "trials": {counts by phase}, "currentOptimalTrial", ...}."""
+        "message", "trials": {counts by phase, and "imported"},
+        "currentOptimalTrial", "queuedTrials", "paretoFront" (several
+        objectives), ...}."""
         return self.refresh()._status
 
     @property
@@ -102,7 +124,10 @@ class Experiment:
         ``fn`` reads ``trial.params``, may ``trial.report(value, step)`` and
         ask ``trial.should_prune()``, and returns the objective value (or a
         dict of metrics holding it, or None when it reported the objective):
-        the trial then completes with it. ``raise hpt.Pruned()`` ends the
+        the trial then completes with it. With several objectives fn returns
+        a tuple or list, one value per objective in objective_metrics order
+        (as Optuna's), and ``trial.report(value, step)`` reports the first
+        objective (the one early stopping watches). ``raise hpt.Pruned()`` ends the
         trial early: EarlyStopped when the experiment's early-stopping policy
         advised it (should_prune() said yes, or says so now), else Succeeded
         with its last reported objective (Killed when it reported none); the
@@ -154,6 +179,104 @@ class Experiment:
         if not optimal:
             return None
         return self.trial(optimal["name"])
+
+    @property
+    def best_trials(self) -> List[Trial]:
+        """Optuna's best_trials, fetched now: the trials on the Pareto front
+        (Succeeded trials that reported every objective and that no other
+        dominates; status.paretoFront), in trial order. With a single
+        objective, [best_trial()] or [] while none has reported it."""
+        status = self.status
+        if len(self.objective_metrics) == 1:
+            best = status.get("currentOptimalTrial")
+            return [self.trial(best["name"])] if best else []
+        front = [f["name"] for f in status.get("paretoFront") or []]
+        if not front:
+            return []
+        by_name = {t.name: t for t in self.trials()}
+        return [by_name[n] for n in front if n in by_name]
+
+    def pareto_front(self, reference: Optional[Sequence[float]] = None) -> Dict[str, Any]:
+        """GET .../pareto: {"objectives": [{"objectiveMetricName", "type"}],
+        "front": [{"name", "parameterAssignments", "values"}], "reference",
+        "hypervolume", "hypervolumeCurve": [{"trial", "hypervolume"}]}, the
+        last three None until a trial reported every objective. The
+        hypervolume is measured from ``reference`` (one number per
+        objective, in their own units and directions; default: each
+        objective's worst value moved a tenth of its range further out)."""
+        suffix = "/pareto"
+        if reference is not None:
+            numbers = [float(v) for v in reference]
+            if not all(math.isfinite(v) for v in numbers):
+                raise ValueError(f"reference must be finite numbers, not {list(reference)}")
+            suffix += "?reference=" + urllib.parse.quote(
+                ",".join(repr(v) for v in numbers), safe=",")
+        return self._request("GET", suffix)
+
+    def enqueue_trial(self, params: Mapping[str, Any],
+                      skip_if_exists: bool = False) -> Dict[str, Any]:
+        """Optuna's enqueue_trial: ``params`` ({name: value}, typed as
+        trial.params are) is the next configuration suggested, before the
+        algorithm is asked (queued ones go oldest first, and count towards
+        maxTrialCount). ``skip_if_exists`` leaves it out when a trial or a
+        queued entry already has it. Returns {"queued": [...], "skipped":
+        count, "queueLength"}; ApiError 400 names a parameter that does not
+        fit the space, 409 when the experiment has finished."""
+        return self.enqueue_trials([params], skip_if_exists)
+
+    def enqueue_trials(self, params: Sequence[Mapping[str, Any]],
+                       skip_if_exists: bool = False) -> Dict[str, Any]:
+        """enqueue_trial() for a list of configurations, in one request
+        (all or nothing)."""
+        return self._request("POST", "/trials:enqueue",
+                             _warm.enqueue_body(params, self.spec, skip_if_exists))
+
+    def add_trial(self, params: Mapping[str, Any], value: Optional[float] = None,
+                  values: Optional[Sequence[float]] = None,
+                  metrics: Optional[Mapping[str, float]] = None, phase: str = "Succeeded",
+                  intermediate_values: Optional[Mapping[int, float]] = None) -> Trial:
+        """Optuna's add_trial: stores a finished trial with known results
+        (reason Imported), which the algorithm then learns from; it does
+        not count towards maxTrialCount. ``params`` {name: value}; ``value``
+        the objective's result, or ``values`` one per objective (in
+        objective_metrics order); ``metrics`` more metrics by name;
+        ``phase`` "Succeeded" or "EarlyStopped" (Optuna's "COMPLETE",
+        "PRUNED" too); ``intermediate_values`` {step: value} of the (first)
+        objective, stored as observations. Returns the new Trial."""
+        body = _warm.trials_body(self.spec, self.objective_metrics, [{
+            "params": params, "value": value, "values": values, "metrics": metrics,
+            "phase": phase, "intermediate_values": intermediate_values}])
+        reply = self._request("POST", "/trials:import", body)
+        return Trial(self, reply["trials"][0])
+
+    def add_trials(self, trials: Sequence[Mapping[str, Any]]) -> List[Trial]:
+        """add_trial() for many, in one request (all or nothing): each
+        entry is a dict of add_trial's arguments, ``{"params": {...},
+        "value": 0.3}``. Returns the new Trials."""
+        body = _warm.trials_body(self.spec, self.objective_metrics, trials)
+        return [Trial(self, t) for t in self._request("POST", "/trials:import", body)["trials"]]
+
+    def import_trials(self, from_experiment: Optional[str] = None,
+                      csv: Optional[_warm.Csv] = None) -> Dict[str, Any]:
+        """Imports finished trials (as add_trial does) from another
+        experiment on this server (its Succeeded and EarlyStopped trials
+        that fit this space and report its objectives) or from a CSV: a
+        path, CSV text or a pandas DataFrame, with a column per parameter
+        (or params_<name>), per metric (or Optuna's value / values_<i> for
+        the objectives in order) and an optional state (COMPLETE, PRUNED;
+        other rows are skipped) -- what Optuna's
+        ``study.trials_dataframe().to_csv()`` writes. Returns {"trials":
+        [Trial], "skipped": [why, ...], "ignoredColumns": [...]}."""
+        if (from_experiment is None) == (csv is None):
+            raise TypeError("import_trials() takes from_experiment= or csv=, one of them")
+        if from_experiment is not None:
+            reply = self._request("POST", "/trials:import", {"fromExperiment": from_experiment})
+        else:
+            reply = self._client._transport.request(
+                "POST", self._path("/trials:import"), _warm.csv_body(csv), "text/csv")
+        return {"trials": [Trial(self, t) for t in reply.get("trials") or []],
+                "skipped": list(reply.get("skipped") or []),
+                "ignoredColumns": list(reply.get("ignoredColumns") or [])}
 
     def trials_dataframe(self) -> "pandas.DataFrame":
         """The trials as a pandas DataFrame, one row per trial in creation

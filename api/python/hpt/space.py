@@ -1,9 +1,14 @@
 """Search spaces in Optuna's idiom: ``hpt.Float``, ``hpt.Int`` and
 ``hpt.Categorical`` each describe one parameter and write its entry of the
-spec's ``parameters`` (Katib's field names, bounds as numeric strings)."""
+spec's ``parameters`` (Katib's field names, bounds as numeric strings).
+
+Each takes ``parent=("optimizer", ["sgd"])`` for a conditional parameter:
+it is active, and in a trial's ``params``, only when that parameter is
+active and takes one of the values (the spec's ``parent: {name, values}``);
+read it with ``trial.params.get("momentum")``."""
 
 import math
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 Number = Union[int, float]
 
@@ -26,14 +31,45 @@ def _text(value: Number) -> str:
     return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
 
 
+def _parent_repr(parent: Optional[Dict[str, Any]]) -> str:
+    return f", parent=({parent['name']!r}, {parent['values']!r})" if parent else ""
+
+
+Parent = Union[Tuple[str, Sequence[Union[str, Number]]], Mapping[str, Any]]
+
+
+def _parent(parent: Optional[Parent], name: str) -> Optional[Dict[str, Any]]:
+    """The spec's ``parent`` from ``("optimizer", ["sgd"])``, ``("layers",
+    2)`` or ``{"name": ..., "values": [...]}``; values as text."""
+    if parent is None:
+        return None
+    if isinstance(parent, Mapping):
+        parent_name, values = parent.get("name"), parent.get("values")
+    elif isinstance(parent, (tuple, list)) and len(parent) == 2:
+        parent_name, values = parent
+    else:
+        raise TypeError(f"{name}: parent must be (name, values), not {parent!r}")
+    if not isinstance(parent_name, str) or not parent_name:
+        raise TypeError(f"{name}: parent's name must be a non-empty str, not {parent_name!r}")
+    if isinstance(values, (str, int, float)):
+        values = [values]
+    if not isinstance(values, Sequence) or not values:
+        raise ValueError(f"{name}: parent {parent_name!r} needs at least one value")
+    texts = [v if isinstance(v, str) else _text(_number(v, f"{name}: parent value"))
+             for v in values]
+    return {"name": parent_name, "values": texts}
+
+
 class _Range:
     """A numeric parameter in [low, high]; Float and Int say which type."""
 
     parameter_type = ""
 
     def __init__(self, name: str, low: Number, high: Number, *,
-                 step: Optional[Number] = None, log: bool = False) -> None:
+                 step: Optional[Number] = None, log: bool = False,
+                 parent: Optional[Parent] = None) -> None:
         self.name = _name(name)
+        self.parent = _parent(parent, name)
         self.low = _number(low, f"{name}: low")
         self.high = _number(high, f"{name}: high")
         self.step = None if step is None else _number(step, f"{name}: step")
@@ -50,11 +86,14 @@ class _Range:
             space["step"] = _text(self.step)
         if self.log:
             space["distribution"] = "logUniform"
-        return {"name": self.name, "parameterType": self.parameter_type, "feasibleSpace": space}
+        spec = {"name": self.name, "parameterType": self.parameter_type, "feasibleSpace": space}
+        if self.parent:
+            spec["parent"] = self.parent
+        return spec
 
     def __repr__(self) -> str:
         extra = (f", step={self.step!r}" if self.step is not None else "") + (
-            ", log=True" if self.log else "")
+            ", log=True" if self.log else "") + _parent_repr(self.parent)
         return f"{type(self).__name__}({self.name!r}, {self.low!r}, {self.high!r}{extra})"
 
 
@@ -77,8 +116,8 @@ class Int(_Range):
     parameter_type = "int"
 
     def __init__(self, name: str, low: int, high: int, *, step: int = 1,
-                 log: bool = False) -> None:
-        super().__init__(name, low, high, step=step, log=log)
+                 log: bool = False, parent: Optional[Parent] = None) -> None:
+        super().__init__(name, low, high, step=step, log=log, parent=parent)
         for what, value in (("low", self.low), ("high", self.high), ("step", self.step)):
             if not float(value).is_integer():
                 raise ValueError(f"{name}: {what} must be an integer, not {value}")
@@ -92,7 +131,7 @@ class Int(_Range):
 
     def __repr__(self) -> str:
         extra = (f", step={self.step}" if self.step != 1 else "") + (
-            ", log=True" if self.log else "")
+            ", log=True" if self.log else "") + _parent_repr(self.parent)
         return f"Int({self.name!r}, {self.low}, {self.high}{extra})"
 
 
@@ -105,8 +144,10 @@ class Categorical:
     numbers, or bools and None, is refused: the wire carries text.
     """
 
-    def __init__(self, name: str, choices: Sequence[Union[str, Number]]) -> None:
+    def __init__(self, name: str, choices: Sequence[Union[str, Number]], *,
+                 parent: Optional[Parent] = None) -> None:
         self.name = _name(name)
+        self.parent = _parent(parent, name)
         if isinstance(choices, (str, bytes)) or not isinstance(choices, Sequence):
             raise TypeError(f"{name}: choices must be a list, not {type(choices).__name__}")
         self.choices = list(choices)
@@ -127,11 +168,14 @@ class Categorical:
             values = list(self.choices)
         else:
             values = [_text(_number(c, f"{self.name}: choice")) for c in self.choices]
-        return {"name": self.name, "parameterType": self.parameter_type,
+        spec = {"name": self.name, "parameterType": self.parameter_type,
                 "feasibleSpace": {"list": values}}
+        if self.parent:
+            spec["parent"] = self.parent
+        return spec
 
     def __repr__(self) -> str:
-        return f"Categorical({self.name!r}, {self.choices!r})"
+        return f"Categorical({self.name!r}, {self.choices!r}{_parent_repr(self.parent)})"
 
 
 Parameter = Union[Float, Int, Categorical]
@@ -159,4 +203,8 @@ def parameters(space: Sequence[Parameter]) -> List[Dict[str, Any]]:
         out.append(p.to_spec())
     if not out:
         raise ValueError("space must hold at least one parameter")
+    for p in out:
+        if "parent" in p and p["parent"]["name"] not in seen:
+            raise ValueError(f"space: {p['name']!r}'s parent {p['parent']['name']!r} "
+                             "is not in the space")
     return out

@@ -73,6 +73,24 @@ class Trial:
         return self.raw.get("objectiveValue")
 
     @property
+    def values(self) -> Optional[List[float]]:
+        """Optuna's trial.values: one value per objective, in the
+        experiment's objective_metrics order, each the metric's latest
+        value (or its min or max under the spec's metricStrategies); None
+        until every objective has been reported."""
+        objective = self._experiment.spec.get("objective") or {}
+        strategies = {s.get("name"): s.get("value")
+                      for s in objective.get("metricStrategies") or []}
+        metrics = self.metrics
+        out: List[float] = []
+        for name in self._experiment.objective_metrics:
+            value = metrics.get(name, {}).get(strategies.get(name) or "latest")
+            if value is None:
+                return None
+            out.append(float(value))
+        return out
+
+    @property
     def finished(self) -> bool:
         return self.phase in FINISHED_PHASES
 

@@ -38,6 +38,26 @@ test('parallel coordinates use log and category axes', () => {
   assert.deepEqual(option.series[0].data[0], [0.1, 'sgd', 1]);
 });
 
+test('parallel coordinates keep trials without an inactive conditional parameter', () => {
+  const conditional = {
+    ...spec,
+    parameters: [...spec.parameters,
+      { name: 'momentum', parameterType: 'double', feasibleSpace: { min: '0.5', max: '0.99' },
+        parent: { name: 'opt', values: ['sgd'] } }],
+  };
+  const withMomentum = trials.map((t) => (t.parameterAssignments[1].value === 'sgd'
+    ? { ...t, parameterAssignments: [...t.parameterAssignments, { name: 'momentum', value: '0.9' }] }
+    : t));
+  const { option, points } = parallelOption(withMomentum, conditional);
+  assert.equal(points, 3);
+  assert.deepEqual(option.series[0].data.map((row) => row[2]), [0.9, null, 0.9]);
+  // A trial without an unconditional parameter is still left out.
+  const { points: partial } = parallelOption(trials.map((t, i) => (i === 0
+    ? { ...t, parameterAssignments: t.parameterAssignments.slice(1) } : t)), spec);
+  assert.equal(partial, 2);
+  assert.equal(sliceOption(withMomentum, conditional).points, 3 * 2 + 2);
+});
+
 test('learning curves cut early-stopped trials with a marker', () => {
   const obs = (k) => [...Array(k).keys()].map((i) => ({ step: i + 1, metrics: { loss: 1 / (i + 1) } }));
   const curves = new Map([['e-1', obs(5)], ['e-3', obs(2)], ['e-4', obs(3)]]);

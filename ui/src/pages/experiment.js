@@ -10,6 +10,7 @@ import { html, setHtml } from '../html.js';
 import { TrialTable } from '../trial_table.js';
 import { confirmDialog, notice } from '../ui.js';
 import { ANALYSIS_HTML, Analysis } from './experiment_analysis.js';
+import { PARETO_HTML, ParetoCards } from './experiment_pareto.js';
 import { bestHtml, headHtml, paramsHtml, summaryHtml } from './experiment_summary.js';
 
 export const id = 'experiment';
@@ -21,6 +22,7 @@ const SKELETON = html`
     <section class="card"><h2>Search space</h2><div id="exp-spec"></div></section>
     <section class="card"><h2>Best trial</h2><div id="exp-best"></div></section>
   </div>
+  ${PARETO_HTML}
   <div class="cards">
     <section class="card"><h2>Optimization history</h2><div class="chart" id="chart-history"></div></section>
     <section class="card"><h2>Parallel coordinates</h2><div class="chart" id="chart-parallel"></div></section>
@@ -66,6 +68,7 @@ export async function render(root, ctx, name) {
   });
 
   const analysis = new Analysis(root, ctx, name);
+  const pareto = new ParetoCards(root, ctx, name);
   $('#export-csv').onclick = () => {
     if (!exp) return;
     // Built here from the trials the page has; a blob URL, so nothing
@@ -136,6 +139,7 @@ export async function render(root, ctx, name) {
       mark = now;
     };
     step('summary', () => {});  // since the data arrived: the text parts
+    step('pareto', () => pareto.update(exp, trials));
     step('history', () => draw($('#chart-history'), historyOption(trials, spec)));
     step('parallel', () => draw($('#chart-parallel'), parallelOption(trials, spec)));
     step('slices', () => draw($('#chart-slices'), sliceOption(trials, spec)));

@@ -43,16 +43,20 @@ export function summaryHtml(x) {
     ['killed', c.killed]].filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(', ');
   const tt = spec.trialTemplate;
   const es = spec.earlyStopping;
-  const also = o.additionalMetricNames || [];
+  const objectives = o.objectives || [];
+  const also = (o.additionalMetricNames || []).filter((m) => !objectives.some((x) => x.objectiveMetricName === m));
+  const extra = [c.imported && `${c.imported} imported`, s.queuedTrials && `${s.queuedTrials} queued`].filter(Boolean).join(', ');
   const algorithm = (a) => html`${a.algorithmName}${a.algorithmSettings?.length ? ` (${settings(a.algorithmSettings)})` : ''}`;
   return html`
     <dl class="facts">
-      <dt>Objective</dt><dd>${o.type} <b>${o.objectiveMetricName}</b>${o.goal !== undefined && ` · goal ${num(o.goal)}`}
+      ${objectives.length > 1
+    ? html`<dt>Objectives</dt><dd id="objectives">${objectives.map((x, i) => html`${i ? ' · ' : ''}${x.type} <b>${x.objectiveMetricName}</b>`)} <span class="muted">(Pareto front)</span>`
+    : html`<dt>Objective</dt><dd>${o.type} <b>${o.objectiveMetricName}</b>${o.goal !== undefined && ` · goal ${num(o.goal)}`}`}
         ${also.length > 0 && ` · also ${also.join(', ')}`}</dd>
       <dt>Algorithm</dt><dd>${algorithm(spec.algorithm)}</dd>
       ${es && html`<dt>Early stopping</dt><dd>${algorithm(es)}</dd>`}
       <dt>Budget</dt><dd>${spec.maxTrialCount} trials, ${spec.parallelTrialCount} in parallel, ${spec.maxFailedTrialCount} failures allowed</dd>
-      <dt>Trials</dt><dd id="trial-counts">${c.total || 0} so far${counts && `: ${counts}`}</dd>
+      <dt>Trials</dt><dd id="trial-counts">${c.total || 0} so far${counts && `: ${counts}`}${extra && ` (${extra})`}</dd>
       <dt>Trials run by</dt><dd>${tt ? html`the server: <code class="clamp" title="${tt.command.join(' ')}">${tt.command.join(' ')}</code>` : 'clients (ask/tell over the API)'}</dd>
       <dt>Created</dt><dd>${time(s.creationTime)}</dd>
       <dt>Started</dt><dd>${time(s.startTime)}</dd>
@@ -73,6 +77,7 @@ export function bestHtml(x) {
   const b = x.status.currentOptimalTrial;
   if (!b) return html`<p class="muted">No trial has reported the objective yet.</p>`;
   return html`
+    ${x.spec.objective.objectives?.length > 1 && html`<p class="muted small">By the first objective; ${(x.status.paretoFront || []).length} trials on the Pareto front.</p>`}
     <p class="best-value"><span class="muted">${x.spec.objective.objectiveMetricName}</span>
       <b id="best-objective">${num(b.objectiveValue)}</b></p>
     <p><a href="${href('experiments', x.name, 'trials', b.name)}">${b.name}</a></p>

@@ -17,7 +17,7 @@ function row(x) {
   const s = x.status;
   const c = s.trials || {};
   const max = x.spec.maxTrialCount;
-  const finished = done(c);
+  const finished = done(c) - (c.imported || 0);  // imported trials use no budget
   const pct = max ? Math.min(100, (100 * finished) / max) : 0;
   const best = s.currentOptimalTrial;
   const objective = x.spec.objective;
