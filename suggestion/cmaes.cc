@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "api/settings.h"
@@ -13,6 +12,7 @@
 #include "suggestion/rng.h"
 #include "suggestion/search_space.h"
 #include "suggestion/single_objective.h"
+#include "suggestion/trial_match.h"
 
 namespace hpt::suggestion {
 namespace {
@@ -51,42 +51,16 @@ std::optional<double> Loss(const api::Trial& t,
   return objective.type == api::ObjectiveType::kMaximize ? -*v : *v;
 }
 
-// The trial each point of the generation became (nullptr: none). Found at
-// the place it was expected, which the server keeps (trials are appended
-// in the order they are suggested); searched for by assignment otherwise,
-// a key asked twice (clipped to the same corner) taking its trials in
-// order.
-std::vector<const api::Trial*> MatchTrials(
+// The trial each point of the generation became (nullptr: none); a key
+// asked twice (clipped to the same corner) takes its trials in order.
+std::vector<const api::Trial*> GenerationTrials(
     const std::vector<api::ParameterSpec>& parameters,
     const std::vector<api::Trial>& history,
     const std::vector<CmaPending>& generation) {
-  std::vector<const api::Trial*> found(generation.size(), nullptr);
-  std::unordered_map<uint64_t, std::vector<const api::Trial*>> by_key;
-  for (size_t k = 0; k < generation.size(); ++k) {
-    const CmaPending& p = generation[k];
-    if (p.trial >= 0 && static_cast<size_t>(p.trial) < history.size() &&
-        KeyHash(AssignmentKey(
-            parameters, history[static_cast<size_t>(p.trial)].assignment)) ==
-            p.key) {
-      found[k] = &history[static_cast<size_t>(p.trial)];
-    } else {
-      by_key.try_emplace(p.key);
-    }
-  }
-  if (by_key.empty()) return found;
-  std::unordered_set<const api::Trial*> claimed(found.begin(), found.end());
-  for (const api::Trial& t : history) {
-    auto it = by_key.find(KeyHash(AssignmentKey(parameters, t.assignment)));
-    if (it != by_key.end() && !claimed.count(&t)) it->second.push_back(&t);
-  }
-  std::unordered_map<uint64_t, size_t> used;
-  for (size_t k = 0; k < generation.size(); ++k) {
-    if (found[k]) continue;
-    const std::vector<const api::Trial*>& matches = by_key[generation[k].key];
-    size_t& next = used[generation[k].key];
-    if (next < matches.size()) found[k] = matches[next++];
-  }
-  return found;
+  std::vector<SuggestedPoint> points;
+  points.reserve(generation.size());
+  for (const CmaPending& p : generation) points.push_back({p.trial, p.key});
+  return MatchTrials(parameters, history, points);
 }
 
 // Tells the current generation once popsize of its points have a loss,
@@ -100,7 +74,7 @@ void TellIfComplete(const api::ExperimentSpec& spec,
                     CmaSession& session, std::mt19937_64& rng) {
   if (session.generation.empty()) return;
   const std::vector<const api::Trial*> trials =
-      MatchTrials(spec.parameters, history, session.generation);
+      GenerationTrials(spec.parameters, history, session.generation);
   std::vector<CmaSolution> solutions;
   std::vector<CmaPending> carried;
   const size_t popsize = static_cast<size_t>(session.run.popsize());

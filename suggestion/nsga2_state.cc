@@ -1,11 +1,10 @@
 #include "suggestion/nsga2_state.h"
 
 #include <nlohmann/json.hpp>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "suggestion/cmaes_state.h"
 #include "suggestion/search_space.h"
+#include "suggestion/trial_match.h"
 
 namespace hpt::suggestion {
 namespace {
@@ -75,35 +74,10 @@ std::vector<const api::Trial*> FindMembers(
     const std::vector<api::ParameterSpec>& parameters,
     const std::vector<api::Trial>& history,
     const std::vector<Nsga2Member>& members) {
-  std::vector<const api::Trial*> found(members.size(), nullptr);
-  std::unordered_map<uint64_t, std::vector<const api::Trial*>> by_key;
-  for (size_t k = 0; k < members.size(); ++k) {
-    const Nsga2Member& m = members[k];
-    if (m.trial >= 0 && static_cast<size_t>(m.trial) < history.size()) {
-      const api::Trial& t = history[static_cast<size_t>(m.trial)];
-      if (KeyHash(AssignmentKey(parameters, t.assignment)) == m.key) {
-        found[k] = &t;
-        continue;
-      }
-    }
-    by_key.try_emplace(m.key);
-  }
-  if (by_key.empty()) return found;
-  // A scan of the whole history, only when some trial is not where it was
-  // expected (a call whose trials were never stored, a hand-made history).
-  std::unordered_set<const api::Trial*> claimed(found.begin(), found.end());
-  for (const api::Trial& t : history) {
-    auto it = by_key.find(KeyHash(AssignmentKey(parameters, t.assignment)));
-    if (it != by_key.end() && !claimed.count(&t)) it->second.push_back(&t);
-  }
-  std::unordered_map<uint64_t, size_t> used;
-  for (size_t k = 0; k < members.size(); ++k) {
-    if (found[k]) continue;
-    const std::vector<const api::Trial*>& matches = by_key[members[k].key];
-    size_t& next = used[members[k].key];
-    if (next < matches.size()) found[k] = matches[next++];
-  }
-  return found;
+  std::vector<SuggestedPoint> points;
+  points.reserve(members.size());
+  for (const Nsga2Member& m : members) points.push_back({m.trial, m.key});
+  return MatchTrials(parameters, history, points);
 }
 
 }  // namespace hpt::suggestion
