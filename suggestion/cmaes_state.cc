@@ -34,12 +34,16 @@ uint64_t KeyHash(const std::string& assignment_key) {
   return h;
 }
 
+int CmaSession::FirstPopsize(int n) {
+  return std::max(4, CmaEs::DefaultPopsize(n) - 2);
+}
+
 CmaSession CmaSession::Start(std::vector<std::string> coordinates,
                              double sigma0, const Eigen::VectorXd& scales) {
   const int n = static_cast<int>(coordinates.size());
   CmaSession s{
       .coordinates = std::move(coordinates),
-      .run = CmaEs(Centre(n), sigma0, CmaEs::DefaultPopsize(n), scales)};
+      .run = CmaEs(Centre(n), sigma0, FirstPopsize(n), scales)};
   s.sigma0 = sigma0;
   s.default_popsize = s.run.popsize();
   return s;

@@ -33,7 +33,12 @@ struct CmaPending {
 };
 
 struct CmaSession {
-  // A first run: the cube's centre, step sigma0, the default population,
+  // The first run's population: the tutorial's 4 + floor(3 ln n) less two,
+  // at least 4 (2-D: 4 rather than 6; 6-D: 7 rather than 9). hpt trials
+  // are expensive and budgets of tens of trials common; more, smaller
+  // generations let the step size and C adapt sooner (cmaes.h, bench).
+  static int FirstPopsize(int n);
+  // A first run: the cube's centre, step sigma0, FirstPopsize(n),
   // C = diag(scales)^2 (CmaSpace::scales).
   static CmaSession Start(std::vector<std::string> coordinates, double sigma0,
                           const Eigen::VectorXd& scales);

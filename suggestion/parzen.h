@@ -3,7 +3,8 @@
 // estimator (Bergstra et al. 2011), with Optuna 3.1's published defaults:
 // one truncated-normal kernel per observation on a numeric dimension
 // (bandwidth from the distance to its neighbours, or Scott-like
-// 0.2 * n^(-1/(d+4)) * range when multivariate), a categorical kernel
+// 0.17 * n^(-1/(d+4)) * range when multivariate: Optuna's 0.2 narrowed,
+// see tpe.h), a categorical kernel
 // that puts weight 1 on the observed choice on top of a prior_weight/(n+1)
 // floor on every choice, one prior component (the range's middle,
 // bandwidth = range, or a sixth of it for a normal prior as hyperopt's TPE

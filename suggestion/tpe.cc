@@ -26,19 +26,28 @@ using Point = std::vector<double>;
 // given up for a random unused one.
 constexpr int kMaxRedraws = 10;
 
+// The defaults: Optuna 3.1's for "tpe"; for "multivariate-tpe" a larger
+// good fraction and more candidates (tpe.h, "multivariate-tpe's defaults").
+constexpr int64_t kCandidates = 24, kMultivariateCandidates = 48;
+constexpr double kGamma = 0.10, kMultivariateGamma = 0.15;
+
 struct Settings {
   std::optional<int64_t> random_state;
   int64_t startup = 10;
-  int64_t candidates = 24;
+  int64_t candidates = kCandidates;
+  double gamma = kGamma;  // the good model's fraction of the ranked trials
 };
 
-StatusOr<Settings> ReadSettings(const api::ExperimentSpec& spec, const char* name) {
+StatusOr<Settings> ReadSettings(const api::ExperimentSpec& spec, const char* name,
+                                bool multivariate) {
   api::SettingsReader r(spec.algorithm.settings, api::kAlgorithmSettingsPath, name,
                         {api::kRandomState, Tpe::kStartupTrials, Tpe::kEiCandidates});
   Settings s;
   s.random_state = r.Seed();
   s.startup = r.Int(Tpe::kStartupTrials, 10, {.min = 0});
-  s.candidates = r.Int(Tpe::kEiCandidates, 24, {.min = 1, .max = 10000});
+  s.candidates = r.Int(Tpe::kEiCandidates, multivariate ? kMultivariateCandidates : kCandidates,
+                       {.min = 1, .max = 10000});
+  s.gamma = multivariate ? kMultivariateGamma : kGamma;
   HPT_RETURN_IF_ERROR(r.ToStatus());
   return s;
 }
@@ -220,7 +229,7 @@ Point Propose(const std::vector<Dim>& dims, const std::vector<std::vector<size_t
 
 Status Tpe::Validate(const api::ExperimentSpec& spec) const {
   HPT_RETURN_IF_ERROR(RequireSingleObjective(spec, name()));
-  HPT_RETURN_IF_ERROR(ReadSettings(spec, name()).status());
+  HPT_RETURN_IF_ERROR(ReadSettings(spec, name(), multivariate_).status());
   return CheckSearchSpace(spec.parameters);
 }
 
@@ -228,7 +237,7 @@ StatusOr<Suggestion> Tpe::Suggest(const api::ExperimentSpec& spec,
                                   const std::vector<api::Trial>& history,
                                   std::string_view /*state*/, int count) {
   HPT_RETURN_IF_ERROR(Validate(spec));
-  HPT_ASSIGN_OR_RETURN(Settings settings, ReadSettings(spec, name()));
+  HPT_ASSIGN_OR_RETURN(Settings settings, ReadSettings(spec, name(), multivariate_));
   const std::vector<Dim> dims = MakeDims(spec.parameters);
   const double sign = spec.objective.type == api::ObjectiveType::kMaximize ? -1 : 1;
 
@@ -275,13 +284,14 @@ StatusOr<Suggestion> Tpe::Suggest(const api::ExperimentSpec& spec,
     for (const Row& r : done) points.push_back(r.x);
     groups = Groups(dims.size(), points);
   }
-  // The best gamma(n) trials make the good model; the rest, the running
-  // ones and this batch's earlier points the bad one (constant liar).
+  // The best min(ceil(gamma n), 25) trials make the good model; the rest,
+  // the running ones and this batch's earlier points the bad one (constant
+  // liar).
   std::vector<Row> ranked = done;
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const Row& a, const Row& b) { return a.loss < b.loss; });
   const size_t n_below = std::min<size_t>(
-      static_cast<size_t>(std::ceil(0.1 * static_cast<double>(ranked.size()))), 25);
+      static_cast<size_t>(std::ceil(settings.gamma * static_cast<double>(ranked.size()))), 25);
   std::vector<Row> below_rows(ranked.begin(), ranked.begin() + static_cast<long>(n_below));
   std::vector<Row> above_rows(ranked.begin() + static_cast<long>(n_below), ranked.end());
   auto by_order = [](const Row& a, const Row& b) { return a.order < b.order; };

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "suggestion/cmaes_core.h"
+#include "suggestion/cmaes_state.h"
 #include "suggestion/search_space.h"
 #include "tests/suggestion/cmaes_driver.h"
 #include "tests/suggestion/spec_builders.h"
@@ -230,7 +231,7 @@ TEST(CmaesTest, FailedTrialsDoNotStallAGeneration) {
   // Every third trial fails: generations are told once popsize trials have
   // values, asking more from the same distribution in the meantime.
   Driver d(CmaSpec(Box(2)));
-  const int popsize = 6;  // 4 + floor(3 ln 2)
+  const int popsize = CmaSession::FirstPopsize(2);  // 4
   for (int i = 0; i < 9; ++i) {
     const size_t t = d.Ask(1)[0];
     if (i % 3 == 2) {
@@ -240,7 +241,7 @@ TEST(CmaesTest, FailedTrialsDoNotStallAGeneration) {
     }
   }
   EXPECT_EQ(d.Popsize(), popsize);
-  EXPECT_EQ(d.Generation(), 1);  // told when the 9th was asked: six had values
+  EXPECT_EQ(d.Generation(), 1);  // told when the 6th was asked: four had values
   d.Ask(0);
   EXPECT_EQ(d.Generation(), 1);
   int failed = 0;
@@ -270,7 +271,8 @@ TEST(CmaesTest, TrialsOutOfPlaceAreFoundByTheirAssignment) {
   // A trial made by hand before the batch, and the batch stored in reverse:
   // the generation's trials are not where they were expected.
   Driver d(CmaSpec(Box(2)));
-  StatusOr<Suggestion> s = d.cmaes.Suggest(d.spec, d.history, d.state, 6);
+  const int popsize = CmaSession::FirstPopsize(2);
+  StatusOr<Suggestion> s = d.cmaes.Suggest(d.spec, d.history, d.state, popsize);
   ASSERT_TRUE(s.ok());
   api::Trial by_hand;
   by_hand.assignment = {{"x0", "0"}, {"x1", "0"}};
@@ -284,11 +286,11 @@ TEST(CmaesTest, TrialsOutOfPlaceAreFoundByTheirAssignment) {
   }
   d.state = s->state;
   d.Finish(0, 0.0);  // not of the generation: ignored
-  for (size_t i = 1; i < 6; ++i)
+  for (size_t i = 1; i < static_cast<size_t>(popsize); ++i)
     d.Finish(i, Ellipsoid(d.history[i].assignment));
   d.Ask(0);
-  EXPECT_EQ(d.Generation(), 0);  // five of six
-  d.Finish(6, Ellipsoid(d.history[6].assignment));
+  EXPECT_EQ(d.Generation(), 0);  // all but one
+  d.Finish(popsize, Ellipsoid(d.history[popsize].assignment));
   d.Ask(0);
   EXPECT_EQ(d.Generation(), 1);
 }
@@ -315,6 +317,16 @@ TEST(CmaesTest, ParallelWorkersAndRunningTrials) {
   EXPECT_LT(d.best, 1e-3);
 }
 
+TEST(CmaesTest, FirstPopulationIsTwoBelowTheTutorials) {
+  EXPECT_EQ(CmaSession::FirstPopsize(2), 4);   // tutorial: 6
+  EXPECT_EQ(CmaSession::FirstPopsize(3), 5);   // 7
+  EXPECT_EQ(CmaSession::FirstPopsize(6), 7);   // 9
+  EXPECT_EQ(CmaSession::FirstPopsize(20), 10);  // 12
+  Driver d(CmaSpec(Box(6)));
+  d.Ask(1);
+  EXPECT_EQ(d.Popsize(), 7);
+}
+
 TEST(CmaesTest, IpopRestartGrowsThePopulation) {
   // A flat objective: the run stops (no change in value for 10 + 30n/lambda
   // generations) and ipop restarts it with twice the population; none
@@ -324,18 +336,18 @@ TEST(CmaesTest, IpopRestartGrowsThePopulation) {
       CmaSpec(Box(2), {{"random_state", "2"}, {"restart_strategy", "ipop"}}));
   ipop.Run(200, flat);
   EXPECT_EQ(ipop.State()["restarts"].get<int>(), 1);
-  EXPECT_EQ(ipop.Popsize(), 12);
+  EXPECT_EQ(ipop.Popsize(), 2 * CmaSession::FirstPopsize(2));
   Driver none(CmaSpec(Box(2), {{"random_state", "2"}}));
   none.Run(200, flat);
   EXPECT_EQ(none.State()["restarts"].get<int>(), 0);
-  EXPECT_EQ(none.Popsize(), 6);
+  EXPECT_EQ(none.Popsize(), CmaSession::FirstPopsize(2));
   EXPECT_GE(none.Generation(), 30);
   // bipop: the first restart is a large one (the first run counts as small).
   Driver bipop(
       CmaSpec(Box(2), {{"random_state", "2"}, {"restart_strategy", "bipop"}}));
   bipop.Run(200, flat);
   EXPECT_EQ(bipop.State()["restarts"].get<int>(), 1);
-  EXPECT_EQ(bipop.Popsize(), 12);
+  EXPECT_EQ(bipop.Popsize(), 2 * CmaSession::FirstPopsize(2));
   EXPECT_TRUE(bipop.State()["bipop"]["large_regime"].get<bool>());
 }
 

@@ -92,6 +92,29 @@ TEST(TpeTest, SeededRunsRepeatAndDifferBySeed) {
   }
 }
 
+TEST(TpeTest, MultivariateDefaultsToFortyEightCandidates) {
+  // tpe keeps Optuna's 24 candidates; multivariate-tpe scores 48 unless
+  // n_ei_candidates says otherwise (tpe.h).
+  auto run = [](bool multivariate, const char* candidates) {
+    Tpe tpe(multivariate);
+    std::vector<api::AlgorithmSetting> settings = {{"random_state", "5"}};
+    if (candidates != nullptr) settings.push_back({Tpe::kEiCandidates, candidates});
+    auto spec = TpeSpec({DoubleParam("x", -2, 2), DoubleParam("y", -2, 2)}, settings,
+                        multivariate ? Tpe::kMultivariateName : Tpe::kName);
+    std::vector<api::Trial> history;
+    Minimise(tpe, spec, 30, [](const api::Assignment& a) {
+      return std::pow(Value(a, "x") - 0.5, 2) + std::pow(Value(a, "y") + 1, 2);
+    }, &history);
+    std::vector<std::string> values;
+    for (const auto& t : history) values.push_back(t.assignment[0].value + t.assignment[1].value);
+    return values;
+  };
+  EXPECT_EQ(run(false, nullptr), run(false, "24"));
+  EXPECT_NE(run(false, nullptr), run(false, "48"));
+  EXPECT_EQ(run(true, nullptr), run(true, "48"));
+  EXPECT_NE(run(true, nullptr), run(true, "24"));
+}
+
 TEST(TpeTest, BoundsAndTypesRespected) {
   auto spec = TpeSpec({DoubleParam("lr", 1e-5, 1e-1, std::nullopt, api::Distribution::kLogUniform),
                        DoubleParam("drop", 0, 0.5, 0.1), IntParam("units", 16, 512, 16),
