@@ -34,11 +34,19 @@ double LogGaussMass(double a, double b) {
   return std::log1p(-Phi(a) - Phi(-b));
 }
 
+// Terms this far below the largest add less than e^-50 each: even a
+// million of them stay far below a double's rounding of the sum (>= 1), so
+// they are skipped rather than exponentiated (most of a wide mixture's
+// kernels, at n = 1,000, are that far from a point).
+constexpr double kNegligibleLogTerm = 50;
+
 double LogSumExp(const std::vector<double>& v) {
   const double top = *std::max_element(v.begin(), v.end());
   if (!std::isfinite(top)) return top;
   double sum = 0;
-  for (double x : v) sum += std::exp(x - top);
+  for (double x : v) {
+    if (x > top - kNegligibleLogTerm) sum += std::exp(x - top);
+  }
   return top + std::log(sum);
 }
 
@@ -86,10 +94,7 @@ ParzenEstimator::ParzenEstimator(const std::vector<ParzenDimension>& dims,
     weights_.push_back(w / total);
     log_weights_.push_back(std::log(w / total));
   }
-  log_norms_.assign(static_cast<size_t>(components), {});
-
-  mus_.assign(static_cast<size_t>(components), {});
-  sigmas_.assign(static_cast<size_t>(components), {});
+  components_ = static_cast<size_t>(components);
   probs_.assign(static_cast<size_t>(components), {});
   for (size_t dim = 0; dim < dims_.size(); ++dim) {
     const ParzenDimension& d = dims_[dim];
@@ -137,10 +142,10 @@ ParzenEstimator::ParzenEstimator(const std::vector<ParzenDimension>& dims,
     sigmas[static_cast<size_t>(n)] = d.prior_sigma * range;  // the prior
     for (int c = 0; c < components; ++c) {
       const auto i = static_cast<size_t>(c);
-      mus_[i].push_back(mus[i]);
-      sigmas_[i].push_back(sigmas[i]);
+      mus_.push_back(mus[i]);
+      sigmas_.push_back(sigmas[i]);
       // Optuna 3.1 divides by the mass only, not by sigma (tpe.h).
-      log_norms_[i].push_back(LogMass(mus[i], sigmas[i], d.low, d.high));
+      log_norms_.push_back(LogMass(mus[i], sigmas[i], d.low, d.high));
     }
   }
 }
@@ -156,7 +161,8 @@ std::vector<double> ParzenEstimator::Sample(std::mt19937_64& rng) const {
       x.push_back(static_cast<double>(
           std::discrete_distribution<int>(first, first + d.choices)(rng)));
     } else {
-      x.push_back(SampleTruncNormal(mus_[c][numeric], sigmas_[c][numeric], d.low, d.high, rng));
+      const size_t k = numeric * components_ + c;
+      x.push_back(SampleTruncNormal(mus_[k], sigmas_[k], d.low, d.high, rng));
       ++numeric;
     }
   }
@@ -173,13 +179,14 @@ double ParzenEstimator::LogPdf(const std::vector<double>& x) const {
       if (d.categorical) {
         sum += std::log(probs_[c][static_cast<size_t>(offsets_[dim]) + static_cast<size_t>(x[dim])]);
       } else {
-        const double mu = mus_[c][numeric], sigma = sigmas_[c][numeric];
+        const size_t k = numeric * components_ + c;
+        const double mu = mus_[k], sigma = sigmas_[k];
         if (d.step > 0) {  // the mass of x's grid cell
           const double lo = std::max(x[dim] - d.step / 2, d.low), hi = std::min(x[dim] + d.step / 2, d.high);
-          sum += LogGaussMass((lo - mu) / sigma, (hi - mu) / sigma) - log_norms_[c][numeric];
+          sum += LogGaussMass((lo - mu) / sigma, (hi - mu) / sigma) - log_norms_[k];
         } else {
           const double z = (x[dim] - mu) / sigma;
-          sum += -0.5 * z * z - kLogSqrt2Pi - log_norms_[c][numeric];
+          sum += -0.5 * z * z - kLogSqrt2Pi - log_norms_[k];
         }
         ++numeric;
       }

@@ -52,11 +52,14 @@ class ParzenEstimator {
   std::vector<ParzenDimension> dims_;
   std::vector<double> log_weights_;            // per component, normalised
   std::vector<double> weights_;                // the same, not in logs
-  std::vector<std::vector<double>> mus_;       // [component][numeric dim]
-  std::vector<std::vector<double>> sigmas_;
+  // Numeric kernels, flat [numeric dim][component] (index
+  // dim * components_ + component) so that a dimension's are contiguous.
+  size_t components_ = 0;
+  std::vector<double> mus_;
+  std::vector<double> sigmas_;
   // log(the kernel's mass inside the range): each kernel's normaliser,
   // computed once rather than per evaluation.
-  std::vector<std::vector<double>> log_norms_;
+  std::vector<double> log_norms_;
   std::vector<std::vector<double>> probs_;     // [component][choice], flattened per dim
   std::vector<int> offsets_;                   // categorical dim -> first choice in probs_
 };
