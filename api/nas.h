@@ -48,6 +48,7 @@ struct DartsSettings {
   int eval_init_channels = 0;  // 0: init_channels
   int eval_num_layers = 0;     // 0: nasConfig's numLayers
   int eval_batch_size = 0;     // 0: batch_size
+  bool eval_augment = false;   // random crop (pad 1/8) and flip per image
   int threads = 0;             // CPU threads; 0: every core
   std::string device = "auto";  // auto (CUDA when visible), cpu or cuda
 };

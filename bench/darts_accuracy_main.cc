@@ -1,4 +1,4 @@
-// hpt_bench_darts_accuracy: DARTS on a real data set on the CPU: a short
+// hpt_bench_darts_accuracy: DARTS on a real data set (CPU, or --device cuda): a short
 // search on the first --search-limit training images, then the derived
 // genotype trained from scratch on all training images and tested on the
 // test set, beside a RandomGenotype (seeded) trained with the very same
@@ -9,6 +9,7 @@
 //       [--eval-epochs 4] [--eval-layers 5] [--eval-channels 16]
 //       [--eval-batch 96] [--eval-limit 0] [--test-limit 0] [--threads 2]
 //       [--seed 1] [--w-lr 0.025] [--baseline 1] [--searched 1]
+//       [--device cpu] [--eval-augment 0]
 //
 // Metric lines go to stdout as RunDarts prints them; progress to stderr;
 // the table at the end.
@@ -52,7 +53,9 @@ int Main(int argc, char** argv) {
                                           {"seed", "1"},
                                           {"w-lr", "0.025"},
                                           {"baseline", "1"},
-                                          {"searched", "1"}};
+                                          {"searched", "1"},
+                                          {"device", "cpu"},
+                                          {"eval-augment", "0"}};
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string name = argv[i];
     if (name.rfind("--", 0) != 0 || f.count(name.substr(2)) == 0) {
@@ -84,7 +87,7 @@ int Main(int argc, char** argv) {
   s.w_lr = std::stod(f["w-lr"]);
   s.random_state = num("seed");
   s.threads = static_cast<int>(num("threads"));
-  s.device = "cpu";
+  s.device = f["device"];
   s.print_step = 20;
   s.train_limit = num("search-limit");
 
@@ -109,6 +112,7 @@ int Main(int argc, char** argv) {
   eval.settings.eval_num_layers = static_cast<int>(num("eval-layers"));
   eval.settings.eval_init_channels = static_cast<int>(num("eval-channels"));
   eval.settings.eval_batch_size = static_cast<int>(num("eval-batch"));
+  eval.settings.eval_augment = num("eval-augment") != 0;
   eval.settings.print_step = 100;
 
   struct Row {
@@ -142,9 +146,12 @@ int Main(int argc, char** argv) {
       "\nsearch: %ld images, %d epochs, %d layers x %d channels: "
       "%.0f s\n",
       s.train_limit, s.num_epochs, job.num_layers, s.init_channels, search_s);
-  std::printf("evaluation: %d epochs, %d layers x %d channels, batch %d\n\n",
+  std::printf("evaluation: %d epochs, %d layers x %d channels, batch %d%s; "
+              "device %s\n\n",
               eval.settings.eval_epochs, eval.settings.eval_num_layers,
-              eval.settings.eval_init_channels, eval.settings.eval_batch_size);
+              eval.settings.eval_init_channels, eval.settings.eval_batch_size,
+              eval.settings.eval_augment ? ", augmented" : "",
+              search->device.empty() ? s.device.c_str() : search->device.c_str());
   std::printf("| genotype | test accuracy | evaluation s |\n|---|---:|---:|\n");
   for (const Row& row : rows) {
     std::printf("| %s | %.4f | %.0f |\n", row.name.c_str(), row.accuracy,

@@ -7,6 +7,7 @@
 //   hpt_bench_darts_step [--batch 64] [--channels 16] [--layers 5]
 //       [--nodes 4] [--stem 3] [--image 1x28x28] [--classes 10]
 //       [--threads 2] [--steps 20] [--warmup 3] [--unrolled 0]
+//       [--device cpu|cuda]
 //
 // images/s = batch / median step seconds (a step reads one training and
 // one validation batch of `batch` images each).
@@ -37,7 +38,7 @@ std::map<std::string, std::string> Flags(int argc, char** argv) {
       {"batch", "64"},   {"channels", "16"}, {"layers", "5"},
       {"nodes", "4"},    {"stem", "3"},      {"image", "1x28x28"},
       {"classes", "10"}, {"threads", "2"},   {"steps", "20"},
-      {"warmup", "3"},   {"unrolled", "0"}};
+      {"warmup", "3"},   {"unrolled", "0"}, {"device", "cpu"}};
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string name = argv[i];
     if (name.rfind("--", 0) != 0 || flags.count(name.substr(2)) == 0) {
@@ -80,16 +81,28 @@ int Main(int argc, char** argv) {
     return 1;
   }
   nas::Supernet net = *made;
+  if (flags["device"] != "cpu" && flags["device"] != "cuda") {
+    std::fprintf(stderr, "--device wants cpu or cuda\n");
+    return 2;
+  }
+  if (flags["device"] == "cuda" && !torch::cuda::is_available()) {
+    std::fprintf(stderr, "--device cuda, but libtorch sees no CUDA device\n");
+    return 1;
+  }
+  const torch::Device device(flags["device"] == "cuda" ? torch::kCUDA
+                                                       : torch::kCPU);
+  if (device.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);
+  net->MoveTo(device, torch::kFloat32);  // before the Architect takes alpha
   net->train();
   nas::ArchitectOptions options;
   options.unrolled = num("unrolled") != 0;
   nas::Architect architect(net, options);
 
   const int64_t batch = num("batch");
-  torch::Tensor tx = torch::rand({batch, c, h, w});
-  torch::Tensor vx = torch::rand({batch, c, h, w});
-  torch::Tensor ty = torch::randint(0, config.num_classes, {batch});
-  torch::Tensor vy = torch::randint(0, config.num_classes, {batch});
+  torch::Tensor tx = torch::rand({batch, c, h, w}).to(device);
+  torch::Tensor vx = torch::rand({batch, c, h, w}).to(device);
+  torch::Tensor ty = torch::randint(0, config.num_classes, {batch}).to(device);
+  torch::Tensor vy = torch::randint(0, config.num_classes, {batch}).to(device);
 
   for (int64_t i = 0; i < num("warmup"); ++i) {
     architect.Step(tx, ty, vx, vy);
@@ -114,10 +127,11 @@ int Main(int argc, char** argv) {
       "images/s |\n|---|---:|---:|---:|---:|---|---:|---:|---:|"
       "---:|---:|---:|\n");
   std::printf(
-      "| hpt (libtorch) | %ld | %ld | %d | %d | %s | %d | %ld | "
+      "| hpt (libtorch %s) | %ld | %ld | %d | %d | %s | %d | %ld | "
       "%ld | %.1f | %.1f | %.1f |\n",
-      batch, config.init_channels, config.num_layers, config.num_nodes,
-      flags["image"].c_str(), at::get_num_threads(), Count(net->Weights()),
+      flags["device"].c_str(), batch, config.init_channels,
+      config.num_layers, config.num_nodes, flags["image"].c_str(),
+      at::get_num_threads(), Count(net->Weights()),
       Count(net->Alphas()), median * 1e3, mean * 1e3, batch / median);
   std::printf(
       "RESULT side=hpt weights=%ld alphas=%ld median_ms=%.3f "

@@ -214,12 +214,22 @@ def main():
         p.add_argument("--" + name, type=int, default=default)
     p.add_argument("--image", default="1x28x28")
     p.add_argument("--style", choices=["katib", "shared"], default="katib")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     a = p.parse_args()
+    dev = torch.device(a.device)
+    if dev.type == "cuda":
+        torch.backends.cudnn.benchmark = True  # as hpt does on CUDA
     c, h, w = (int(v) for v in a.image.split("x"))
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     net = Supernet(c, a.classes, a.channels, a.layers, a.nodes, a.stem,
                    a.style == "shared")
+    net.to(dev)
+    # alpha is kept out of parameters(), so it moves by hand.
+    net.alpha_normal = [a_.detach().to(dev).requires_grad_()
+                        for a_ in net.alpha_normal]
+    net.alpha_reduce = [a_.detach().to(dev).requires_grad_()
+                        for a_ in net.alpha_reduce]
     net.train()
     weights = list(net.parameters())
     alphas = net.alphas()
@@ -227,9 +237,10 @@ def main():
                               weight_decay=3e-4)
     a_optim = torch.optim.Adam(alphas, 3e-4, betas=(0.5, 0.999),
                                weight_decay=1e-3)
-    tx, vx = torch.rand(a.batch, c, h, w), torch.rand(a.batch, c, h, w)
-    ty = torch.randint(0, a.classes, (a.batch,))
-    vy = torch.randint(0, a.classes, (a.batch,))
+    tx = torch.rand(a.batch, c, h, w).to(dev)
+    vx = torch.rand(a.batch, c, h, w).to(dev)
+    ty = torch.randint(0, a.classes, (a.batch,)).to(dev)
+    vy = torch.randint(0, a.classes, (a.batch,)).to(dev)
 
     def step():
         a_optim.zero_grad()
@@ -254,8 +265,8 @@ def main():
     median, mean = statistics.median(seconds), statistics.mean(seconds)
     n_w = sum(t.numel() for t in weights)
     n_a = sum(t.numel() for t in alphas)
-    print("| python (torch %s, %s) | %d | %d | %d | %d | %s | %d | %d | %d | "
-          "%.1f | %.1f | %.1f |" % (torch.__version__, a.style, a.batch,
+    print("| python (torch %s, %s, %s) | %d | %d | %d | %d | %s | %d | %d | %d | "
+          "%.1f | %.1f | %.1f |" % (torch.__version__, a.style, a.device, a.batch,
                                      a.channels, a.layers, a.nodes, a.image,
                                      torch.get_num_threads(), n_w, n_a,
                                      median * 1e3, mean * 1e3,

@@ -16,7 +16,10 @@ BUILD=${1:-build}
 shift || true
 [[ "${1:-}" == "--" ]] && shift
 FLAGS=("$@")
-BIN="$BUILD/bench/hpt_bench_darts_step"
+BIN=${HPT_STEP_BIN:-$BUILD/bench/hpt_bench_darts_step}
+# The peer's interpreter: Debian's python3-torch here; bench/run_darts_gpu.sh
+# names the GPU machine's PyTorch.
+PYTHON=${PYTHON:-/usr/bin/python3}
 if [[ ! -x "$BIN" ]]; then
   echo "build it first: cmake --build $BUILD --target hpt_bench_darts_step" >&2
   exit 1
@@ -31,11 +34,11 @@ echo "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"
 # side's median images/s is compared.
 for ((round = 1; round <= ${ROUNDS:-3}; ++round)); do
   "$BIN" "${FLAGS[@]}" | tee -a "$out" | grep '^| hpt'
-  /usr/bin/python3 bench/darts_step_peer.py --style katib "${FLAGS[@]}" | tee -a "$out" | grep '^| python'
-  /usr/bin/python3 bench/darts_step_peer.py --style shared "${FLAGS[@]}" | tee -a "$out" | grep '^| python'
+  "$PYTHON" bench/darts_step_peer.py --style katib "${FLAGS[@]}" | tee -a "$out" | grep '^| python'
+  "$PYTHON" bench/darts_step_peer.py --style shared "${FLAGS[@]}" | tee -a "$out" | grep '^| python'
 done
 
-/usr/bin/python3 - "$out" <<'PY'
+"$PYTHON" - "$out" <<'PY'
 import statistics
 import sys
 rows, speeds = {}, {}

@@ -21,13 +21,13 @@ torch::Tensor CountCorrect(const torch::Tensor& logits,
   return logits.argmax(1).eq(labels).sum();
 }
 
-double ClipCoefficient(const std::vector<torch::Tensor>& grads,
-                       double max_norm) {
+torch::Tensor ClipCoefficient(const std::vector<torch::Tensor>& grads,
+                              double max_norm) {
   std::vector<torch::Tensor> norms;
   norms.reserve(grads.size());
   for (const torch::Tensor& g : grads) norms.push_back(g.norm());
-  const double total = torch::stack(norms).norm().item<double>();
-  return std::min(1.0, max_norm / (total + 1e-6));
+  const torch::Tensor total = torch::stack(norms).norm();
+  return (max_norm / (total + 1e-6)).clamp_max(1.0);
 }
 
 Architect::Architect(Supernet net, const ArchitectOptions& options)
@@ -147,8 +147,16 @@ std::pair<torch::Tensor, torch::Tensor> Architect::WeightStep(
   torch::Tensor logits = net_->Forward(train_x, mixing);
   torch::Tensor loss = torch::cross_entropy_loss(logits, train_y);
   std::vector<torch::Tensor> grads = torch::autograd::grad({loss}, weights_);
-  const double coef = ClipCoefficient(grads, options_.w_grad_clip);
   torch::NoGradGuard no_grad;
+  torch::Tensor clip = ClipCoefficient(grads, options_.w_grad_clip);
+  double coef = 1;
+  if (clip.is_cpu()) {
+    coef = clip.item<double>();
+  } else {
+    // On a GPU the factor stays there: reading it would wait for the
+    // step's kernels, and the CPU could not queue the next step meanwhile.
+    for (torch::Tensor& g : grads) g.mul_(clip);
+  }
   // torch.optim.SGD: v = momentum * v + (clipped g + wd * w); w -= lr * v.
   // (A zero buffer at the first step gives SGD's v = g exactly.)
   for (size_t i = 0; i < weights_.size(); ++i) {

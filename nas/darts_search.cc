@@ -96,18 +96,18 @@ StatusOr<DartsSummary> Search(const DartsJob& job, const DataSplit& data,
     const Batches valid_batches(valid.size(), s.batch_size, rng, device);
     const int64_t steps =
         std::min(train_batches.count(), valid_batches.count());
-    double loss_sum = 0, correct = 0, seen = 0;
+    // Sums stay on the device until a progress line reads them, so a GPU
+    // is not waited for at every step.
+    RunningSums sums(device);
     for (int64_t step = 0; step < steps; ++step) {
       auto [tx, ty] = train_batches.Get(train, step);
       auto [vx, vy] = valid_batches.Get(valid, step);
       auto [loss, right] = architect.Step(tx, ty, vx, vy);
-      loss_sum += loss.item<double>() * tx.size(0);
-      correct += right.item<double>();
-      seen += tx.size(0);
+      sums.Add(loss, right, tx.size(0));
       if (step % s.print_step == 0 || step == steps - 1) {
         log << "Train: [" << epoch + 1 << "/" << s.num_epochs << "] Step "
-            << step << "/" << steps - 1 << " Loss " << loss_sum / seen
-            << " Prec@1 " << correct / seen << "\n";
+            << step << "/" << steps - 1 << " Loss " << sums.MeanLoss()
+            << " Prec@1 " << sums.Accuracy() << "\n";
       }
     }
     net->eval();
@@ -126,8 +126,8 @@ StatusOr<DartsSummary> Search(const DartsJob& job, const DataSplit& data,
     }
     summary.validation_accuracy = val.accuracy;
     out << Metric("step", epoch + 1) << ' '
-        << Metric("Train-Loss", loss_sum / seen) << ' '
-        << Metric("Train-Accuracy", correct / seen) << ' '
+        << Metric("Train-Loss", sums.MeanLoss()) << ' '
+        << Metric("Train-Accuracy", sums.Accuracy()) << ' '
         << Metric("Validation-Loss", val.loss) << ' '
         << Metric("Validation-Accuracy", val.accuracy) << std::endl;
   }

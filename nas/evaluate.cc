@@ -59,7 +59,8 @@ StatusOr<double> Evaluate(const Genotype& genotype, const DartsJob& job,
   log << "darts: evaluating " << genotype.ToString() << " on " << device.str()
       << " (" << threads << " threads): " << images << " training and " << tests
       << " test images, " << config.num_layers << " layers of "
-      << config.init_channels << " channels, " << s.eval_epochs << " epochs\n";
+      << config.init_channels << " channels, " << s.eval_epochs << " epochs"
+      << (s.eval_augment ? ", augmented" : "") << "\n";
 
   double accuracy = 0;
   for (int epoch = 0; epoch < s.eval_epochs; ++epoch) {
@@ -69,22 +70,21 @@ StatusOr<double> Evaluate(const Genotype& genotype, const DartsJob& job,
     }
     net->train();
     const Batches batches(train.size(), batch, rng, device);
-    double loss_sum = 0, correct = 0, seen = 0;
+    RunningSums sums(device);
     for (int64_t step = 0; step < batches.count(); ++step) {
       auto [x, y] = batches.Get(train, step);
+      if (s.eval_augment) x = AugmentBatch(x, rng);
       optimizer.zero_grad();
       torch::Tensor logits = net->forward(x);
       torch::Tensor loss = torch::cross_entropy_loss(logits, y);
       loss.backward();
-      torch::nn::utils::clip_grad_norm_(net->parameters(), s.w_grad_clip);
+      ClipGradNorm(net->parameters(), s.w_grad_clip);
       optimizer.step();
-      loss_sum += loss.item<double>() * x.size(0);
-      correct += logits.argmax(1).eq(y).sum().item<double>();
-      seen += x.size(0);
+      sums.Add(loss, logits.detach().argmax(1).eq(y).sum(), x.size(0));
       if (step % s.print_step == 0 || step == batches.count() - 1) {
         log << "Eval-Train: [" << epoch + 1 << "/" << s.eval_epochs << "] Step "
-            << step << "/" << batches.count() - 1 << " Loss " << loss_sum / seen
-            << " Prec@1 " << correct / seen << "\n";
+            << step << "/" << batches.count() - 1 << " Loss " << sums.MeanLoss()
+            << " Prec@1 " << sums.Accuracy() << "\n";
       }
     }
     net->eval();
@@ -93,8 +93,8 @@ StatusOr<double> Evaluate(const Genotype& genotype, const DartsJob& job,
         batch);
     accuracy = result.accuracy;
     out << Metric("step", static_cast<double>(first_step + epoch)) << ' '
-        << Metric("Eval-Train-Loss", loss_sum / train.size()) << ' '
-        << Metric("Eval-Train-Accuracy", correct / train.size()) << ' '
+        << Metric("Eval-Train-Loss", sums.MeanLoss()) << ' '
+        << Metric("Eval-Train-Accuracy", sums.Accuracy()) << ' '
         << Metric("Test-Accuracy", accuracy) << std::endl;
   }
   return accuracy;

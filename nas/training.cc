@@ -18,7 +18,12 @@ StatusOr<torch::Device> PickDevice(const api::DartsSettings& settings) {
         "algorithm.algorithmSettings: device cuda, but libtorch sees no "
         "CUDA device");
   }
-  if (want != "cpu" && cuda) return torch::Device(torch::kCUDA, 0);
+  if (want != "cpu" && cuda) {
+    // cuDNN picks the fastest convolution for each shape once; the shapes
+    // repeat every step.
+    at::globalContext().setBenchmarkCuDNN(true);
+    return torch::Device(torch::kCUDA, 0);
+  }
   return torch::Device(torch::kCPU);
 }
 
@@ -83,6 +88,76 @@ std::pair<torch::Tensor, torch::Tensor> Batches::Get(const TensorData& data,
           data.labels.index_select(0, index)};
 }
 
+torch::Tensor AugmentBatch(const torch::Tensor& x, std::mt19937_64& rng) {
+  const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+  const int64_t pad = std::max<int64_t>(1, std::min(h, w) / 8);
+  const int64_t hp = h + 2 * pad, wp = w + 2 * pad;
+  std::vector<int64_t> dy(n), dx(n), flip(n);
+  for (int64_t i = 0; i < n; ++i) {
+    dy[i] = static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * pad + 1));
+    dx[i] = static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * pad + 1));
+    flip[i] = static_cast<int64_t>(rng() & 1);
+  }
+  const auto longs = torch::TensorOptions().dtype(torch::kInt64);
+  auto to_device = [&](std::vector<int64_t>& v) {
+    return torch::from_blob(v.data(), {n}, longs).clone().to(x.device());
+  };
+  const torch::Tensor ty = to_device(dy), tx = to_device(dx),
+                      tf = to_device(flip);
+  const auto on = longs.device(x.device());
+  // Row r of image i reads padded row dy[i] + r; column j reads dx[i] + j,
+  // or dx[i] + (w - 1 - j) when mirrored.
+  const torch::Tensor rows = torch::arange(h, on).view({1, h}) + ty.view({n, 1});
+  const torch::Tensor j = torch::arange(w, on).view({1, w});
+  const torch::Tensor cols =
+      torch::where(tf.view({n, 1}).to(torch::kBool), (w - 1) - j, j) +
+      tx.view({n, 1});
+  const torch::Tensor plane =
+      (torch::arange(n, on).view({n, 1}) * c + torch::arange(c, on).view({1, c}))
+          .view({n, c, 1, 1});
+  const torch::Tensor flat = (plane * hp + rows.view({n, 1, h, 1})) * wp +
+                             cols.view({n, 1, 1, w});
+  const torch::Tensor padded =
+      torch::constant_pad_nd(x, {pad, pad, pad, pad}, 0).contiguous();
+  return padded.view({-1}).index_select(0, flat.reshape({-1})).view({n, c, h, w});
+}
+
+RunningSums::RunningSums(torch::Device device)
+    : loss_sum_(torch::zeros({}, torch::TensorOptions()
+                                      .dtype(torch::kDouble)
+                                      .device(device))),
+      correct_(torch::zeros_like(loss_sum_)) {}
+
+void RunningSums::Add(const torch::Tensor& loss, const torch::Tensor& correct,
+                      int64_t batch) {
+  torch::NoGradGuard no_grad;
+  loss_sum_.add_(loss.detach().to(torch::kDouble), static_cast<double>(batch));
+  correct_.add_(correct.detach().to(torch::kDouble));
+  seen_ += batch;
+}
+
+double RunningSums::MeanLoss() const {
+  return seen_ == 0 ? 0 : loss_sum_.item<double>() / static_cast<double>(seen_);
+}
+
+double RunningSums::Accuracy() const {
+  return seen_ == 0 ? 0 : correct_.item<double>() / static_cast<double>(seen_);
+}
+
+void ClipGradNorm(const std::vector<torch::Tensor>& params, double max_norm) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> grads, norms;
+  for (const torch::Tensor& p : params) {
+    if (!p.grad().defined()) continue;
+    grads.push_back(p.grad());
+    norms.push_back(p.grad().norm());
+  }
+  if (grads.empty()) return;
+  const torch::Tensor coef =
+      (max_norm / (torch::stack(norms).norm() + 1e-6)).clamp_max(1.0);
+  for (torch::Tensor& g : grads) g.mul_(coef);
+}
+
 double CosineLr(double lr, double lr_min, int epoch, int epochs) {
   if (epochs <= 0) return lr;
   return lr_min + (lr - lr_min) * (1 + std::cos(M_PI * epoch / epochs)) / 2;
@@ -92,16 +167,15 @@ EvalResult EvaluateBatches(
     const std::function<torch::Tensor(const torch::Tensor&)>& forward,
     const TensorData& data, int64_t batch_size) {
   torch::NoGradGuard no_grad;
-  double loss = 0, correct = 0;
+  RunningSums sums(data.images.device());
   for (int64_t begin = 0; begin < data.size(); begin += batch_size) {
     const int64_t len = std::min(batch_size, data.size() - begin);
     torch::Tensor y = data.labels.narrow(0, begin, len);
     torch::Tensor logits = forward(data.images.narrow(0, begin, len));
-    loss += torch::cross_entropy_loss(logits, y).item<double>() * len;
-    correct += logits.argmax(1).eq(y).sum().item<double>();
+    sums.Add(torch::cross_entropy_loss(logits, y),
+             logits.argmax(1).eq(y).sum(), len);
   }
-  const double n = std::max<int64_t>(1, data.size());
-  return {loss / n, correct / n};
+  return {sums.MeanLoss(), sums.Accuracy()};
 }
 
 Status CheckData(const DataSplit& data, bool need_test) {

@@ -59,6 +59,35 @@ class Batches {
   torch::Tensor order_;
 };
 
+// A batch (N x C x H x W) augmented per image as DARTS' evaluation does:
+// shifted by up to max(1, min(H, W) / 8) pixels each way with zeros
+// filling in (RandomCrop with padding) and mirrored left-right with
+// probability 1/2 (RandomHorizontalFlip). Draws from `rng` on the CPU, so
+// a seed gives the same images on any device; the result is on x's device.
+torch::Tensor AugmentBatch(const torch::Tensor& x, std::mt19937_64& rng);
+
+// An epoch's running loss and accuracy, summed on the batches' device in
+// double: adding reads nothing back, so a GPU runs ahead of the CPU until
+// a progress line asks for the means.
+class RunningSums {
+ public:
+  explicit RunningSums(torch::Device device);
+  // `loss`: the batch's mean loss; `correct`: how many were right.
+  void Add(const torch::Tensor& loss, const torch::Tensor& correct,
+           int64_t batch);
+  double MeanLoss() const;
+  double Accuracy() const;
+  int64_t seen() const { return seen_; }
+
+ private:
+  torch::Tensor loss_sum_, correct_;
+  int64_t seen_ = 0;
+};
+
+// torch.nn.utils.clip_grad_norm_ without reading the norm back: every
+// gradient scaled by min(1, max_norm / (global L2 norm + 1e-6)).
+void ClipGradNorm(const std::vector<torch::Tensor>& params, double max_norm);
+
 // torch.optim.lr_scheduler.CosineAnnealingLR's rate at `epoch` (from 0).
 double CosineLr(double lr, double lr_min, int epoch, int epochs);
 
