@@ -9,7 +9,10 @@
 //       [--eval-epochs 4] [--eval-layers 5] [--eval-channels 16]
 //       [--eval-batch 96] [--eval-limit 0] [--test-limit 0] [--threads 2]
 //       [--seed 1] [--w-lr 0.025] [--baseline 1] [--searched 1]
-//       [--device cpu] [--eval-augment 0]
+//       [--device cpu] [--eval-augment 0] [--genotype "Genotype(...)"]
+//
+// --genotype skips the search and evaluates the given genotype (one a
+// search printed as Best-Genotype) in its place.
 //
 // Metric lines go to stdout as RunDarts prints them; progress to stderr;
 // the table at the end.
@@ -55,7 +58,8 @@ int Main(int argc, char** argv) {
                                           {"baseline", "1"},
                                           {"searched", "1"},
                                           {"device", "cpu"},
-                                          {"eval-augment", "0"}};
+                                          {"eval-augment", "0"},
+                                          {"genotype", ""}};
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string name = argv[i];
     if (name.rfind("--", 0) != 0 || f.count(name.substr(2)) == 0) {
@@ -93,10 +97,20 @@ int Main(int argc, char** argv) {
 
   // --searched 0: only the random genotype's evaluation (its wall time is
   // no target, so it may run beside other work; the searched one's is).
+  const bool given = !f["genotype"].empty();
   const bool searched = num("searched") != 0;
   const auto search_start = Clock::now();
   StatusOr<nas::DartsSummary> search = nas::DartsSummary{};
-  if (searched) search = nas::RunDarts(job, *data, std::cout, std::cerr);
+  if (given) {
+    StatusOr<nas::Genotype> parsed = nas::ParseGenotype(f["genotype"]);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "--genotype: %s\n", parsed.status().message().c_str());
+      return 2;
+    }
+    search->genotype = *parsed;
+  } else if (searched) {
+    search = nas::RunDarts(job, *data, std::cout, std::cerr);
+  }
   if (!search.ok()) {
     std::fprintf(stderr, "%s\n", search.status().message().c_str());
     return 1;
@@ -121,7 +135,7 @@ int Main(int argc, char** argv) {
     double accuracy = 0, seconds = 0;
   };
   std::vector<Row> rows = {
-      {"DARTS (searched)", search->genotype},
+      {given ? "given genotype" : "DARTS (searched)", search->genotype},
       {"RandomGenotype(seed)",
        nas::RandomGenotype(kPrimitives, s.num_nodes, num("seed"))}};
   if (num("baseline") == 0) rows.pop_back();

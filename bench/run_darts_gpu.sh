@@ -17,6 +17,7 @@
 #      Fashion-MNIST, the derived network trained from scratch (augmented)
 #      and tested, and beside it, in a second process on the same GPU, a
 #      RandomGenotype with the same evaluation budget.
+#    `build` only compiles (build-gpu/hpt_bench_darts_*).
 #    Logs and tables land in OUT_DIR. GPU_ACCURACY_FLAGS adds or overrides
 #    flags of both accuracy runs; GPU_SECONDS (default 330) bounds them.
 set -euo pipefail
@@ -117,6 +118,7 @@ run() {
 
 case "${1:-}" in
   kit) shift; kit "$@" ;;
+  build) compile ;;
   run) shift; run "$@" ;;
-  *) echo "usage: bench/run_darts_gpu.sh kit [BUILD_DIR] | run OUT_DIR" >&2; exit 2 ;;
+  *) echo "usage: bench/run_darts_gpu.sh kit [BUILD_DIR] | build | run OUT_DIR" >&2; exit 2 ;;
 esac
