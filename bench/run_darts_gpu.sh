@@ -19,7 +19,8 @@
 #      RandomGenotype with the same evaluation budget.
 #    `build` only compiles (build-gpu/hpt_bench_darts_*).
 #    Logs and tables land in OUT_DIR. GPU_ACCURACY_FLAGS adds or overrides
-#    flags of both accuracy runs; GPU_SECONDS (default 330) bounds them.
+#    flags of both accuracy runs; GPU_GENOTYPE evaluates that genotype
+#    instead of searching; GPU_SECONDS (default 330) bounds them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KIT=.gpukit
@@ -99,6 +100,8 @@ run() {
                 --eval-epochs 12 --eval-augment 1 --w-lr 0.05)
   # shellcheck disable=SC2206
   local extra=(${GPU_ACCURACY_FLAGS:-})
+  # A genotype has spaces: it comes on its own, and replaces the search.
+  [[ -n "${GPU_GENOTYPE:-}" ]] && extra+=(--genotype "$GPU_GENOTYPE")
   local bin=build-gpu/hpt_bench_darts_accuracy
   timeout "${GPU_SECONDS:-330}" "$bin" "${common[@]}" "${extra[@]}" --baseline 0 \
     >"$out/accuracy.md" 2>"$out/accuracy.log" &

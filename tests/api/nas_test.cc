@@ -132,6 +132,19 @@ TEST(DartsSettingsTest, EveryBadSettingIsNamed) {
   EXPECT_THAT(m, HasSubstr("algorithm.algorithmSettings[4].value"));
 }
 
+TEST(DartsSettingsTest, EvalAugmentIsABooleanOffByDefault) {
+  auto off = ReadDartsSettings({});
+  ASSERT_TRUE(off.ok()) << off.status().ToString();
+  EXPECT_FALSE(off->eval_augment);
+  auto on = ReadDartsSettings({{"eval_augment", "true"}});
+  ASSERT_TRUE(on.ok()) << on.status().ToString();
+  EXPECT_TRUE(on->eval_augment);
+  auto bad = ReadDartsSettings({{"eval_augment", "sometimes"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("algorithm.algorithmSettings[0].value"));
+}
+
 TEST(NasLiteralTest, KatibPythonLiteralsRoundTrip) {
   std::vector<AlgorithmSetting> settings = {{"num_epochs", "3"}, {"dataset", "/data/it's"}};
   auto back = ParseSettingsLiteral(SettingsLiteral(settings), "--algorithm-settings");
