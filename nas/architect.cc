@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "nas/training.h"
+
 namespace hpt::nas {
 
 ArchitectOptions ArchitectOptions::From(const api::DartsSettings& s) {
@@ -19,15 +21,6 @@ ArchitectOptions ArchitectOptions::From(const api::DartsSettings& s) {
 torch::Tensor CountCorrect(const torch::Tensor& logits,
                            const torch::Tensor& labels) {
   return logits.argmax(1).eq(labels).sum();
-}
-
-torch::Tensor ClipCoefficient(const std::vector<torch::Tensor>& grads,
-                              double max_norm) {
-  std::vector<torch::Tensor> norms;
-  norms.reserve(grads.size());
-  for (const torch::Tensor& g : grads) norms.push_back(g.norm());
-  const torch::Tensor total = torch::stack(norms).norm();
-  return (max_norm / (total + 1e-6)).clamp_max(1.0);
 }
 
 Architect::Architect(Supernet net, const ArchitectOptions& options)

@@ -84,10 +84,4 @@ class Architect {
 torch::Tensor CountCorrect(const torch::Tensor& logits,
                            const torch::Tensor& labels);
 
-// The factor torch.nn.utils.clip_grad_norm_ scales `grads` by so their
-// global L2 norm is at most `max_norm`: min(1, max_norm / (norm + 1e-6)),
-// as a 0-dim tensor on the gradients' device.
-torch::Tensor ClipCoefficient(const std::vector<torch::Tensor>& grads,
-                              double max_norm);
-
 }  // namespace hpt::nas

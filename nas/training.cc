@@ -144,17 +144,22 @@ double RunningSums::Accuracy() const {
   return seen_ == 0 ? 0 : correct_.item<double>() / static_cast<double>(seen_);
 }
 
+torch::Tensor ClipCoefficient(const std::vector<torch::Tensor>& grads,
+                              double max_norm) {
+  std::vector<torch::Tensor> norms;
+  norms.reserve(grads.size());
+  for (const torch::Tensor& g : grads) norms.push_back(g.norm());
+  return (max_norm / (torch::stack(norms).norm() + 1e-6)).clamp_max(1.0);
+}
+
 void ClipGradNorm(const std::vector<torch::Tensor>& params, double max_norm) {
   torch::NoGradGuard no_grad;
-  std::vector<torch::Tensor> grads, norms;
+  std::vector<torch::Tensor> grads;
   for (const torch::Tensor& p : params) {
-    if (!p.grad().defined()) continue;
-    grads.push_back(p.grad());
-    norms.push_back(p.grad().norm());
+    if (p.grad().defined()) grads.push_back(p.grad());
   }
   if (grads.empty()) return;
-  const torch::Tensor coef =
-      (max_norm / (torch::stack(norms).norm() + 1e-6)).clamp_max(1.0);
+  const torch::Tensor coef = ClipCoefficient(grads, max_norm);
   for (torch::Tensor& g : grads) g.mul_(coef);
 }
 

@@ -84,8 +84,14 @@ class RunningSums {
   int64_t seen_ = 0;
 };
 
+// The factor torch.nn.utils.clip_grad_norm_ scales `grads` by so their
+// global L2 norm is at most `max_norm`: min(1, max_norm / (norm + 1e-6)),
+// as a 0-dim tensor on the gradients' device (nothing is read back).
+torch::Tensor ClipCoefficient(const std::vector<torch::Tensor>& grads,
+                              double max_norm);
+
 // torch.nn.utils.clip_grad_norm_ without reading the norm back: every
-// gradient scaled by min(1, max_norm / (global L2 norm + 1e-6)).
+// defined gradient of `params` scaled by ClipCoefficient.
 void ClipGradNorm(const std::vector<torch::Tensor>& params, double max_norm);
 
 // torch.optim.lr_scheduler.CosineAnnealingLR's rate at `epoch` (from 0).
