@@ -25,6 +25,7 @@
 #include "bench/darts_space.h"
 #include "nas/architect.h"
 #include "nas/supernet.h"
+#include "nas/training.h"
 
 namespace hpt::bench {
 namespace {
@@ -81,17 +82,15 @@ int Main(int argc, char** argv) {
     return 1;
   }
   nas::Supernet net = *made;
-  if (flags["device"] != "cpu" && flags["device"] != "cuda") {
-    std::fprintf(stderr, "--device wants cpu or cuda\n");
+  // The search's own choice: cuda (with cuDNN's benchmark mode) or cpu.
+  api::DartsSettings want;
+  want.device = flags["device"];
+  auto picked = nas::PickDevice(want);
+  if (!picked.ok()) {
+    std::fprintf(stderr, "--device: %s\n", picked.status().message().c_str());
     return 2;
   }
-  if (flags["device"] == "cuda" && !torch::cuda::is_available()) {
-    std::fprintf(stderr, "--device cuda, but libtorch sees no CUDA device\n");
-    return 1;
-  }
-  const torch::Device device(flags["device"] == "cuda" ? torch::kCUDA
-                                                       : torch::kCPU);
-  if (device.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);
+  const torch::Device device = *picked;
   net->MoveTo(device, torch::kFloat32);  // before the Architect takes alpha
   net->train();
   nas::ArchitectOptions options;
