@@ -86,6 +86,7 @@ class DilConvOp : public OpImpl {
   bool NeedsRelu() const override { return true; }
 
  private:
+  int64_t stride_, padding_, dilation_;
   torch::nn::Conv2d depthwise_{nullptr}, pointwise_{nullptr};
   torch::nn::BatchNorm2d bn_{nullptr};
 };
