@@ -48,7 +48,7 @@ const std::vector<std::string>& DartsSettingNames() {
       // hpt's own
       "dataset", "train_limit", "eval_train_limit", "test_limit", "eval_epochs",
       "eval_init_channels", "eval_num_layers", "eval_batch_size", "eval_augment",
-      "threads", "device"};
+      "data_parallel", "threads", "device"};
   return kNames;
 }
 
@@ -91,6 +91,7 @@ StatusOr<DartsSettings> ReadDartsSettings(
   d.eval_num_layers = count("eval_num_layers", 0, 0);
   d.eval_batch_size = count("eval_batch_size", 0, 0);
   d.eval_augment = r.Bool("eval_augment", false);
+  d.data_parallel = r.Bool("data_parallel", true);
   d.threads = static_cast<int>(r.Int("threads", 0, {.min = 0, .max = 1024}));
   d.device = r.Choice("device", "auto", {"auto", "cpu", "cuda"});
   if (d.w_lr_min > d.w_lr) {

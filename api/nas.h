@@ -49,6 +49,10 @@ struct DartsSettings {
   int eval_num_layers = 0;     // 0: nasConfig's numLayers
   int eval_batch_size = 0;     // 0: batch_size
   bool eval_augment = false;   // random crop (pad 1/8) and flip per image
+  // CPU only: the evaluation trains one network copy per thread, each on
+  // its shard of a batch (nas::Replicas); false: one network, intra-op
+  // threads.
+  bool data_parallel = true;
   int threads = 0;             // CPU threads; 0: every core
   std::string device = "auto";  // auto (CUDA when visible), cpu or cuda
 };

@@ -61,13 +61,17 @@ compile() {
                  nas/cifar_reader.cc nas/npy_reader.cc nas/genotype_text.cc
                  nas/operations.cc nas/supernet.cc nas/architect.cc
                  nas/genotype.cc nas/eval_network.cc nas/training.cc
-                 nas/darts_search.cc nas/evaluate.cc
+                 nas/darts_search.cc nas/evaluate.cc nas/depthwise_conv.cc
+                 nas/pooling.cc nas/data_parallel.cc
                  bench/darts_step_main.cc bench/darts_accuracy_main.cc)
   printf '%s\n' "${sources[@]}" |
     xargs -P "$(nproc)" -I{} sh -c \
       'g++ "$@" -c {} -o '"$obj"'/$(basename {} .cc).o || exit 255' _ "${flags[@]}"
   local nas=()
-  for s in "${sources[@]:0:14}"; do nas+=("$obj/$(basename "$s" .cc).o"); done
+  # Every source but the two mains. No -fopenmp: PyTorch's wheel brings
+  # its own OpenMP runtime, and nas::Replicas then sets thread counts
+  # through libtorch.
+  for s in "${sources[@]:0:${#sources[@]}-2}"; do nas+=("$obj/$(basename "$s" .cc).o"); done
   local libs=("$KIT/lib/libhpt_api.a" "$KIT/lib/libyaml-cpp.a" "$KIT/lib/libre2.a"
               "$KIT/lib/libz.a" -L"$torch/lib" -Wl,-rpath,"$torch/lib"
               -Wl,--no-as-needed -ltorch_cuda -ltorch -ltorch_cpu -lc10_cuda -lc10

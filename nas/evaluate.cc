@@ -1,6 +1,7 @@
 // EvaluateGenotype: the derived network trained from scratch.
 
 #include "nas/darts.h"
+#include "nas/data_parallel.h"
 #include "nas/eval_network.h"
 #include "nas/training.h"
 
@@ -49,6 +50,24 @@ StatusOr<double> Evaluate(const Genotype& genotype, const DartsJob& job,
   config.stem_multiplier = s.stem_multiplier;
   HPT_ASSIGN_OR_RETURN(EvalNetwork net, MakeEvalNetwork(genotype, config));
   net->to(device);
+  // On the CPU, copies of the network train on shards of each batch.
+  const int replicas =
+      device.is_cpu() && s.data_parallel ? ReplicaCount(threads, batch) : 1;
+  std::unique_ptr<Replicas> parallel;
+  if (replicas > 1) {
+    std::vector<EvalNetwork> copies = {net};
+    for (int r = 1; r < replicas; ++r) {
+      HPT_ASSIGN_OR_RETURN(EvalNetwork copy, MakeEvalNetwork(genotype, config));
+      copies.push_back(copy);
+    }
+    parallel = std::make_unique<Replicas>(
+        std::vector<std::shared_ptr<torch::nn::Module>>(copies.begin(),
+                                                        copies.end()),
+        [copies](size_t r, const torch::Tensor& x) {
+          return copies[r]->forward(x);
+        },
+        threads);
+  }
   torch::optim::SGD optimizer(net->parameters(),
                               torch::optim::SGDOptions(s.w_lr)
                                   .momentum(s.w_momentum)
@@ -60,7 +79,9 @@ StatusOr<double> Evaluate(const Genotype& genotype, const DartsJob& job,
       << " (" << threads << " threads): " << images << " training and " << tests
       << " test images, " << config.num_layers << " layers of "
       << config.init_channels << " channels, " << s.eval_epochs << " epochs"
-      << (s.eval_augment ? ", augmented" : "") << "\n";
+      << (s.eval_augment ? ", augmented" : "");
+  if (replicas > 1) log << ", " << replicas << " data-parallel copies";
+  log << "\n";
 
   double accuracy = 0;
   for (int epoch = 0; epoch < s.eval_epochs; ++epoch) {
@@ -74,13 +95,20 @@ StatusOr<double> Evaluate(const Genotype& genotype, const DartsJob& job,
     for (int64_t step = 0; step < batches.count(); ++step) {
       auto [x, y] = batches.Get(train, step);
       if (s.eval_augment) x = AugmentBatch(x, rng);
-      optimizer.zero_grad();
-      torch::Tensor logits = net->forward(x);
-      torch::Tensor loss = torch::cross_entropy_loss(logits, y);
-      loss.backward();
+      if (parallel && x.size(0) >= replicas) {
+        for (const Replicas::Shard& shard : parallel->ForwardBackward(x, y)) {
+          sums.Add(shard.loss, shard.correct, shard.size);
+        }
+      } else {
+        optimizer.zero_grad();
+        torch::Tensor logits = net->forward(x);
+        torch::Tensor loss = torch::cross_entropy_loss(logits, y);
+        loss.backward();
+        sums.Add(loss, logits.detach().argmax(1).eq(y).sum(), x.size(0));
+      }
       ClipGradNorm(net->parameters(), s.w_grad_clip);
       optimizer.step();
-      sums.Add(loss, logits.detach().argmax(1).eq(y).sum(), x.size(0));
+      if (parallel) parallel->Sync();
       if (step % s.print_step == 0 || step == batches.count() - 1) {
         log << "Eval-Train: [" << epoch + 1 << "/" << s.eval_epochs << "] Step "
             << step << "/" << batches.count() - 1 << " Loss " << sums.MeanLoss()

@@ -145,6 +145,19 @@ TEST(DartsSettingsTest, EvalAugmentIsABooleanOffByDefault) {
               HasSubstr("algorithm.algorithmSettings[0].value"));
 }
 
+TEST(DartsSettingsTest, DataParallelIsABooleanOnByDefault) {
+  auto on = ReadDartsSettings({});
+  ASSERT_TRUE(on.ok()) << on.status().ToString();
+  EXPECT_TRUE(on->data_parallel);
+  auto off = ReadDartsSettings({{"data_parallel", "false"}});
+  ASSERT_TRUE(off.ok()) << off.status().ToString();
+  EXPECT_FALSE(off->data_parallel);
+  auto bad = ReadDartsSettings({{"data_parallel", "2"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("algorithm.algorithmSettings[0].value"));
+}
+
 TEST(NasLiteralTest, KatibPythonLiteralsRoundTrip) {
   std::vector<AlgorithmSetting> settings = {{"num_epochs", "3"}, {"dataset", "/data/it's"}};
   auto back = ParseSettingsLiteral(SettingsLiteral(settings), "--algorithm-settings");

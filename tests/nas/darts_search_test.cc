@@ -152,5 +152,29 @@ TEST(EvaluateGenotype, TrainsARandomGenotype) {
   EXPECT_NE(out.str().find("step=6 Eval-Train-Loss="), std::string::npos);
 }
 
+TEST(EvaluateGenotype, DataParallelCopiesOnTwoThreadsAreReproducible) {
+  DataSplit data{Synthetic(128, 5), Synthetic(48, 6)};
+  DartsJob job = TinyJob();
+  job.settings.eval_epochs = 2;
+  job.settings.eval_batch_size = 64;  // two shards of 32
+  job.settings.threads = 2;
+  const Genotype g = RandomGenotype(job.primitives, 2, 3);
+  auto run = [&](bool data_parallel) {
+    job.settings.data_parallel = data_parallel;
+    std::ostringstream out, log;
+    StatusOr<double> acc = EvaluateGenotype(g, job, data, 1, out, log);
+    EXPECT_TRUE(acc.ok()) << acc.status().message();
+    return std::make_pair(out.str(), log.str());
+  };
+  const auto [first, first_log] = run(true);
+  const auto [second, second_log] = run(true);
+  EXPECT_EQ(first, second);
+  EXPECT_NE(first_log.find("2 data-parallel copies"), std::string::npos)
+      << first_log;
+  const auto [single, single_log] = run(false);
+  EXPECT_EQ(single_log.find("data-parallel"), std::string::npos);
+  EXPECT_NE(single.find("step=2 Eval-Train-Loss="), std::string::npos);
+}
+
 }  // namespace
 }  // namespace hpt::nas
