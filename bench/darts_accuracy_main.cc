@@ -59,6 +59,7 @@ int Main(int argc, char** argv) {
                                           {"searched", "1"},
                                           {"device", "cpu"},
                                           {"eval-augment", "0"},
+                                          {"data-parallel", "1"},
                                           {"genotype", ""}};
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string name = argv[i];
@@ -127,6 +128,7 @@ int Main(int argc, char** argv) {
   eval.settings.eval_init_channels = static_cast<int>(num("eval-channels"));
   eval.settings.eval_batch_size = static_cast<int>(num("eval-batch"));
   eval.settings.eval_augment = num("eval-augment") != 0;
+  eval.settings.data_parallel = num("data-parallel") != 0;
   eval.settings.print_step = 100;
 
   struct Row {
@@ -160,11 +162,12 @@ int Main(int argc, char** argv) {
       "\nsearch: %ld images, %d epochs, %d layers x %d channels: "
       "%.0f s\n",
       s.train_limit, s.num_epochs, job.num_layers, s.init_channels, search_s);
-  std::printf("evaluation: %d epochs, %d layers x %d channels, batch %d%s; "
+  std::printf("evaluation: %d epochs, %d layers x %d channels, batch %d%s%s; "
               "device %s\n\n",
               eval.settings.eval_epochs, eval.settings.eval_num_layers,
               eval.settings.eval_init_channels, eval.settings.eval_batch_size,
               eval.settings.eval_augment ? ", augmented" : "",
+              eval.settings.data_parallel ? "" : ", no data parallelism",
               search->device.empty() ? s.device.c_str() : search->device.c_str());
   std::printf("| genotype | test accuracy | evaluation s |\n|---|---:|---:|\n");
   for (const Row& row : rows) {
