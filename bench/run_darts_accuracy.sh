@@ -8,10 +8,11 @@
 #
 #   bash bench/run_darts_accuracy.sh [BUILD_DIR] [-- flags]
 #
-# Budget (measured on the 2-core machine, 2026-11-23): search 3 min, the
-# searched genotype's evaluation 29 min (5 epochs), the random one's 23
-# min: 55 minutes in all. --baseline 0 skips the
-# random genotype. Smoke run (a minute):
+# Budget (measured on the 2-core machine, 2026-11-26): search 3 min, the
+# searched genotype's evaluation 22 min (5 epochs), the random one's about
+# as long: 45-50 minutes in all. --baseline 0 skips the random genotype,
+# --searched 0 the search; --data-parallel 0 trains one network instead of
+# one copy per thread. Smoke run (a minute):
 #   bash bench/run_darts_accuracy.sh build -- --search-limit 256 \
 #     --epochs 1 --eval-epochs 1 --eval-limit 2000 --test-limit 1000
 # Needs Debian's dataset-fashion-mnist (/usr/share/datasets/fashion-mnist).

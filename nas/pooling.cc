@@ -95,9 +95,6 @@ class PlanePool {
         best_(std::max(ow_, dense_)),
         best_arg_(dense_) {}
 
-  int64_t out_h() const { return oh_; }
-  int64_t out_w() const { return ow_; }
-
   // y (oh x ow) = the max of each window, argmax its pixel (i * w + j).
   void Max(const float* x, float* y, int32_t* argmax) {
     const float lowest = -std::numeric_limits<float>::infinity();
