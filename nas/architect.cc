@@ -28,14 +28,10 @@ Architect::Architect(Supernet net, const ArchitectOptions& options)
       options_(options),
       weights_(net_->Weights()),
       alphas_(net_->Alphas()),
+      sgd_(weights_, options.w_momentum, options.w_weight_decay),
       alpha_optim_(alphas_, torch::optim::AdamOptions(options.alpha_lr)
                                 .betas(std::make_tuple(0.5, 0.999))
-                                .weight_decay(options.alpha_weight_decay)) {
-  torch::NoGradGuard no_grad;
-  for (const torch::Tensor& w : weights_) {
-    momentum_.push_back(torch::zeros_like(w));
-  }
-}
+                                .weight_decay(options.alpha_weight_decay)) {}
 
 torch::Tensor Architect::Loss(const torch::Tensor& x, const torch::Tensor& y,
                               const SupernetImpl::Mixing& mixing) {
@@ -88,7 +84,7 @@ std::vector<torch::Tensor> Architect::UnrolledAlphaGradient(
       for (size_t i = 0; i < n; ++i) backup_[i].copy_(weights_[i]);
     }
     for (size_t i = 0; i < n; ++i) {
-      torch::Tensor step = momentum_[i]
+      torch::Tensor step = sgd_.velocity()[i]
                                .mul(options_.w_momentum)
                                .add_(train_grads[i])
                                .add_(weights_[i], options_.w_weight_decay);
@@ -141,24 +137,9 @@ std::pair<torch::Tensor, torch::Tensor> Architect::WeightStep(
   torch::Tensor loss = torch::cross_entropy_loss(logits, train_y);
   std::vector<torch::Tensor> grads = torch::autograd::grad({loss}, weights_);
   torch::NoGradGuard no_grad;
-  torch::Tensor clip = ClipCoefficient(grads, options_.w_grad_clip);
-  double coef = 1;
-  if (clip.is_cpu()) {
-    coef = clip.item<double>();
-  } else {
-    // On a GPU the factor stays there: reading it would wait for the
-    // step's kernels, and the CPU could not queue the next step meanwhile.
-    for (torch::Tensor& g : grads) g.mul_(clip);
-  }
-  // torch.optim.SGD: v = momentum * v + (clipped g + wd * w); w -= lr * v.
-  // (A zero buffer at the first step gives SGD's v = g exactly.)
-  for (size_t i = 0; i < weights_.size(); ++i) {
-    momentum_[i]
-        .mul_(options_.w_momentum)
-        .add_(grads[i], coef)
-        .add_(weights_[i], options_.w_weight_decay);
-    weights_[i].sub_(momentum_[i], options_.w_lr);
-  }
+  // The clipping factor stays on the device: reading it back would make
+  // the CPU wait for the step's kernels before queueing the next step.
+  sgd_.Step(grads, ClipCoefficient(grads, options_.w_grad_clip), options_.w_lr);
   return {loss.detach(), CountCorrect(logits.detach(), train_y)};
 }
 

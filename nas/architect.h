@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/nas.h"
+#include "nas/sgd.h"
 #include "nas/supernet.h"
 
 namespace hpt::nas {
@@ -61,7 +62,9 @@ class Architect {
       const torch::Tensor& train_x, const torch::Tensor& train_y);
 
   // SGD's momentum buffers, one per weight (zeros before the first step).
-  const std::vector<torch::Tensor>& momentum() const { return momentum_; }
+  const std::vector<torch::Tensor>& momentum() const {
+    return sgd_.velocity();
+  }
 
  private:
   torch::Tensor Loss(const torch::Tensor& x, const torch::Tensor& y,
@@ -75,7 +78,7 @@ class Architect {
   Supernet net_;
   ArchitectOptions options_;
   std::vector<torch::Tensor> weights_, alphas_;
-  std::vector<torch::Tensor> momentum_;
+  MomentumSgd sgd_;  // the weights' update
   std::vector<torch::Tensor> backup_;  // the unrolled step's saved weights
   torch::optim::Adam alpha_optim_;
 };

@@ -3,6 +3,7 @@
 #include "nas/darts.h"
 #include "nas/data_parallel.h"
 #include "nas/eval_network.h"
+#include "nas/sgd.h"
 #include "nas/training.h"
 
 namespace hpt::nas {
@@ -68,10 +69,7 @@ StatusOr<double> Evaluate(const Genotype& genotype, const DartsJob& job,
         },
         threads);
   }
-  torch::optim::SGD optimizer(net->parameters(),
-                              torch::optim::SGDOptions(s.w_lr)
-                                  .momentum(s.w_momentum)
-                                  .weight_decay(s.w_weight_decay));
+  MomentumSgd sgd(net->parameters(), s.w_momentum, s.w_weight_decay);
 
   const TensorData train = ToTensors(data.train, 0, images, device);
   const TensorData test = ToTensors(data.test, 0, tests, device);
@@ -86,9 +84,6 @@ StatusOr<double> Evaluate(const Genotype& genotype, const DartsJob& job,
   double accuracy = 0;
   for (int epoch = 0; epoch < s.eval_epochs; ++epoch) {
     const double lr = CosineLr(s.w_lr, s.w_lr_min, epoch, s.eval_epochs);
-    for (auto& group : optimizer.param_groups()) {
-      static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
-    }
     net->train();
     const Batches batches(train.size(), batch, rng, device);
     RunningSums sums(device);
@@ -100,14 +95,14 @@ StatusOr<double> Evaluate(const Genotype& genotype, const DartsJob& job,
           sums.Add(shard.loss, shard.correct, shard.size);
         }
       } else {
-        optimizer.zero_grad();
+        sgd.ClearGrads();
         torch::Tensor logits = net->forward(x);
         torch::Tensor loss = torch::cross_entropy_loss(logits, y);
         loss.backward();
         sums.Add(loss, logits.detach().argmax(1).eq(y).sum(), x.size(0));
       }
       ClipGradNorm(net->parameters(), s.w_grad_clip);
-      optimizer.step();
+      sgd.StepOnGrads(lr);
       if (parallel) parallel->Sync();
       if (step % s.print_step == 0 || step == batches.count() - 1) {
         log << "Eval-Train: [" << epoch + 1 << "/" << s.eval_epochs << "] Step "

@@ -4,6 +4,8 @@
 #include <sstream>
 #include <thread>
 
+#include "nas/sgd.h"
+
 namespace hpt::nas {
 
 StatusOr<torch::Device> PickDevice(const api::DartsSettings& settings) {
@@ -146,9 +148,7 @@ double RunningSums::Accuracy() const {
 
 torch::Tensor ClipCoefficient(const std::vector<torch::Tensor>& grads,
                               double max_norm) {
-  std::vector<torch::Tensor> norms;
-  norms.reserve(grads.size());
-  for (const torch::Tensor& g : grads) norms.push_back(g.norm());
+  const std::vector<torch::Tensor> norms = at::_foreach_norm(grads);
   return (max_norm / (torch::stack(norms).norm() + 1e-6)).clamp_max(1.0);
 }
 
@@ -159,8 +159,7 @@ void ClipGradNorm(const std::vector<torch::Tensor>& params, double max_norm) {
     if (p.grad().defined()) grads.push_back(p.grad());
   }
   if (grads.empty()) return;
-  const torch::Tensor coef = ClipCoefficient(grads, max_norm);
-  for (torch::Tensor& g : grads) g.mul_(coef);
+  ScaleInPlace(grads, ClipCoefficient(grads, max_norm));
 }
 
 double CosineLr(double lr, double lr_min, int epoch, int epochs) {
