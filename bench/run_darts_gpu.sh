@@ -17,10 +17,13 @@
 #      Fashion-MNIST, the derived network trained from scratch (augmented)
 #      and tested, and beside it, in a second process on the same GPU, a
 #      RandomGenotype with the same evaluation budget.
-#    `build` only compiles (build-gpu/hpt_bench_darts_*).
+#    `build` only compiles (build-gpu/hpt_bench_darts_*). `profile OUT_DIR`
+#    runs hpt_bench_darts_eval_step instead (GPU_PROFILE_BATCHES, default
+#    512; GPU_PROFILE_FLAGS adds flags).
 #    Logs and tables land in OUT_DIR. GPU_ACCURACY_FLAGS adds or overrides
 #    flags of both accuracy runs; GPU_GENOTYPE evaluates that genotype
-#    instead of searching; GPU_SECONDS (default 330) bounds them.
+#    instead of searching; GPU_SECONDS (default 330) bounds them;
+#    GPU_STEP=0 skips the step benchmark; GPU_BASELINE=0 the random cell.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KIT=.gpukit
@@ -62,21 +65,22 @@ compile() {
                  nas/operations.cc nas/supernet.cc nas/architect.cc
                  nas/genotype.cc nas/eval_network.cc nas/training.cc
                  nas/darts_search.cc nas/evaluate.cc nas/depthwise_conv.cc
-                 nas/pooling.cc nas/data_parallel.cc
-                 bench/darts_step_main.cc bench/darts_accuracy_main.cc)
+                 nas/pooling.cc nas/data_parallel.cc nas/sgd.cc
+                 bench/darts_step_main.cc bench/darts_accuracy_main.cc
+                 bench/darts_eval_step_main.cc)
   printf '%s\n' "${sources[@]}" |
     xargs -P "$(nproc)" -I{} sh -c \
       'g++ "$@" -c {} -o '"$obj"'/$(basename {} .cc).o || exit 255' _ "${flags[@]}"
   local nas=()
-  # Every source but the two mains. No -fopenmp: PyTorch's wheel brings
+  # Every source but the three mains. No -fopenmp: PyTorch's wheel brings
   # its own OpenMP runtime, and nas::Replicas then sets thread counts
   # through libtorch.
-  for s in "${sources[@]:0:${#sources[@]}-2}"; do nas+=("$obj/$(basename "$s" .cc).o"); done
+  for s in "${sources[@]:0:${#sources[@]}-3}"; do nas+=("$obj/$(basename "$s" .cc).o"); done
   local libs=("$KIT/lib/libhpt_api.a" "$KIT/lib/libyaml-cpp.a" "$KIT/lib/libre2.a"
               "$KIT/lib/libz.a" -L"$torch/lib" -Wl,-rpath,"$torch/lib"
               -Wl,--no-as-needed -ltorch_cuda -ltorch -ltorch_cpu -lc10_cuda -lc10
               -Wl,--as-needed -pthread)
-  for main in darts_step darts_accuracy; do
+  for main in darts_step darts_accuracy darts_eval_step; do
     g++ -o "build-gpu/hpt_bench_$main" "$obj/${main}_main.o" "${nas[@]}" "${libs[@]}"
   done
 }
@@ -91,8 +95,8 @@ run() {
   echo "compiled in $((SECONDS - start)) s"
   export PYTHONUNBUFFERED=1
 
-  # One supernet step, hpt vs PyTorch, on the GPU.
-  HPT_STEP_BIN=build-gpu/hpt_bench_darts_step PYTHON=python3 ROUNDS=${ROUNDS:-2} \
+  # One supernet step, hpt vs PyTorch, on the GPU (GPU_STEP=0 skips it).
+  [[ "${GPU_STEP:-1}" == 0 ]] || HPT_STEP_BIN=build-gpu/hpt_bench_darts_step PYTHON=python3 ROUNDS=${ROUNDS:-2} \
     bash bench/run_darts.sh build-gpu -- --device cuda --batch 64 --channels 16 \
     --layers 8 --steps 20 --warmup 5 --threads 4 2>&1 | tee "$out/step.md"
 
@@ -110,22 +114,46 @@ run() {
   timeout "${GPU_SECONDS:-330}" "$bin" "${common[@]}" "${extra[@]}" --baseline 0 \
     >"$out/accuracy.md" 2>"$out/accuracy.log" &
   local searched=$!
-  timeout "${GPU_SECONDS:-330}" "$bin" "${common[@]}" "${extra[@]}" --searched 0 \
-    >"$out/baseline.md" 2>"$out/baseline.log" &
-  local baseline=$!
+  # GPU_BASELINE=0: the searched side alone (two processes time-share the
+  # GPU: each ran 1.5x slower beside the other).
+  local baseline=
+  if [[ "${GPU_BASELINE:-1}" != 0 ]]; then
+    timeout "${GPU_SECONDS:-330}" "$bin" "${common[@]}" "${extra[@]}" --searched 0 \
+      >"$out/baseline.md" 2>"$out/baseline.log" &
+    baseline=$!
+  fi
   local rc=0
   wait "$searched" || rc=$?
-  wait "$baseline" || rc=$?
+  [[ -z "$baseline" ]] || wait "$baseline" || rc=$?
   echo "--- searched"; grep -v '^step=' "$out/accuracy.md" || true
   grep 'Test-Accuracy' "$out/accuracy.md" | tail -3 || true
-  echo "--- random baseline"; grep -v '^step=' "$out/baseline.md" || true
-  grep 'Test-Accuracy' "$out/baseline.md" | tail -3 || true
+  if [[ -n "$baseline" ]]; then
+    echo "--- random baseline"; grep -v '^step=' "$out/baseline.md" || true
+    grep 'Test-Accuracy' "$out/baseline.md" | tail -3 || true
+  fi
   echo "accuracy runs: rc $rc, $((SECONDS - start)) s since the start"
+}
+
+# Where an evaluation step's time goes on the GPU: the step in fp32,
+# channels-last and bf16 autocast, its phases, and each primitive alone.
+profile() {
+  local out=${1:?profile OUT_DIR}
+  mkdir -p "$out"
+  compile >"$out/compile.log" 2>&1 || { tail -20 "$out/compile.log"; exit 1; }
+  local genotype=()
+  [[ -n "${GPU_GENOTYPE:-}" ]] && genotype=(--genotype "$GPU_GENOTYPE")
+  for batch in ${GPU_PROFILE_BATCHES:-512}; do
+    echo "## batch $batch"
+    build-gpu/hpt_bench_darts_eval_step --device cuda --batch "$batch" \
+      "${genotype[@]}" ${GPU_PROFILE_FLAGS:-} 2>&1 | tee "$out/eval_step_$batch.md"
+  done
 }
 
 case "${1:-}" in
   kit) shift; kit "$@" ;;
   build) compile ;;
   run) shift; run "$@" ;;
-  *) echo "usage: bench/run_darts_gpu.sh kit [BUILD_DIR] | build | run OUT_DIR" >&2; exit 2 ;;
+  profile) shift; profile "$@" ;;
+  *) echo "usage: bench/run_darts_gpu.sh kit [BUILD_DIR] | build | run OUT_DIR | profile OUT_DIR" >&2
+     exit 2 ;;
 esac
