@@ -6,7 +6,8 @@
 // same step split into phases (a device sync between them), and each
 // primitive alone (forward + backward) at the network's three stage
 // shapes. Fixed random batches; a form the device cannot run prints its
-// error in its row.
+// error in its row. Built with HPT_CUDA_GRAPHS=1 (CUDA's runtime headers
+// at hand), it also times the fp32 step captured as one CUDA graph.
 //
 //   hpt_bench_darts_eval_step [--genotype "Genotype(...)"] [--seed 1]
 //       [--batch 512] [--channels 36] [--layers 8] [--image 1x28x28]
@@ -26,6 +27,12 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#if HPT_CUDA_GRAPHS
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
 
 #include "bench/darts_space.h"
 #include "nas/darts.h"
@@ -166,6 +173,45 @@ StepTimes TimeNetwork(const nas::Genotype& genotype,
   return t;
 }
 
+#if HPT_CUDA_GRAPHS
+// The fp32 step captured once as a CUDA graph and replayed: the GPU's own
+// time for it, without the CPU queueing each kernel. PyTorch's recipe:
+// warm up eagerly on a side stream, gradients unset so the captured
+// backward allocates them in the graph's pool, then capture on that stream.
+double TimeGraphed(const nas::Genotype& genotype,
+                   const nas::EvalNetworkConfig& config, torch::Device device,
+                   int64_t batch, int64_t h, int64_t w, int64_t warmup,
+                   int64_t steps) {
+  torch::manual_seed(0);
+  nas::EvalNetwork net = *nas::MakeEvalNetwork(genotype, config);
+  net->to(device);
+  net->train();
+  nas::MomentumSgd sgd(net->parameters(), 0.9, 3e-4);
+  const torch::Tensor x =
+      torch::rand({batch, config.in_channels, h, w}).to(device);
+  const torch::Tensor y =
+      torch::randint(0, config.num_classes, {batch}).to(device);
+  Sync(device);
+  c10::cuda::CUDAStreamGuard guard(c10::cuda::getStreamFromPool());
+  auto step = [&] {
+    torch::cross_entropy_loss(net->forward(x), y).backward();
+    nas::ClipGradNorm(net->parameters(), 5.0);
+    sgd.StepOnGrads(0.05);
+  };
+  for (int i = 0; i < 3; ++i) {
+    sgd.ClearGrads();
+    step();
+  }
+  Sync(device);
+  sgd.ClearGrads();
+  at::cuda::CUDAGraph graph;
+  graph.capture_begin();
+  step();
+  graph.capture_end();
+  return Time(device, warmup, steps, [&] { graph.replay(); });
+}
+#endif
+
 // One primitive at C channels, H x W, stride 1: forward + backward.
 double TimeOp(const std::string& primitive, int64_t channels, int64_t batch,
               int64_t h, int64_t w, const Form& form, torch::Device device,
@@ -235,6 +281,20 @@ int Main(int argc, char** argv) {
     }
     std::fflush(stdout);
   }
+#if HPT_CUDA_GRAPHS
+  if (device.is_cuda()) {
+    try {
+      const double t =
+          TimeGraphed(genotype, config, device, batch, h, w, warmup, steps);
+      std::printf("| fp32, one CUDA graph | %.1f | %.0f | | | |\n", t * 1e3,
+                  batch / t);
+    } catch (const std::exception& e) {
+      std::printf("| fp32, one CUDA graph | failed: %.300s |\n", e.what());
+    }
+  }
+#else
+  std::printf("(no CUDA graph row: built without HPT_CUDA_GRAPHS)\n");
+#endif
 
   std::printf("\nEach primitive alone, stride 1, forward + backward, ms:\n\n"
               "| primitive | C x H x W");

@@ -83,6 +83,27 @@ compile() {
   for main in darts_step darts_accuracy darts_eval_step; do
     g++ -o "build-gpu/hpt_bench_$main" "$obj/${main}_main.o" "${nas[@]}" "${libs[@]}"
   done
+  # The profiler's CUDA-graph row needs CUDA's runtime headers (PyTorch's
+  # nvidia-* wheels or a toolkit); without them, or if that build fails,
+  # the profiler keeps its other rows.
+  local runtime_h cudart
+  runtime_h=$(find "$(dirname "$torch")/nvidia" /usr/local/cuda/include \
+    -name cuda_runtime_api.h 2>/dev/null | head -1 || true)
+  if [[ -z "$runtime_h" ]]; then
+    echo "no cuda_runtime_api.h: the profiler has no CUDA-graph row"
+    return 0
+  fi
+  cudart=$(find "$(dirname "$(dirname "$runtime_h")")" "$(dirname "$torch")/nvidia" \
+    -name 'libcudart.so*' 2>/dev/null | head -1 || true)
+  if g++ "${flags[@]}" -DHPT_CUDA_GRAPHS=1 -isystem "$(dirname "$runtime_h")" \
+       -c bench/darts_eval_step_main.cc -o "$obj/darts_eval_step_graphs.o" &&
+     g++ -o build-gpu/hpt_bench_darts_eval_step.graphs "$obj/darts_eval_step_graphs.o" \
+       "${nas[@]}" "${libs[@]}" ${cudart:+"$cudart" -Wl,-rpath,"$(dirname "$cudart")"}; then
+    mv build-gpu/hpt_bench_darts_eval_step.graphs build-gpu/hpt_bench_darts_eval_step
+    echo "profiler with CUDA graphs ($runtime_h${cudart:+, $cudart})"
+  else
+    echo "the CUDA-graph profiler did not build; the profiler has no CUDA-graph row"
+  fi
 }
 
 run() {
