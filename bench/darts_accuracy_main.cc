@@ -25,6 +25,7 @@
 #include <string>
 
 #include "bench/darts_space.h"
+#include "bench/flags.h"
 #include "nas/darts.h"
 
 namespace hpt::bench {
@@ -61,14 +62,7 @@ int Main(int argc, char** argv) {
                                           {"eval-augment", "0"},
                                           {"data-parallel", "1"},
                                           {"genotype", ""}};
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string name = argv[i];
-    if (name.rfind("--", 0) != 0 || f.count(name.substr(2)) == 0) {
-      std::fprintf(stderr, "unknown flag %s\n", argv[i]);
-      return 2;
-    }
-    f[name.substr(2)] = argv[i + 1];
-  }
+  if (!ReadFlags(argc, argv, f)) return 2;
   auto num = [&f](const char* name) { return std::stol(f[name]); };
 
   const auto load_start = Clock::now();

@@ -35,6 +35,7 @@
 #endif
 
 #include "bench/darts_space.h"
+#include "bench/flags.h"
 #include "nas/darts.h"
 #include "nas/eval_network.h"
 #include "nas/operations.h"
@@ -52,14 +53,7 @@ std::map<std::string, std::string> Flags(int argc, char** argv) {
       {"channels", "36"}, {"layers", "8"}, {"image", "1x28x28"},
       {"steps", "15"},   {"warmup", "5"},  {"threads", "4"},
       {"device", "cuda"}};
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string name = argv[i];
-    if (name.rfind("--", 0) != 0 || flags.count(name.substr(2)) == 0) {
-      std::fprintf(stderr, "unknown flag %s\n", argv[i]);
-      std::exit(2);
-    }
-    flags[name.substr(2)] = argv[i + 1];
-  }
+  if (!ReadFlags(argc, argv, flags)) std::exit(2);
   return flags;
 }
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "bench/darts_space.h"
+#include "bench/flags.h"
 #include "nas/architect.h"
 #include "nas/supernet.h"
 #include "nas/training.h"
@@ -40,14 +41,7 @@ std::map<std::string, std::string> Flags(int argc, char** argv) {
       {"nodes", "4"},    {"stem", "3"},      {"image", "1x28x28"},
       {"classes", "10"}, {"threads", "2"},   {"steps", "20"},
       {"warmup", "3"},   {"unrolled", "0"}, {"device", "cpu"}};
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string name = argv[i];
-    if (name.rfind("--", 0) != 0 || flags.count(name.substr(2)) == 0) {
-      std::fprintf(stderr, "unknown flag %s\n", argv[i]);
-      std::exit(2);
-    }
-    flags[name.substr(2)] = argv[i + 1];
-  }
+  if (!ReadFlags(argc, argv, flags)) std::exit(2);
   return flags;
 }
 
