@@ -94,21 +94,24 @@ torch::Tensor AugmentBatch(const torch::Tensor& x, std::mt19937_64& rng) {
   const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
   const int64_t pad = std::max<int64_t>(1, std::min(h, w) / 8);
   const int64_t hp = h + 2 * pad, wp = w + 2 * pad;
-  std::vector<int64_t> dy(n), dx(n), flip(n);
+  // Rows: each image's row shift, column shift, mirror flag.
+  std::vector<int64_t> draws(3 * n);
   for (int64_t i = 0; i < n; ++i) {
-    dy[i] = static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * pad + 1));
-    dx[i] = static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * pad + 1));
-    flip[i] = static_cast<int64_t>(rng() & 1);
+    draws[i] = static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * pad + 1));
+    draws[n + i] =
+        static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * pad + 1));
+    draws[2 * n + i] = static_cast<int64_t>(rng() & 1);
   }
   const auto longs = torch::TensorOptions().dtype(torch::kInt64);
-  auto to_device = [&](std::vector<int64_t>& v) {
-    return torch::from_blob(v.data(), {n}, longs).clone().to(x.device());
-  };
-  const torch::Tensor ty = to_device(dy), tx = to_device(dx),
-                      tf = to_device(flip);
+  torch::Tensor t = torch::from_blob(draws.data(), {3, n}, longs);
+  // One copy to a GPU, from pinned memory so it does not wait for the
+  // kernels already queued (the pinned block lives until the copy is done).
+  t = x.is_cuda() ? t.pin_memory().to(x.device(), /*non_blocking=*/true)
+                  : t.clone();
+  const torch::Tensor ty = t[0], tx = t[1], tf = t[2];
   const auto on = longs.device(x.device());
-  // Row r of image i reads padded row dy[i] + r; column j reads dx[i] + j,
-  // or dx[i] + (w - 1 - j) when mirrored.
+  // Row r of image i reads padded row ty[i] + r; column j reads tx[i] + j,
+  // or tx[i] + (w - 1 - j) when mirrored (tf[i] = 1).
   const torch::Tensor rows = torch::arange(h, on).view({1, h}) + ty.view({n, 1});
   const torch::Tensor j = torch::arange(w, on).view({1, w});
   const torch::Tensor cols =
