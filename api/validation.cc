@@ -35,6 +35,10 @@ void ValidateParameter(JsonReader& r, const ParameterSpec& p,
     if (s.min && s.max && *s.min > *s.max) {
       r.Problem(fp, "min " + FormatDouble(*s.min) + " is above max " +
                         FormatDouble(*s.max));
+    } else if (s.min && s.max && !std::isfinite(*s.max - *s.min)) {
+      // Every algorithm scales by the width: an infinite one has no scale.
+      r.Problem(fp, "the width max - min overflows a double (min " +
+                        FormatDouble(*s.min) + ", max " + FormatDouble(*s.max) + ")");
     }
     if (p.type == ParameterType::kInt) {
       for (auto [v, key] : {std::pair{s.min, "min"}, {s.max, "max"}, {s.step, "step"}}) {

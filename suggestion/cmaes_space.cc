@@ -81,7 +81,9 @@ Eigen::VectorXd CmaSpace::scales() const {
   Eigen::VectorXd s(size());
   for (int i = 0; i < size(); ++i) {
     const Coordinate& c = coords_[static_cast<size_t>(i)];
-    s[i] = narrowest_range_ / (c.high - c.low);
+    // Floored so that its square (the covariance) does not underflow to a
+    // singular 0 where one range is over 1e150 times another's.
+    s[i] = std::max(narrowest_range_ / (c.high - c.low), 1e-100);
   }
   return s;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/math/special_functions/erf.hpp>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace hpt::suggestion {
@@ -26,6 +27,9 @@ double LogPhi(double z) {
 // log of the standard normal's mass on [a, b], a <= b, accurate in either
 // tail (the mass is taken on the side of zero it lies on).
 double LogGaussMass(double a, double b) {
+  // No mass on an empty (or NaN) interval; also ends the mirroring below
+  // for a = b = 0, which an infinite sigma gives.
+  if (!(a < b)) return -std::numeric_limits<double>::infinity();
   if (a >= 0) return LogGaussMass(-b, -a);
   if (b <= 0) {
     const double hi = LogPhi(b), lo = LogPhi(a);

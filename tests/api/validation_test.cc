@@ -65,6 +65,16 @@ TEST(ValidateSpec, RejectsMinAboveMax) {
   EXPECT_TRUE(ValidateSpec(s).ok()) << Problems(s);
 }
 
+TEST(ValidateSpec, RejectsARangeWiderThanADouble) {
+  ExperimentSpec s = ValidSpec();
+  s.parameters[0].feasible_space.min = -1e308;
+  s.parameters[0].feasible_space.max = 1e308;
+  EXPECT_THAT(Problems(s),
+              HasSubstr("parameters[0].feasibleSpace: the width max - min overflows a double"));
+  s.parameters[0].feasible_space.min = 0;  // width 1e308: every algorithm copes
+  EXPECT_TRUE(ValidateSpec(s).ok()) << Problems(s);
+}
+
 TEST(ValidateSpec, RequiresMinAndMaxForNumericParameters) {
   ExperimentSpec s = ValidSpec();
   s.parameters[0].feasible_space.min.reset();
