@@ -10,6 +10,7 @@ const char* StatusCodeName(StatusCode code) {
     case StatusCode::kAlreadyExists: return "ALREADY_EXISTS";
     case StatusCode::kFailedPrecondition: return "FAILED_PRECONDITION";
     case StatusCode::kUnauthenticated: return "UNAUTHENTICATED";
+    case StatusCode::kPermissionDenied: return "PERMISSION_DENIED";
     case StatusCode::kResourceExhausted: return "RESOURCE_EXHAUSTED";
     case StatusCode::kUnavailable: return "UNAVAILABLE";
     case StatusCode::kInternal: return "INTERNAL";
@@ -25,6 +26,7 @@ int HttpStatusFor(StatusCode code) {
     case StatusCode::kAlreadyExists: return 409;
     case StatusCode::kFailedPrecondition: return 409;
     case StatusCode::kUnauthenticated: return 401;
+    case StatusCode::kPermissionDenied: return 403;
     case StatusCode::kResourceExhausted: return 413;
     case StatusCode::kUnavailable: return 503;
     case StatusCode::kInternal: return 500;

@@ -18,6 +18,7 @@ enum class StatusCode {
   kAlreadyExists,       // HTTP 409
   kFailedPrecondition,  // HTTP 409
   kUnauthenticated,     // HTTP 401
+  kPermissionDenied,    // HTTP 403
   kResourceExhausted,   // HTTP 413
   kUnavailable,         // HTTP 503
   kInternal,            // HTTP 500
@@ -61,6 +62,9 @@ inline Status FailedPrecondition(std::string m) {
 }
 inline Status Unavailable(std::string m) {
   return Status(StatusCode::kUnavailable, std::move(m));
+}
+inline Status PermissionDenied(std::string m) {
+  return Status(StatusCode::kPermissionDenied, std::move(m));
 }
 inline Status Internal(std::string m) {
   return Status(StatusCode::kInternal, std::move(m));

@@ -13,6 +13,7 @@ StatusCode CodeForHttp(int status) {
   switch (status) {
     case 400: return StatusCode::kInvalidArgument;
     case 401: return StatusCode::kUnauthenticated;
+    case 403: return StatusCode::kPermissionDenied;
     case 404: return StatusCode::kNotFound;
     case 409: return StatusCode::kFailedPrecondition;
     case 413: return StatusCode::kResourceExhausted;

@@ -14,6 +14,7 @@
 #include "controller/trial_token.h"
 #include "server/api_handlers.h"
 #include "server/http_listener.h"
+#include "server/origin_guard.h"
 #include "server/request_path.h"
 #include "server/router.h"
 #include "server/static_files.h"
@@ -49,6 +50,8 @@ class ServerImpl : public Server {
   Status Init(const ServerOptions& options) {
     options_ = options;
     InitLogging(options.log_level);
+    origin_policy_ =
+        MakeOriginPolicy(options.host, options.advertise_url, !options.token.empty());
     storage::SqliteOptions sqlite;
     sqlite.synchronous_full = options.sync_full;
     // Before anything else: a second server on this database must not
@@ -136,12 +139,15 @@ class ServerImpl : public Server {
   }
 
  private:
-  // Every request, in this order: one normalised path; the route it would
-  // reach (or a dashboard file, the only thing served without a route);
-  // the access that route needs; then the handler.
+  // Every request, in this order: its Host and Origin (origin_guard.h);
+  // one normalised path; the route it would reach (or a dashboard file, the
+  // only thing served without a route); the access that route needs; then
+  // the handler.
   HttpResponse Handle(HttpRequest& request) {
     requests_total_.fetch_add(1, std::memory_order_relaxed);
     if (!ready_) return ErrorResponse(Unavailable("the server is starting"));
+    Status origin = CheckOrigin(origin_policy_, request.Header("host"), request.Header("origin"));
+    if (!origin.ok()) return ErrorResponse(origin);
     StatusOr<std::string> path = NormalizeRequestPath(request.raw_path);
     if (!path.ok()) return ErrorResponse(path.status());
     request.path = *path;
@@ -172,6 +178,7 @@ class ServerImpl : public Server {
   }
 
   ServerOptions options_;
+  OriginPolicy origin_policy_;
   std::unique_ptr<storage::DatabaseLock> db_lock_;  // first: released last
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<controller::Builtins> builtins_;

@@ -90,7 +90,7 @@ RawResponse RawHttp(const std::string& url, const std::string& method,
   int fd = Connect(url);
   if (fd < 0) return response;
   std::string request = method + " " + target + " HTTP/1.1\r\n";
-  request += "Host: " + url.substr(url.find("//") + 2) + "\r\n";
+  if (!headers.count("Host")) request += "Host: " + url.substr(url.find("//") + 2) + "\r\n";
   request += "Connection: close\r\n";
   for (const auto& [k, v] : headers) request += k + ": " + v + "\r\n";
   if (!body.empty() || method == "POST" || method == "PUT") {
