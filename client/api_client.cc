@@ -32,7 +32,9 @@ class CpprestClient : public ApiClient {
                             const std::string& content_type) override {
     try {
       web::http::http_request req(method);
-      req.set_request_uri(path);
+      // Names typed by users may hold spaces or '%': sent encoded, so that
+      // the server answers about the name, not the client about its URI.
+      req.set_request_uri(web::uri::encode_uri(path, web::uri::components::full_uri));
       if (!token_.empty()) req.headers().add("Authorization", "Bearer " + token_);
       if (!body.empty()) req.set_body(body, content_type);
       web::http::http_response resp = client_.request(req).get();
@@ -58,6 +60,42 @@ class CpprestClient : public ApiClient {
   http_client client_;
 };
 
+// Every call fails with the reason the URL cannot be used.
+class BadUrlClient : public ApiClient {
+ public:
+  explicit BadUrlClient(std::string problem) : problem_(std::move(problem)) {}
+  StatusOr<HttpResult> Call(const std::string&, const std::string&, const std::string&,
+                            const std::string&) override {
+    return InvalidArgument(problem_);
+  }
+
+ private:
+  std::string problem_;
+};
+
+// "" when `url` is an http(s) URL with a host; else why not.
+std::string UrlProblem(const std::string& url) {
+  const std::string quoted = "server URL '" + url.substr(0, 200) + "'";
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
+    return quoted + " is not an http:// or https:// URL (set --server or HPT_SERVER)";
+  }
+  if (!web::uri::validate(url) || web::uri(url).host().empty()) {
+    return quoted + " is not a valid URL with a host (e.g. http://127.0.0.1:8750)";
+  }
+  return "";
+}
+
+// A body for a one-line message: its first line, control characters
+// dropped, at most 200 bytes.
+std::string OneLine(const std::string& body) {
+  std::string out;
+  for (char c : body.substr(0, body.find('\n'))) {
+    if (static_cast<unsigned char>(c) >= 0x20) out += c;
+    if (out.size() >= 200) break;
+  }
+  return out;
+}
+
 }  // namespace
 
 Status StatusFromHttp(const HttpResult& result) {
@@ -66,8 +104,10 @@ Status StatusFromHttp(const HttpResult& result) {
   auto j = nlohmann::json::parse(result.body, nullptr, false);
   if (!j.is_discarded() && j.contains("error") && j["error"].contains("message")) {
     message = j["error"]["message"].get<std::string>();
+  } else if (result.content_type.find("html") != std::string::npos) {
+    message += " with an HTML page, not hpt's JSON: is this an hpt server?";
   } else if (!result.body.empty()) {
-    message += ": " + result.body.substr(0, 200);
+    message += ": " + OneLine(result.body);
   }
   return Status(CodeForHttp(result.status), message);
 }
@@ -85,7 +125,13 @@ StatusOr<nlohmann::json> ApiClient::Json(const std::string& method,
 
 std::unique_ptr<ApiClient> NewApiClient(const std::string& url, const std::string& token,
                                         int timeout_seconds) {
-  return std::make_unique<CpprestClient>(url, token, timeout_seconds);
+  std::string problem = UrlProblem(url);
+  if (!problem.empty()) return std::make_unique<BadUrlClient>(problem);
+  try {
+    return std::make_unique<CpprestClient>(url, token, timeout_seconds);
+  } catch (const std::exception& e) {
+    return std::make_unique<BadUrlClient>("server URL '" + url + "': " + e.what());
+  }
 }
 
 }  // namespace hpt::client
