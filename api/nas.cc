@@ -57,23 +57,27 @@ StatusOr<DartsSettings> ReadDartsSettings(
   SettingsReader r(settings, kAlgorithmSettingsPath, "darts",
                    DartsSettingNames());
   DartsSettings d;
-  auto count = [&](const char* name, int fallback, int64_t min) {
-    return static_cast<int>(r.Int(name, fallback, {.min = min, .max = 1 << 20}));
+  auto count = [&](const char* name, int fallback, int64_t min, int64_t max = 1 << 20) {
+    return static_cast<int>(r.Int(name, fallback, {.min = min, .max = max}));
   };
+  // Rates and decays are float32 in libtorch; far above these bounds a
+  // search only diverges.
+  constexpr double kMaxRate = 1000;
   d.num_epochs = count("num_epochs", d.num_epochs, 1);
-  d.w_lr = r.Number("w_lr", d.w_lr, {.above = 0});
-  d.w_lr_min = r.Number("w_lr_min", d.w_lr_min, {.min = 0});
+  d.w_lr = r.Number("w_lr", d.w_lr, {.above = 0, .max = kMaxRate});
+  d.w_lr_min = r.Number("w_lr_min", d.w_lr_min, {.min = 0, .max = kMaxRate});
   d.w_momentum = r.Number("w_momentum", d.w_momentum, {.min = 0, .max = 1});
-  d.w_weight_decay = r.Number("w_weight_decay", d.w_weight_decay, {.min = 0});
-  d.w_grad_clip = r.Number("w_grad_clip", d.w_grad_clip, {.above = 0});
-  d.alpha_lr = r.Number("alpha_lr", d.alpha_lr, {.above = 0});
+  d.w_weight_decay = r.Number("w_weight_decay", d.w_weight_decay, {.min = 0, .max = kMaxRate});
+  d.w_grad_clip = r.Number("w_grad_clip", d.w_grad_clip, {.above = 0, .max = 1e9});
+  d.alpha_lr = r.Number("alpha_lr", d.alpha_lr, {.above = 0, .max = kMaxRate});
   d.alpha_weight_decay =
-      r.Number("alpha_weight_decay", d.alpha_weight_decay, {.min = 0});
+      r.Number("alpha_weight_decay", d.alpha_weight_decay, {.min = 0, .max = kMaxRate});
   d.batch_size = count("batch_size", d.batch_size, 1);
-  d.init_channels = count("init_channels", d.init_channels, 1);
+  // Network widths: DARTS uses 16 (search) and 36 (evaluation) channels.
+  d.init_channels = count("init_channels", d.init_channels, 1, 1024);
   d.print_step = count("print_step", d.print_step, 1);
   d.num_nodes = static_cast<int>(r.Int("num_nodes", d.num_nodes, {.min = 1, .max = 16}));
-  d.stem_multiplier = count("stem_multiplier", d.stem_multiplier, 1);
+  d.stem_multiplier = count("stem_multiplier", d.stem_multiplier, 1, 16);
   d.unrolled = r.Bool("unrolled", d.unrolled);
   d.random_state = r.Seed();
   if (std::optional<std::string> ds = r.OptionalText("dataset")) {
@@ -87,8 +91,8 @@ StatusOr<DartsSettings> ReadDartsSettings(
   d.eval_train_limit = r.Int("eval_train_limit", 0, {.min = 0});
   d.test_limit = r.Int("test_limit", 0, {.min = 0});
   d.eval_epochs = count("eval_epochs", 0, 0);
-  d.eval_init_channels = count("eval_init_channels", 0, 0);
-  d.eval_num_layers = count("eval_num_layers", 0, 0);
+  d.eval_init_channels = count("eval_init_channels", 0, 0, 1024);
+  d.eval_num_layers = count("eval_num_layers", 0, 0, kMaxDartsLayers);
   d.eval_batch_size = count("eval_batch_size", 0, 0);
   d.eval_augment = r.Bool("eval_augment", false);
   d.data_parallel = r.Bool("data_parallel", true);
@@ -140,6 +144,9 @@ StatusOr<std::vector<std::string>> DartsPrimitives(const NasConfig& config) {
       if (op.parameters[j].name != "filter_size") {
         problems.push_back(pat + ".name: unknown parameter '" +
                            op.parameters[j].name + "' (supported: filter_size)");
+      } else if (size != nullptr) {
+        problems.push_back(pat + ".name: filter_size is given twice (list every size "
+                                 "in one feasibleSpace.list)");
       } else {
         size = &op.parameters[j];
       }
@@ -166,13 +173,24 @@ StatusOr<std::vector<std::string>> DartsPrimitives(const NasConfig& config) {
       add(op.operation_type + "_" + n + "x" + n, where);
     }
   }
-  if (config.num_layers < 1) {
-    problems.push_back(
-        "nasConfig.graphConfig.numLayers: must be at least 1, got " +
-        std::to_string(config.num_layers));
+  if (config.num_layers < 1 || config.num_layers > kMaxDartsLayers) {
+    problems.push_back("nasConfig.graphConfig.numLayers: must be from 1 to " +
+                       std::to_string(kMaxDartsLayers) + ", got " +
+                       std::to_string(config.num_layers));
   }
   if (!problems.empty()) return InvalidArgument(Join(problems, "; "));
   return out;
+}
+
+Status CheckDartsLayers(const DartsSettings& settings, int num_layers) {
+  if (num_layers == 1 && settings.eval_num_layers > 1) {
+    return InvalidArgument(std::string(kAlgorithmSettingsPath) +
+                           ": eval_num_layers " + std::to_string(settings.eval_num_layers) +
+                           " needs a reduce cell, which a search with "
+                           "nasConfig.graphConfig.numLayers 1 does not derive "
+                           "(search at least 2 layers, or evaluate 1)");
+  }
+  return Status::Ok();
 }
 
 StatusOr<Primitive> ParsePrimitive(const std::string& name) {

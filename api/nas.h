@@ -57,6 +57,9 @@ struct DartsSettings {
   std::string device = "auto";  // auto (CUDA when visible), cpu or cuda
 };
 
+// Cells in a supernet or evaluation network (numLayers, eval_num_layers).
+inline constexpr int kMaxDartsLayers = 64;
+
 // Every settings name the darts algorithm accepts, Katib's first.
 const std::vector<std::string>& DartsSettingNames();
 
@@ -72,6 +75,11 @@ StatusOr<DartsSettings> ReadDartsSettings(
 // InvalidArgument naming nasConfig.operations[i]... for an unknown
 // operation type, a missing or bad filter_size, or a duplicate.
 StatusOr<std::vector<std::string>> DartsPrimitives(const NasConfig& config);
+
+// Settings that do not fit the supernet's numLayers: an evaluation network
+// of more than one cell needs a reduce cell, which a one-cell search does
+// not derive. InvalidArgument naming eval_num_layers.
+Status CheckDartsLayers(const DartsSettings& settings, int num_layers);
 
 // Checks a primitive name (as above) and splits it: kind is the
 // operationType, size the filter size (0 for skip_connection).

@@ -17,7 +17,9 @@ double Seconds(std::chrono::steady_clock::time_point since) {
       .count();
 }
 
-Status CheckSettings(const DartsJob& job, int64_t images) {
+// Before the search, so that a setting that cannot work fails in seconds,
+// not after hours of search. `eval_images`: what the evaluation trains on.
+Status CheckSettings(const DartsJob& job, int64_t images, int64_t eval_images) {
   const api::DartsSettings& s = job.settings;
   const std::string where = "algorithm.algorithmSettings: ";
   if (s.num_epochs < 1 || s.batch_size < 1 || s.init_channels < 1 ||
@@ -47,6 +49,13 @@ Status CheckSettings(const DartsJob& job, int64_t images) {
                            " for the search (half trains the weights, half "
                            "alpha)");
   }
+  HPT_RETURN_IF_ERROR(api::CheckDartsLayers(s, job.num_layers));
+  const int64_t eval_batch = s.eval_batch_size > 0 ? s.eval_batch_size : s.batch_size;
+  if (s.eval_epochs > 0 && eval_images < eval_batch) {
+    return InvalidArgument(where + (s.eval_batch_size > 0 ? "eval_batch_size " : "batch_size ") +
+                           std::to_string(eval_batch) + " is more than the evaluation's " +
+                           std::to_string(eval_images) + " training images");
+  }
   return Status::Ok();
 }
 
@@ -59,7 +68,7 @@ StatusOr<DartsSummary> Search(const DartsJob& job, const DataSplit& data,
   const api::DartsSettings& s = job.settings;
   const int64_t images = Limit(data.train.size(), s.train_limit);
   HPT_RETURN_IF_ERROR(CheckData(data, s.eval_epochs > 0));
-  HPT_RETURN_IF_ERROR(CheckSettings(job, images));
+  HPT_RETURN_IF_ERROR(CheckSettings(job, images, Limit(data.train.size(), s.eval_train_limit)));
   HPT_ASSIGN_OR_RETURN(torch::Device device, PickDevice(s));
   const int threads = SetThreads(s);
   DartsJob seeded = job;
@@ -125,8 +134,10 @@ StatusOr<DartsSummary> Search(const DartsJob& job, const DataSplit& data,
       summary.genotype = genotype;
     }
     summary.validation_accuracy = val.accuracy;
+    const double train_loss = sums.MeanLoss();
+    HPT_RETURN_IF_ERROR(CheckConverging("Train-Loss", train_loss, epoch, "w_lr or alpha_lr"));
     out << Metric("step", epoch + 1) << ' '
-        << Metric("Train-Loss", sums.MeanLoss()) << ' '
+        << Metric("Train-Loss", train_loss) << ' '
         << Metric("Train-Accuracy", sums.Accuracy()) << ' '
         << Metric("Validation-Loss", val.loss) << ' '
         << Metric("Validation-Accuracy", val.accuracy) << std::endl;

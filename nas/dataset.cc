@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <new>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -98,7 +99,7 @@ std::string Join(const std::vector<std::string>& parts) {
   return out;
 }
 
-StatusOr<DataSplit> LoadFrom(const Candidate& c) {
+StatusOr<DataSplit> LoadFiles(const Candidate& c) {
   DataSplit split;
   const std::vector<std::string>& f = c.files;
   if (c.format == Format::kIdx) {
@@ -113,6 +114,17 @@ StatusOr<DataSplit> LoadFrom(const Candidate& c) {
     HPT_ASSIGN_OR_RETURN(split.test, LoadNpy(f[2], f[3]));
   }
   return split;
+}
+
+// The images become float32 (four times their bytes): a data set that fits
+// on disk may still not fit in memory.
+StatusOr<DataSplit> LoadFrom(const Candidate& c) {
+  try {
+    return LoadFiles(c);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kResourceExhausted,
+                  Join(c.files) + ": the " + c.name + " data set does not fit in memory");
+  }
 }
 
 }  // namespace

@@ -127,6 +127,13 @@ Status InputFile::ReadExact(void* buf, size_t n, const std::string& what) {
 
 StatusOr<std::vector<unsigned char>> InputFile::ReadBytes(
     uint64_t n, const std::string& what) {
+  // A gzip stream's length is unknown until it is read: a small file whose
+  // header claims terabytes would otherwise inflate until memory runs out.
+  constexpr uint64_t kMaxBytes = uint64_t{8} << 30;
+  if (n > kMaxBytes) {
+    return InvalidArgument(path_ + ": the header claims " + std::to_string(n) +
+                           " bytes of data, more than the 8 GiB hpt loads from one file");
+  }
   std::vector<unsigned char> out;
   while (out.size() < n) {
     const size_t old = out.size();

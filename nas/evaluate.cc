@@ -115,8 +115,10 @@ StatusOr<double> Evaluate(const Genotype& genotype, const DartsJob& job,
         [&net](const torch::Tensor& x) { return net->forward(x); }, test,
         batch);
     accuracy = result.accuracy;
+    const double train_loss = sums.MeanLoss();
+    HPT_RETURN_IF_ERROR(CheckConverging("Eval-Train-Loss", train_loss, epoch, "w_lr"));
     out << Metric("step", static_cast<double>(first_step + epoch)) << ' '
-        << Metric("Eval-Train-Loss", sums.MeanLoss()) << ' '
+        << Metric("Eval-Train-Loss", train_loss) << ' '
         << Metric("Eval-Train-Accuracy", sums.Accuracy()) << ' '
         << Metric("Test-Accuracy", accuracy) << std::endl;
   }

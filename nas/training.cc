@@ -185,6 +185,15 @@ EvalResult EvaluateBatches(
   return {sums.MeanLoss(), sums.Accuracy()};
 }
 
+Status CheckConverging(const std::string& metric, double loss, int epoch,
+                       const std::string& rates) {
+  if (std::isfinite(loss)) return Status::Ok();
+  std::ostringstream text;
+  text << "algorithm.algorithmSettings: the training diverged (" << metric << " is "
+       << loss << " in epoch " << epoch + 1 << "); lower " << rates;
+  return InvalidArgument(text.str());
+}
+
 Status CheckData(const DataSplit& data, bool need_test) {
   const Dataset& train = data.train;
   if (train.size() == 0) {

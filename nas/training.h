@@ -111,6 +111,12 @@ EvalResult EvaluateBatches(
 // and at least 2 classes; when `need_test`, a test set of the same shape.
 Status CheckData(const DataSplit& data, bool need_test);
 
+// InvalidArgument when an epoch's training loss is not finite: the run
+// diverged, and its metrics and genotype would mean nothing. `rates` names
+// the settings to lower.
+Status CheckConverging(const std::string& metric, double loss, int epoch,
+                       const std::string& rates);
+
 // `name=value` numbers as the metric lines print them.
 std::string Metric(const std::string& name, double value);
 

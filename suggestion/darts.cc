@@ -1,5 +1,7 @@
 #include "suggestion/darts.h"
 
+#include <cstdint>
+
 #include "api/nas.h"
 #include "api/settings.h"
 #include "suggestion/single_objective.h"
@@ -19,6 +21,9 @@ Status Darts::Validate(const api::ExperimentSpec& spec) const {
   }
   if (auto settings = api::ReadDartsSettings(spec.algorithm.settings); !settings.ok()) {
     problems.push_back(settings.status().message());
+  } else if (spec.nas_config) {
+    Status layers = api::CheckDartsLayers(*settings, spec.nas_config->num_layers);
+    if (!layers.ok()) problems.push_back(layers.message());
   }
   if (Status single = RequireSingleObjective(spec, kName); !single.ok()) {
     problems.push_back(single.message());
@@ -41,7 +46,12 @@ StatusOr<Suggestion> Darts::Suggest(const api::ExperimentSpec& spec,
   for (int i = 0; i < count; ++i) {
     std::vector<api::AlgorithmSetting> given = spec.algorithm.settings;
     if (settings.random_state) {
-      int64_t seed = *settings.random_state + static_cast<int64_t>(history.size()) + i;
+      // Each trial its own seed; wraps within [0, 2^63) instead of
+      // overflowing at the top of the range.
+      const uint64_t offset = history.size() + static_cast<uint64_t>(i);
+      const int64_t seed = static_cast<int64_t>(
+          (static_cast<uint64_t>(*settings.random_state) + offset) &
+          static_cast<uint64_t>(INT64_MAX));
       for (auto& s : given) {
         if (s.name == api::kRandomState) s.value = std::to_string(seed);
       }

@@ -132,6 +132,50 @@ TEST(DartsSettingsTest, EveryBadSettingIsNamed) {
   EXPECT_THAT(m, HasSubstr("algorithm.algorithmSettings[4].value"));
 }
 
+TEST(NasSpecTest, LayersAboveTheLimitAndATwiceGivenFilterSizeAreNamed) {
+  std::string yaml = kDartsYaml;
+  yaml.replace(yaml.find("numLayers: 3"), 12, "numLayers: 65");
+  const std::string pooling_size = "{list: [\"3\"]}}";  // max_pooling's, the last
+  yaml.replace(yaml.rfind(pooling_size), pooling_size.size(),
+               pooling_size + "\n        - {name: filter_size, parameterType: categorical, "
+                              "feasibleSpace: {list: [\"5\"]}}");
+  auto spec = SpecFromYaml(yaml);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  Status s = ValidateSpec(*spec);
+  EXPECT_THAT(s.message(), HasSubstr("nasConfig.graphConfig.numLayers: must be from 1 to 64, "
+                                     "got 65"));
+  EXPECT_THAT(s.message(), HasSubstr("nasConfig.operations[1].parameters[1].name: filter_size "
+                                     "is given twice"));
+}
+
+TEST(DartsSettingsTest, SizesAndRatesHaveUpperBounds) {
+  auto s = ReadDartsSettings({{"w_lr", "1e39"},
+                              {"alpha_weight_decay", "1e308"},
+                              {"init_channels", "100000"},
+                              {"stem_multiplier", "1048576"},
+                              {"eval_num_layers", "65"},
+                              {"eval_init_channels", "2048"}});
+  ASSERT_FALSE(s.ok());
+  const std::string m = s.status().message();
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_THAT(m, HasSubstr("algorithm.algorithmSettings[" + std::to_string(i) +
+                             "].value"));
+  }
+  EXPECT_THAT(m, HasSubstr("w_lr must be at most 1000"));
+  EXPECT_THAT(m, HasSubstr("eval_num_layers must be at most 64"));
+  EXPECT_TRUE(ReadDartsSettings({{"w_lr", "1000"}, {"init_channels", "1024"}}).ok());
+}
+
+TEST(DartsSettingsTest, AnEvaluationOfSeveralCellsNeedsASearchedReduceCell) {
+  auto s = ReadDartsSettings({{"eval_num_layers", "3"}});
+  ASSERT_TRUE(s.ok());
+  Status one = CheckDartsLayers(*s, 1);
+  EXPECT_EQ(one.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(one.message(), HasSubstr("eval_num_layers 3 needs a reduce cell"));
+  EXPECT_TRUE(CheckDartsLayers(*s, 2).ok());
+  EXPECT_TRUE(CheckDartsLayers(*ReadDartsSettings({}), 1).ok());
+}
+
 TEST(DartsSettingsTest, EvalAugmentIsABooleanOffByDefault) {
   auto off = ReadDartsSettings({});
   ASSERT_TRUE(off.ok()) << off.status().ToString();

@@ -116,6 +116,45 @@ TEST(RunDarts, TooFewImagesNameTheSetting) {
   EXPECT_TRUE(out.str().empty());
 }
 
+TEST(RunDarts, SettingsTheEvaluationCannotUseFailBeforeTheSearch) {
+  DataSplit data{Synthetic(64, 1), Synthetic(8, 2)};
+  DartsJob job = TinyJob();
+  job.settings.eval_epochs = 1;
+  job.settings.eval_batch_size = 65;
+  std::ostringstream out, log;
+  StatusOr<DartsSummary> r = RunDarts(job, data, out, log);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "algorithm.algorithmSettings: eval_batch_size 65 is more than the "
+            "evaluation's 64 training images");
+  job = TinyJob();
+  job.num_layers = 1;
+  job.settings.eval_epochs = 1;
+  job.settings.eval_num_layers = 3;
+  r = RunDarts(job, data, out, log);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("eval_num_layers 3 needs a reduce cell"),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_TRUE(out.str().empty()) << "the search ran first: " << out.str();
+}
+
+TEST(RunDarts, ADivergedSearchIsAnErrorNotAGenotype) {
+  DataSplit data{Synthetic(64, 1), Synthetic(8, 2)};
+  DartsJob job = TinyJob();
+  // Each step multiplies the weights by about -1e6: inf, then nan, in 8.
+  job.settings.w_lr = 1000;
+  job.settings.w_weight_decay = 1000;
+  std::ostringstream out, log;
+  StatusOr<DartsSummary> r = RunDarts(job, data, out, log);
+  ASSERT_FALSE(r.ok()) << out.str();
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("the training diverged (Train-Loss is"),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_EQ(out.str().find("Best-Genotype"), std::string::npos) << out.str();
+}
+
 TEST(RunDarts, BadInputsAreStatusesNotCrashes) {
   std::ostringstream out, log;
   DartsJob job = TinyJob();

@@ -74,8 +74,9 @@ TEST(IdxTest, HeaderClaimingHugeDataIsAnErrorNotAnAllocation) {
   WriteFile(dir.File("l"), IdxLabels({0}));
   ExpectError(LoadIdx(dir.File("i"), dir.File("l")),
               {dir.File("i"), "2147483648 images of 28x28", "1040 bytes"});
+  // A gzip stream's length is unknown: the claim itself is refused.
   ExpectError(LoadIdx(dir.File("i.gz"), dir.File("l")),
-              {dir.File("i.gz"), "shorter than"});
+              {dir.File("i.gz"), "1683627180032 bytes", "8 GiB"});
   // Dimensions whose product overflows 64 bits.
   WriteFile(dir.File("o"), BigEndian(0x803) + BigEndian(0xffffffffu) +
                                BigEndian(0xffffffffu) + BigEndian(0xffffffffu));

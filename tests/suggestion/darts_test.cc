@@ -53,6 +53,26 @@ TEST(DartsTest, EachTrialGetsKatibsThreeAssignmentsAndItsOwnSeed) {
   EXPECT_EQ(*read->random_state, 12);
 }
 
+TEST(DartsTest, SeedsWrapBelowTheTopOfTheRange) {
+  Darts darts{Status::Ok()};
+  api::ExperimentSpec spec =
+      DartsSpec("{name: random_state, value: '9223372036854775807'}");
+  auto s = darts.Suggest(spec, {}, "", 2);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->assignments[0][0].value, "{'random_state': '9223372036854775807'}");
+  EXPECT_EQ(s->assignments[1][0].value, "{'random_state': '0'}");
+}
+
+TEST(DartsTest, AOneCellSearchCannotFeedALargerEvaluation) {
+  Darts darts{Status::Ok()};
+  api::ExperimentSpec spec = DartsSpec("{name: eval_num_layers, value: '3'}");
+  spec.nas_config->num_layers = 1;
+  EXPECT_THAT(darts.Validate(spec).message(),
+              HasSubstr("eval_num_layers 3 needs a reduce cell"));
+  spec.nas_config->num_layers = 2;
+  EXPECT_TRUE(darts.Validate(spec).ok());
+}
+
 TEST(DartsTest, BadSettingsAndAMissingNasConfigAreNamed) {
   Darts darts{Status::Ok()};
   api::ExperimentSpec spec = DartsSpec("{name: w_lr, value: '-1'}");
