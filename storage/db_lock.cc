@@ -4,10 +4,12 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 namespace hpt::storage {
 
@@ -15,8 +17,20 @@ StatusOr<std::unique_ptr<DatabaseLock>> DatabaseLock::Acquire(const std::string&
   if (db_path.empty() || db_path == ":memory:") {
     return std::unique_ptr<DatabaseLock>(new DatabaseLock(-1));
   }
-  const std::string path = db_path + ".lock";
   HPT_RETURN_IF_ERROR(api::CreatePrivateParentFolders(db_path));
+  // The lock belongs to the file, whatever name reaches it: a symlink is
+  // followed, and a second hard link (which SQLite cannot share safely: each
+  // name gets its own -wal) is refused.
+  std::error_code ec;
+  std::string real = std::filesystem::weakly_canonical(db_path, ec).string();
+  if (ec || real.empty()) real = db_path;
+  struct stat st {};
+  if (::stat(real.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1) {
+    return FailedPrecondition("database '" + db_path + "' has " + std::to_string(st.st_nlink) +
+                              " hard links; SQLite cannot share one database under two "
+                              "names: remove the other links (or copy the file)");
+  }
+  const std::string path = real + ".lock";
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     return FailedPrecondition("cannot open lock file '" + path + "': " + std::strerror(errno));

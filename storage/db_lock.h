@@ -4,7 +4,8 @@
 // the same file refuses to start instead of "recovering" (and killing) the
 // first one's live trials.
 //
-// An exclusive flock(2) on "<database>.lock" beside the file, held for the
+// An exclusive flock(2) on "<database>.lock" beside the file (its real
+// path, symlinks resolved; a hard-linked database is refused), held for the
 // object's lifetime; the holder's pid is written into the lock file for the
 // error message. The descriptor is close-on-exec and trials never inherit
 // it, so the lock dies with the server process, crash included.

@@ -216,6 +216,24 @@ TEST(TrialIsolationTest, SecondServerOnTheSameDatabaseIsRefused) {
   EXPECT_EQ(done["status"]["phase"], "Succeeded") << done.dump();
 }
 
+// Another name for the same file used to get a lock of its own: a second
+// server then ran the first one's experiment too, and wedged it.
+TEST(TrialIsolationTest, ASymlinkOrHardLinkToTheDatabaseIsNoWayAround) {
+  TempDir dir;
+  HptProcess first(dir.File("hpt.db"));
+  std::filesystem::create_symlink(dir.File("hpt.db"), dir.File("alias.db"));
+  std::string out, err;
+  EXPECT_NE(RunHpt({"serve", "--port", "0", "--db", dir.File("alias.db"), "--gpus", "none"},
+                   &out, &err, 20),
+            0);
+  EXPECT_NE(err.find("in use by another hpt server"), std::string::npos) << err;
+  std::filesystem::create_hard_link(dir.File("hpt.db"), dir.File("hard.db"));
+  EXPECT_NE(RunHpt({"serve", "--port", "0", "--db", dir.File("hard.db"), "--gpus", "none"},
+                   &out, &err, 20),
+            0);
+  EXPECT_NE(err.find("hard links"), std::string::npos) << err;
+}
+
 // `sleep 600` as the leader of its own session, as any daemon might be,
 // with stdio on /dev/null (not ctest's pipe); killed when this goes.
 class Bystander {
