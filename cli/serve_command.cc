@@ -80,8 +80,18 @@ int Serve(const ServeOptions& options) {
 
   auto server = server::Server::Start(so);
   if (!server.ok()) return Fail(server.status());
+  const bool loopback = so.host == "localhost" || so.host == "::1" ||
+                        so.host.rfind("127.", 0) == 0;
   std::cout << "hpt serving on " << (*server)->url() << " (db " << options.db
-            << (so.token.empty() ? "" : ", token required") << ")" << std::endl;
+            << (so.token.empty() ? "" : ", token required")
+            << (so.host == "0.0.0.0" ? ", listening on every interface (0.0.0.0)" : "") << ")"
+            << std::endl;
+  if (!loopback && so.token.empty()) {
+    std::cerr << "hpt: warning: --host " << so.host
+              << " without --token-file: anyone who reaches this port can run commands as "
+                 "this user; give a --token-file"
+              << std::endl;
+  }
   if (!std::filesystem::exists(std::filesystem::path(so.ui_dir) / "index.html")) {
     std::cout << "hpt: dashboard not built (no " << so.ui_dir
               << "/index.html; scripts/build.sh builds it); the API works without it"
