@@ -19,6 +19,11 @@ namespace {
 
 constexpr int kMaxLeaseSeconds = 7 * 24 * 3600;
 
+// A NUL ends a C string: the trial's argv, environment or file name would
+// silently lose everything after it, while the spec keeps it.
+bool HasNul(const std::string& s) { return s.find('\0') != std::string::npos; }
+constexpr char kNulProblem[] = "must not contain a NUL character";
+
 void ValidateParameter(JsonReader& r, const ParameterSpec& p,
                        const std::string& path) {
   const FeasibleSpace& s = p.feasible_space;
@@ -79,6 +84,7 @@ void ValidateParameter(JsonReader& r, const ParameterSpec& p,
                                       "numbers; use categorical for text)");
     }
     if (s.list[i].empty()) r.Problem(ip, "must not be empty");
+    if (HasNul(s.list[i])) r.Problem(ip, kNulProblem);
   }
 }
 
@@ -136,7 +142,9 @@ void ValidateTemplate(JsonReader& r, const ExperimentSpec& spec) {
   };
   for (size_t i = 0; i < t.command.size(); ++i) {
     check_refs(t.command[i], JsonReader::Path("trialTemplate.command", i));
+    if (HasNul(t.command[i])) r.Problem(JsonReader::Path("trialTemplate.command", i), kNulProblem);
   }
+  if (HasNul(t.working_dir)) r.Problem("trialTemplate.workingDir", kNulProblem);
   for (const auto& [k, v] : t.env) {
     // POSIX names: anything else cannot be set as a variable (and would
     // reach messages and the dashboard as it is).
@@ -150,6 +158,7 @@ void ValidateTemplate(JsonReader& r, const ExperimentSpec& spec) {
       continue;
     }
     check_refs(v, "trialTemplate.env." + k);
+    if (HasNul(v)) r.Problem("trialTemplate.env." + k, kNulProblem);
   }
   for (size_t i = 0; i < t.trial_parameters.size(); ++i) {
     if (!used.count(t.trial_parameters[i].name)) {

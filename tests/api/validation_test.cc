@@ -75,6 +75,23 @@ TEST(ValidateSpec, RejectsARangeWiderThanADouble) {
   EXPECT_TRUE(ValidateSpec(s).ok()) << Problems(s);
 }
 
+TEST(ValidateSpec, RejectsANulInWhatBecomesACString) {
+  ExperimentSpec s = ValidSpec();
+  ParameterSpec c;
+  c.name = "opt";
+  c.type = ParameterType::kCategorical;
+  c.feasible_space.list = {"sgd", std::string("a\0b", 3)};
+  s.parameters.push_back(c);
+  s.trial_template->command.push_back(std::string("x\0y", 3));
+  s.trial_template->env["MODE"] = std::string("1\0", 2);
+  const std::string p = Problems(s);
+  EXPECT_THAT(p, HasSubstr("parameters[1].feasibleSpace.list[1]: must not contain a NUL"));
+  EXPECT_THAT(p, HasSubstr("trialTemplate.command[" +
+                           std::to_string(s.trial_template->command.size() - 1) +
+                           "]: must not contain a NUL"));
+  EXPECT_THAT(p, HasSubstr("trialTemplate.env.MODE: must not contain a NUL"));
+}
+
 TEST(ValidateSpec, RequiresMinAndMaxForNumericParameters) {
   ExperimentSpec s = ValidSpec();
   s.parameters[0].feasible_space.min.reset();
