@@ -1,7 +1,9 @@
 #include "controller/trial_token.h"
 
 #include <openssl/evp.h>
+#include <openssl/crypto.h>
 #include <openssl/hmac.h>
+#include <openssl/sha.h>
 
 namespace hpt::controller {
 
@@ -25,10 +27,12 @@ std::string TrialToken(const std::string& admin_token, const std::string& experi
 }
 
 bool SameToken(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
+  // Digests of equal length compared in constant time: neither where the
+  // strings differ nor the expected token's length shows in the timing.
+  unsigned char da[SHA256_DIGEST_LENGTH], db[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(a.data()), a.size(), da);
+  SHA256(reinterpret_cast<const unsigned char*>(b.data()), b.size(), db);
+  return CRYPTO_memcmp(da, db, sizeof da) == 0 && a.size() == b.size();
 }
 
 }  // namespace hpt::controller

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <cpprest/http_listener.h>
 #include <cpprest/uri.h>
 
@@ -51,8 +52,10 @@ HttpRequest Convert(const http_request& req) {
     for (const auto& [k, v] : web::uri::split_query(uri.query())) {
       out.query[web::uri::decode(k)] = web::uri::decode(v);
     }
-  } catch (...) {
-    // A malformed query string is ignored; no route depends on it yet.
+  } catch (const std::exception& e) {
+    // Ignoring it would answer a different question (offset 0, the
+    // default reference point) than the one asked.
+    throw std::invalid_argument(std::string("malformed query string: ") + e.what());
   }
   for (const auto& [k, v] : req.headers()) {
     std::string key = k;
@@ -133,6 +136,14 @@ StatusOr<std::unique_ptr<HttpListener>> OpenHttpListener(const ListenerOptions& 
           }
           Reply(req, response);
         });
+      });
+      // cpprestsdk answers TRACE itself, echoing the request's headers
+      // (Authorization included) before any handler or token check.
+      listener->support(web::http::methods::TRCE, [](http_request req) {
+        Reply(req, JsonResponse(405, {{"error",
+                                       {{"code", 405},
+                                        {"status", "METHOD_NOT_ALLOWED"},
+                                        {"message", "TRACE is not supported"}}}}));
       });
       listener->open().wait();
       return std::unique_ptr<HttpListener>(

@@ -1,0 +1,43 @@
+// HTTP details that leaked or answered the wrong question: cpprestsdk
+// echoed TRACE requests (Authorization included) before any token check,
+// and a malformed query string was dropped, so `offset=%zz` read the log
+// from 0.
+#include <gtest/gtest.h>
+
+#include "controller/trial_token.h"
+#include "tests/testing/hpt_process.h"
+#include "tests/testing/raw_http.h"
+#include "tests/testing/temp_dir.h"
+
+namespace hpt::testing {
+namespace {
+
+TEST(ProtocolTest, TraceIsRefusedAndEchoesNothing) {
+  TempDir dir;
+  WriteFile(dir.File("token"), "tok\n");
+  HptProcess server(dir.File("hpt.db"), {"--token-file", dir.File("token")});
+  RawResponse r = RawHttp(server.url(), "TRACE", "/api/v1/experiments",
+                          {{"Authorization", "Bearer secret-in-header"}});
+  EXPECT_EQ(r.status, 405) << r.body;
+  EXPECT_EQ(r.body.find("secret-in-header"), std::string::npos) << r.body;
+}
+
+TEST(ProtocolTest, AMalformedQueryStringIsA400) {
+  TempDir dir;
+  HptProcess server(dir.File("hpt.db"));
+  RawResponse r = RawHttp(server.url(), "GET", "/api/v1/experiments?offset=%zz");
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("malformed query string"), std::string::npos) << r.body;
+  EXPECT_EQ(RawHttp(server.url(), "GET", "/api/v1/experiments?offset=%41").status, 200);
+}
+
+TEST(ProtocolTest, SameTokenComparesWholeTokens) {
+  EXPECT_TRUE(controller::SameToken("abc", "abc"));
+  EXPECT_FALSE(controller::SameToken("abc", "abd"));
+  EXPECT_FALSE(controller::SameToken("abc", "abcd"));
+  EXPECT_FALSE(controller::SameToken("", "a"));
+  EXPECT_TRUE(controller::SameToken("", ""));
+}
+
+}  // namespace
+}  // namespace hpt::testing
