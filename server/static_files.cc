@@ -65,6 +65,10 @@ std::optional<HttpResponse> StaticFiles::Serve(const std::string& path) const {
   }
   HttpResponse r;
   r.content_type = ContentType(file.extension().string());
+  // Another site must not frame the dashboard (clickjacking its buttons).
+  r.headers["X-Frame-Options"] = "DENY";
+  r.headers["Content-Security-Policy"] = "frame-ancestors 'none'";
+  r.headers["X-Content-Type-Options"] = "nosniff";
   r.body.resize(static_cast<size_t>(st.st_size));
   size_t got = 0;
   while (got < r.body.size()) {

@@ -79,6 +79,15 @@ TEST_F(CrossSiteTest, AdvertisedNameIsAccepted) {
   EXPECT_EQ(r.status, 200) << r.body;
 }
 
+TEST_F(CrossSiteTest, TheDashboardCannotBeFramed) {
+  WriteFile(dir_.File("ui/index.html"), "<!doctype html><title>hpt</title>");
+  Start({"--ui-dir", dir_.File("ui")});
+  RawResponse r = RawHttp(server_->url(), "GET", "/");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["x-frame-options"], "DENY");
+  EXPECT_EQ(r.headers["content-security-policy"], "frame-ancestors 'none'");
+}
+
 TEST_F(CrossSiteTest, WithATokenAnyHostButNoForeignOrigin) {
   WriteFile(dir_.File("token"), "tok\n");
   Start({"--token-file", dir_.File("token")});
