@@ -20,6 +20,9 @@ namespace {
 // How often experiments waiting for GPUs, or with writes the store
 // refused, try again.
 constexpr auto kSweepInterval = std::chrono::milliseconds(500);
+// How long DELETE waits for its killed trials to exit: past the executors'
+// SIGTERM grace period (3 s), then SIGKILL.
+constexpr auto kDrainWait = std::chrono::milliseconds(10000);
 
 }  // namespace
 
@@ -129,6 +132,11 @@ void Controller::PostReconcile(const Entry& entry) {
 
 StatusOr<Experiment> Controller::CreateExperiment(const api::ExperimentSpec& spec) {
   HPT_RETURN_IF_ERROR(Validate(spec));
+  if (int stopping = draining_.Pending(spec.name); stopping > 0) {
+    return FailedPrecondition("experiment '" + spec.name + "' was deleted and " +
+                              std::to_string(stopping) +
+                              " of its trials are still stopping; try again in a few seconds");
+  }
   Experiment exp;
   exp.spec = spec;
   exp.creation_time_ms = api::NowMillis();
@@ -176,11 +184,21 @@ Status Controller::StopExperiment(const std::string& name) {
 Status Controller::DeleteExperiment(const std::string& name) {
   auto entry = FindLoaded(name);
   // An unreadable row has no runner; deleting it is how it goes away.
-  if (entry) entry->runner->PrepareDelete();
+  if (entry) {
+    draining_.Begin(name);
+    draining_.Expect(name, entry->runner->PrepareDelete());
+  }
   HPT_RETURN_IF_ERROR(store_->DeleteExperiment(name));
   {
     std::unique_lock<std::shared_mutex> lock(map_mu_);
     runners_.erase(name);
+  }
+  // Its killed jobs still hold their names in the executor: answered once
+  // they are gone (SIGKILL comes after the grace period), a new experiment
+  // of this name can start its trials.
+  if (!draining_.Wait(name, kDrainWait)) {
+    spdlog::warn("experiment {} deleted; {} of its trials are still stopping", name,
+                 draining_.Pending(name));
   }
   std::error_code ec;
   std::filesystem::remove_all(options_.log_dir + "/" + name, ec);
@@ -246,6 +264,7 @@ void Controller::OnObservation(const std::string& experiment, const std::string&
 
 void Controller::OnExit(const std::string& experiment, const std::string& trial,
                         const runner::ExitInfo& info) {
+  if (draining_.Exited(experiment, trial)) return;  // of a deleted experiment
   auto entry = FindLoaded(experiment);
   if (!entry) return;
   entry->strand->Post([runner = entry->runner, trial, info] {

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "controller/draining_trials.h"
 #include "controller/experiment_runner.h"
 #include "controller/work_pool.h"
 
@@ -127,6 +128,8 @@ class Controller : public runner::ExecutorListener {
   std::map<std::string, runner::Executor*> executors_;  // set by Start()
   RunnerDeps deps_;
   WorkPool pool_;
+
+  DrainingTrials draining_;  // the killed jobs of deleted experiments
 
   mutable std::shared_mutex map_mu_;
   std::map<std::string, Entry> runners_;  // guarded by map_mu_

@@ -141,9 +141,17 @@ Status ExperimentRunner::Stop() {
   return Status::Ok();
 }
 
-void ExperimentRunner::PrepareDelete() {
+std::vector<std::string> ExperimentRunner::PrepareDelete() {
   std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> jobs;
+  if (exp_.spec.trial_template && executor()) {
+    for (const Trial& t : trials_) {
+      bool job = t.phase == TrialPhase::kRunning || !t.job_id.empty();
+      if (!api::IsFinished(t.phase) && job) jobs.push_back(t.name);
+    }
+  }
   KillActiveLocked("ExperimentDeleted");
+  return jobs;
 }
 
 Status ExperimentRunner::StopTrial(const std::string& trial) {

@@ -119,8 +119,9 @@ class ExperimentRunner {
   // leave room in runs again (runner_limits.cc). The experiment as it is
   // now.
   StatusOr<api::Experiment> UpdateLimits(const Limits& limits);
-  // Kills its active trials, ahead of the store's delete.
-  void PrepareDelete();
+  // Kills its active trials, ahead of the store's delete. The trials whose
+  // jobs were killed: their exits are still to come.
+  std::vector<std::string> PrepareDelete();
 
   // Up to `count` new Running trials for a client to evaluate, never more
   // than parallelTrialCount running at once: when all its slots are taken
