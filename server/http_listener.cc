@@ -7,7 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
+#include <memory>
 #include <stdexcept>
+#include <cpprest/containerstream.h>
 #include <cpprest/http_listener.h>
 #include <cpprest/uri.h>
 
@@ -65,6 +68,54 @@ HttpRequest Convert(const http_request& req) {
   return out;
 }
 
+// Reads a request's body in pieces and stops at the first byte over
+// `limit`: a chunked body (no Content-Length to refuse up front) is never
+// held whole when it is too large.
+class BodyReader : public std::enable_shared_from_this<BodyReader> {
+ public:
+  using Done = std::function<void(StatusOr<std::string>)>;
+  BodyReader(http_request req, size_t limit, Done done)
+      : req_(std::move(req)), limit_(limit), done_(std::move(done)) {}
+
+  void Next() {
+    auto self = shared_from_this();
+    req_.body().read(buffer_, kPiece).then([self](pplx::task<size_t> t) {
+      size_t n = 0;
+      try {
+        n = t.get();
+      } catch (const std::exception& e) {
+        self->done_(InvalidArgument(std::string("bad request body: ") + e.what()));
+        return;
+      }
+      self->size_ += n;
+      if (self->size_ > self->limit_) {
+        // Closed for writing too: the connection stops buffering the rest.
+        self->req_.body().streambuf().close().wait();
+        self->done_(Status(StatusCode::kResourceExhausted,
+                           "request body is over the limit of " +
+                               std::to_string(self->limit_) + " bytes"));
+        return;
+      }
+      if (n == 0) {
+        // The buffer grows by a whole piece per read: only size_ bytes hold data.
+        std::string body = std::move(self->buffer_.collection());
+        body.resize(self->size_);
+        self->done_(std::move(body));
+        return;
+      }
+      self->Next();
+    });
+  }
+
+ private:
+  static constexpr size_t kPiece = 64 * 1024;
+  http_request req_;
+  size_t limit_;
+  size_t size_ = 0;  // bytes read so far
+  Done done_;
+  concurrency::streams::container_buffer<std::string> buffer_;
+};
+
 void Reply(http_request req, const HttpResponse& response) {
   web::http::http_response r(static_cast<web::http::status_code>(response.status));
   r.set_body(response.body, response.content_type);
@@ -119,23 +170,23 @@ StatusOr<std::unique_ptr<HttpListener>> OpenHttpListener(const ListenerOptions& 
                                               std::to_string(limit))));
           return;
         }
-        req.extract_utf8string(true).then([req, shared, limit](pplx::task<std::string> t) {
-          HttpResponse response;
-          try {
-            HttpRequest r = Convert(req);
-            r.body = t.get();
-            if (r.body.size() > limit) {
-              response = ErrorResponse(Status(StatusCode::kResourceExhausted,
-                                              "request body is over the limit of " +
-                                                  std::to_string(limit) + " bytes"));
-            } else {
-              response = (*shared)(r);
-            }
-          } catch (const std::exception& e) {
-            response = ErrorResponse(InvalidArgument(std::string("bad request: ") + e.what()));
-          }
-          Reply(req, response);
-        });
+        auto reader = std::make_shared<BodyReader>(
+            req, limit, [req, shared](StatusOr<std::string> body) {
+              HttpResponse response;
+              try {
+                if (!body.ok()) {
+                  response = ErrorResponse(body.status());
+                } else {
+                  HttpRequest r = Convert(req);
+                  r.body = std::move(*body);
+                  response = (*shared)(r);
+                }
+              } catch (const std::exception& e) {
+                response = ErrorResponse(InvalidArgument(std::string("bad request: ") + e.what()));
+              }
+              Reply(req, response);
+            });
+        reader->Next();
       });
       // cpprestsdk answers TRACE itself, echoing the request's headers
       // (Authorization included) before any handler or token check.

@@ -4,7 +4,10 @@
 // from 0.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "controller/trial_token.h"
+#include "tests/server/specs.h"
 #include "tests/testing/hpt_process.h"
 #include "tests/testing/raw_http.h"
 #include "tests/testing/temp_dir.h"
@@ -29,6 +32,33 @@ TEST(ProtocolTest, AMalformedQueryStringIsA400) {
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_NE(r.body.find("malformed query string"), std::string::npos) << r.body;
   EXPECT_EQ(RawHttp(server.url(), "GET", "/api/v1/experiments?offset=%41").status, 200);
+}
+
+std::string Chunked(const std::string& body, size_t piece) {
+  std::string out;
+  char size[32];
+  for (size_t at = 0; at < body.size(); at += piece) {
+    std::string part = body.substr(at, piece);
+    std::snprintf(size, sizeof size, "%zx\r\n", part.size());
+    out += size + part + "\r\n";
+  }
+  return out + "0\r\n\r\n";
+}
+
+// A chunked body has no Content-Length to refuse up front: it is read in
+// pieces and refused at the limit, and a small one arrives intact.
+TEST(ProtocolTest, ChunkedBodiesAreCappedAndArriveWhole) {
+  TempDir dir;
+  HptProcess server(dir.File("hpt.db"));
+  std::map<std::string, std::string> chunked = {{"Transfer-Encoding", "chunked"},
+                                                {"Content-Type", "application/json"}};
+  RawResponse big = RawHttp(server.url(), "POST", "/api/v1/experiments", chunked,
+                            Chunked(std::string(8 << 20, 'a'), 60000));
+  EXPECT_EQ(big.status, 413) << big.body;
+  nlohmann::json spec = ShellExperiment("chunked", "echo loss=1", 1, 1);
+  RawResponse ok = RawHttp(server.url(), "POST", "/api/v1/experiments", chunked,
+                           Chunked(spec.dump(), 7));
+  EXPECT_EQ(ok.status, 201) << ok.body;
 }
 
 TEST(ProtocolTest, SameTokenComparesWholeTokens) {

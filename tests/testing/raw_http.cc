@@ -93,7 +93,8 @@ RawResponse RawHttp(const std::string& url, const std::string& method,
   if (!headers.count("Host")) request += "Host: " + url.substr(url.find("//") + 2) + "\r\n";
   request += "Connection: close\r\n";
   for (const auto& [k, v] : headers) request += k + ": " + v + "\r\n";
-  if (!body.empty() || method == "POST" || method == "PUT") {
+  if ((!body.empty() || method == "POST" || method == "PUT") &&
+      !headers.count("Transfer-Encoding")) {
     request += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   }
   request += "\r\n" + body;

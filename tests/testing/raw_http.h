@@ -16,7 +16,8 @@ struct RawResponse {
 
 // Sends `method target` with the headers and body to the server at `url`
 // ("http://127.0.0.1:PORT"). `target` goes on the request line as given;
-// a "Host" in `headers` replaces the one taken from `url`.
+// a "Host" in `headers` replaces the one taken from `url`; with a
+// "Transfer-Encoding" header, `body` is sent as given (already chunked).
 RawResponse RawHttp(const std::string& url, const std::string& method,
                     const std::string& target,
                     const std::map<std::string, std::string>& headers = {},
