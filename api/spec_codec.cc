@@ -266,10 +266,15 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
   if (const json* es = r.Object(j, "", "earlyStopping", false)) {
     DecodeAlgorithm(r, *es, "earlyStopping", spec.early_stopping);
   }
-  if (auto v = r.Int(j, "", "parallelTrialCount", false)) {
-    spec.parallel_trial_count = *v;
-  }
+  std::optional<int> parallel = r.Int(j, "", "parallelTrialCount", false);
   if (auto v = r.Int(j, "", "maxTrialCount", true)) spec.max_trial_count = *v;
+  // Unset, it is 3 but never more than the budget (a user who never wrote
+  // it must not be told it is too large).
+  if (parallel) {
+    spec.parallel_trial_count = *parallel;
+  } else if (spec.max_trial_count > 0) {
+    spec.parallel_trial_count = std::min(spec.parallel_trial_count, spec.max_trial_count);
+  }
   // Unset, it is 3 but never more than the budget, so a small experiment
   // needs no extra field.
   if (auto v = r.Int(j, "", "maxFailedTrialCount", false)) {

@@ -1,4 +1,5 @@
 #include "api/spec_codec.h"
+#include "api/validation.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -116,6 +117,19 @@ parameters: [{name: x, parameterType: double, feasibleSpace: {min: 0, max: 1}}]
   EXPECT_FALSE(spec->trial_template.has_value());
   EXPECT_EQ(spec->metrics_collector.kind, "StdOut");
   EXPECT_EQ(spec->metrics_collector.step_key, "step");
+}
+
+TEST(SpecFromYaml, TheDefaultParallelismNeverExceedsTheBudget) {
+  auto spec = SpecFromYaml(R"(
+name: one
+objective: {type: minimize, objectiveMetricName: loss}
+algorithm: {algorithmName: random}
+maxTrialCount: 1
+parameters: [{name: x, parameterType: double, feasibleSpace: {min: 0, max: 1}}]
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->parallel_trial_count, 1);
+  EXPECT_TRUE(ValidateSpec(*spec).ok()) << ValidateSpec(*spec).ToString();
 }
 
 TEST(SpecFromYaml, QuotedScalarsStayText) {
