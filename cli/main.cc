@@ -179,6 +179,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // "A subcommand is required" would hide that one was given, misspelt.
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+      return Fail("unknown command '" + std::string(argv[1]) + "' (hpt --help lists them)", 2);
+    }
     return Fail(e.what(), 2);  // a usage error
   }
 

@@ -44,7 +44,30 @@ std::string SelfPath() {
   return ec ? "" : self.string();
 }
 
+// "" when `url` can be advertised to trials (http(s)://host[:port]).
+std::string AdvertiseUrlProblem(const std::string& url) {
+  if (url.empty()) return "";
+  size_t scheme = url.find("://");
+  std::string name = scheme == std::string::npos ? "" : url.substr(0, scheme);
+  std::string rest = scheme == std::string::npos ? "" : url.substr(scheme + 3);
+  std::string host = rest.substr(0, rest.find_first_of(":/?#"));
+  if ((name != "http" && name != "https") || host.empty()) {
+    return "--advertise-url: '" + url + "' is not an http(s)://HOST[:PORT] URL";
+  }
+  return "";
+}
+
 int Serve(const ServeOptions& options) {
+  if (options.db.empty()) return Fail("--db: must name a database file", 2);
+  if (std::string problem = AdvertiseUrlProblem(options.advertise_url); !problem.empty()) {
+    return Fail(problem, 2);
+  }
+  if (options.host.find(':') != std::string::npos) {
+    return Fail("--host: '" + options.host +
+                    "' is an IPv6 address; hpt listens on IPv4 (127.0.0.1, or 0.0.0.0 for "
+                    "every interface)",
+                2);
+  }
   server::ServerOptions so;
   so.host = options.host;
   so.port = options.port;

@@ -201,6 +201,10 @@ StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
 }
 
 StatusOr<std::string> ReadTokenFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return InvalidArgument("--token-file: '" + path + "' is a directory, not a file");
+  }
   std::ifstream in(path);
   if (!in) return InvalidArgument("--token-file: cannot read '" + path + "'");
   std::stringstream ss;

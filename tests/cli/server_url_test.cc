@@ -32,5 +32,24 @@ TEST(ServerUrlTest, ANameThatIsNoUriSegmentReachesTheServer) {
   }
 }
 
+TEST(ServerUrlTest, ServeFlagsAndCommandsAreCheckedUpFront) {
+  TempDir dir;
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"serve", "--db", ""}, "--db: must name a database file"},
+           {{"serve", "--host", "::1"}, "--host: '::1' is an IPv6 address"},
+           {{"serve", "--token-file", dir.path()}, "is a directory, not a file"},
+           {{"serve", "--advertise-url", "notaurl"}, "--advertise-url: 'notaurl' is not"},
+           {{"bogus"}, "unknown command 'bogus'"}}) {
+    std::string out, err;
+    EXPECT_EQ(RunHpt(c.args, &out, &err, 20), 2) << err;
+    EXPECT_NE(err.find(c.says), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  }
+}
+
 }  // namespace
 }  // namespace hpt::testing
