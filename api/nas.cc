@@ -127,7 +127,8 @@ StatusOr<std::vector<std::string>> DartsPrimitives(const NasConfig& config) {
     std::string at = "nasConfig.operations[" + std::to_string(i) + "]";
     if (!Known(op.operation_type)) {
       problems.push_back(at + ".operationType: unknown operation '" +
-                         op.operation_type + "' (supported: " +
+                         op.operation_type.substr(0, 64) +
+                         (op.operation_type.size() > 64 ? "...' (" : "' (") + "supported: " +
                          Join(OperationTypes(), ", ") + ")");
       continue;
     }

@@ -1,6 +1,7 @@
 // Katib hands DARTS trials their settings and search space as Python
 // literals (str(dict), str(list)); hpt writes and reads the same form.
 
+#include <algorithm>
 #include <cctype>
 
 #include <nlohmann/json.hpp>
@@ -135,8 +136,16 @@ StatusOr<std::vector<std::string>> ParsePrimitivesLiteral(
   std::vector<std::string> out;
   for (const json& v : j) {
     if (!v.is_string()) return InvalidArgument(what + ": every operation must be a name");
-    HPT_RETURN_IF_ERROR(ParsePrimitive(v.get<std::string>()).status());
-    out.push_back(v.get<std::string>());
+    StatusOr<Primitive> p = ParsePrimitive(v.get<std::string>());
+    if (!p.ok()) return InvalidArgument(what + ": " + p.status().message());
+    // One spelling per operation ("max_pooling_03x03" is max_pooling_3x3),
+    // as nasConfig writes them, so the genotype names what was searched.
+    std::string size = std::to_string(p->size);
+    std::string name = p->size == 0 ? p->kind : p->kind + "_" + size + "x" + size;
+    if (std::find(out.begin(), out.end(), name) != out.end()) {
+      return InvalidArgument(what + ": '" + name + "' is listed twice");
+    }
+    out.push_back(name);
   }
   if (out.empty()) return InvalidArgument(what + ": no operations");
   return out;

@@ -238,5 +238,15 @@ TEST(NasLiteralTest, PrimitivesParse) {
   EXPECT_FALSE(ParsePrimitive("skip_connection_3x3").ok());
 }
 
+TEST(NasLiteralTest, ASearchSpaceHasOneSpellingPerOperation) {
+  auto p = ParsePrimitivesLiteral("['max_pooling_03x03', 'skip_connection']", "--search-space");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_THAT(*p, ElementsAre("max_pooling_3x3", "skip_connection"));
+  auto twice = ParsePrimitivesLiteral("['max_pooling_3x3', 'max_pooling_03x03']", "--search-space");
+  EXPECT_EQ(twice.status().message(), "--search-space: 'max_pooling_3x3' is listed twice");
+  auto none = ParsePrimitivesLiteral("['none']", "--search-space");
+  EXPECT_THAT(none.status().message(), HasSubstr("--search-space: unknown operation 'none'"));
+}
+
 }  // namespace
 }  // namespace hpt::api
