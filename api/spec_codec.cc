@@ -289,7 +289,9 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
     spec.nas_config.emplace();
     DecodeNasConfig(r, *n, *spec.nas_config);
   }
-  if (const json* params = r.Array(j, "", "parameters", !nas)) {
+  // darts without nasConfig is told that nasConfig is missing (by its
+  // validation), not that parameters are.
+  if (const json* params = r.Array(j, "", "parameters", !nas && spec.algorithm.name != "darts")) {
     for (size_t i = 0; i < params->size(); ++i) {
       std::string pp = JsonReader::Path("parameters", i);
       if (!(*params)[i].is_object()) {

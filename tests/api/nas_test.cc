@@ -97,6 +97,15 @@ TEST(NasSpecTest, MissingGraphConfigIsNamed) {
   EXPECT_THAT(spec.status().message(), HasSubstr("nasConfig.graphConfig"));
 }
 
+TEST(NasSpecTest, DartsWithoutNasConfigIsNotAskedForParameters) {
+  auto spec = SpecFromYaml(
+      "name: x\nobjective: {type: maximize, objectiveMetricName: a}\n"
+      "algorithm: {algorithmName: darts}\nmaxTrialCount: 1\n");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  Status s = ValidateSpec(*spec);
+  EXPECT_EQ(s.message().find("parameters"), std::string::npos) << s.message();
+}
+
 TEST(DartsSettingsTest, KatibDefaults) {
   auto s = ReadDartsSettings({});
   ASSERT_TRUE(s.ok());
