@@ -54,12 +54,20 @@ bool SplitAuthority(const std::string& authority, std::string* host, std::string
   return true;
 }
 
-// The name part of a URL such as "http://head-node:8750/x", lower-case.
-std::string HostOfUrl(const std::string& url) {
-  size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return "";
-  std::string rest = url.substr(scheme + 3);
-  return HostOfAuthority(rest.substr(0, rest.find_first_of("/?#")));
+// "scheme://host:port" of a URL or an Origin, lower-case, the default port
+// made explicit; "" when it is not an http(s) URL.
+std::string NormalOrigin(const std::string& url, std::string* host = nullptr) {
+  size_t at = url.find("://");
+  if (at == std::string::npos) return "";
+  std::string scheme = Lower(url.substr(0, at));
+  if (scheme != "http" && scheme != "https") return "";
+  std::string rest = url.substr(at + 3);
+  std::string name, port;
+  if (!SplitAuthority(rest.substr(0, rest.find_first_of("/?#")), &name, &port)) return "";
+  if (port.empty()) port = scheme == "https" ? "443" : "80";
+  if (host) *host = name;
+  return scheme + "://" + (name.find(':') != std::string::npos ? "[" + name + "]" : name) +
+         ":" + port;
 }
 
 }  // namespace
@@ -72,12 +80,15 @@ std::string HostOfAuthority(const std::string& authority) {
 OriginPolicy MakeOriginPolicy(const std::string& bind_host,
                               const std::string& advertise_url, bool has_token) {
   OriginPolicy policy;
-  policy.check_host = !has_token;
+  policy.check = !has_token;
   auto add = [&](const std::string& name) {
     if (!name.empty() && !IsIpLiteral(name)) policy.host_names.push_back(Lower(name));
   };
   add(HostOfAuthority(bind_host));
-  add(HostOfUrl(advertise_url));
+  std::string advertised_host;
+  std::string advertised = NormalOrigin(advertise_url, &advertised_host);
+  if (!advertised.empty()) policy.origins.push_back(advertised);
+  add(advertised_host);
   char name[256] = {};
   if (gethostname(name, sizeof(name) - 1) == 0) add(name);
   return policy;
@@ -85,6 +96,7 @@ OriginPolicy MakeOriginPolicy(const std::string& bind_host,
 
 Status CheckOrigin(const OriginPolicy& policy, const std::string& host,
                    const std::string& origin) {
+  if (!policy.check) return Status::Ok();
   std::string host_name, host_port;
   if (!host.empty()) {
     if (!SplitAuthority(host, &host_name, &host_port)) {
@@ -93,7 +105,7 @@ Status CheckOrigin(const OriginPolicy& policy, const std::string& host,
     bool known = IsIpLiteral(host_name) || host_name == "localhost" ||
                  std::find(policy.host_names.begin(), policy.host_names.end(), host_name) !=
                      policy.host_names.end();
-    if (policy.check_host && !known) {
+    if (!known) {
       return PermissionDenied(
           "Host: '" + host_name +
           "' is not a name of this server (refused against DNS rebinding): reach it by "
@@ -104,19 +116,16 @@ Status CheckOrigin(const OriginPolicy& policy, const std::string& host,
   // A browser's request from another site (or a sandboxed page: "null").
   const std::string refused = "Origin: '" + origin.substr(0, 200) +
                               "' is another site; cross-site requests are refused";
-  std::string scheme_end = "://";
-  size_t at = origin.find(scheme_end);
-  if (at == std::string::npos || host.empty()) return PermissionDenied(refused);
-  std::string scheme = Lower(origin.substr(0, at));
-  std::string origin_name, origin_port;
-  if ((scheme != "http" && scheme != "https") ||
-      !SplitAuthority(origin.substr(at + scheme_end.size()), &origin_name, &origin_port)) {
+  const std::string given = NormalOrigin(origin);
+  if (given.empty()) return PermissionDenied(refused);
+  if (std::find(policy.origins.begin(), policy.origins.end(), given) != policy.origins.end()) {
+    return Status::Ok();
+  }
+  // Same origin: the page came from the server this request reached.
+  const std::string scheme = given.substr(0, given.find("://"));
+  if (host.empty() || NormalOrigin(scheme + "://" + host) != given) {
     return PermissionDenied(refused);
   }
-  const std::string default_port = scheme == "https" ? "443" : "80";
-  if (origin_port.empty()) origin_port = default_port;
-  if (host_port.empty()) host_port = default_port;
-  if (origin_name != host_name || origin_port != host_port) return PermissionDenied(refused);
   return Status::Ok();
 }
 

@@ -6,12 +6,15 @@
 //   cross-origin POST, PUT, PATCH or DELETE, also for text/plain bodies
 //   that need no CORS preflight. A request whose Origin is not the server
 //   it reached (the Host header) is refused.
+//   --advertise-url's origin is accepted too (a reverse proxy that passes
+//   its own Host on).
 // - DNS rebinding: a hostile name that resolves to 127.0.0.1 makes a page
-//   same-origin with this server, Origin and Host then agree. Without a
-//   token, a Host must therefore be an IP literal, localhost, this
-//   machine's name, the bound host or --advertise-url's host. With a token
-//   the guard is not needed (a page cannot learn the token), so any Host is
-//   accepted and clusters may use any name for the server.
+//   same-origin with this server, Origin and Host then agree. A Host must
+//   therefore be an IP literal, localhost, this machine's name, the bound
+//   host or --advertise-url's host.
+// Both guard a server without a token. With one, the token is the guard: a
+// browser never sends it by itself and another site cannot learn it, so
+// any Host and Origin are accepted (clusters and proxies may use any name).
 
 #include <string>
 #include <vector>
@@ -22,9 +25,12 @@ namespace hpt::server {
 
 struct OriginPolicy {
   // Names (lower-case, no port) a Host header may carry besides IP
-  // literals and "localhost"; empty with check_host false.
+  // literals and "localhost".
   std::vector<std::string> host_names;
-  bool check_host = true;  // false when a token is configured
+  // Origins ("https://name:443", lower-case, port explicit) accepted
+  // besides the request's own Host.
+  std::vector<std::string> origins;
+  bool check = true;  // false when a token is configured
 };
 
 // The policy for a server bound to `bind_host`, advertised at
