@@ -23,6 +23,7 @@ inline constexpr size_t kMaxSettings = 100;      // algorithmSettings
 inline constexpr size_t kMaxCommandArgs = 4096;  // trialTemplate.command
 inline constexpr size_t kMaxEnvVars = 1024;      // trialTemplate.env
 inline constexpr size_t kMaxMetricsFormats = 32;
+inline constexpr size_t kMaxReasonLength = 4096;  // a completion's reason
 
 // Distinct metric names in one observation request or one :complete.
 inline constexpr size_t kMaxMetricsPerReport = kMaxMetricNames;

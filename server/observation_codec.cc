@@ -108,7 +108,14 @@ controller::Completion DecodeCompletionAt(JsonReader& r, const json& obj,
                                           const std::string& path) {
   controller::Completion c;
   c.infeasible = r.Bool(obj, path, "infeasible").value_or(false);
-  if (auto reason = r.String(obj, path, "reason", false)) c.reason = *reason;
+  if (auto reason = r.String(obj, path, "reason", false)) {
+    if (reason->size() > api::kMaxReasonLength) {
+      r.Problem(path.empty() ? "reason" : path + ".reason",
+                "must be at most " + std::to_string(api::kMaxReasonLength) + " bytes, not " +
+                    std::to_string(reason->size()));
+    }
+    c.reason = *reason;
+  }
   auto m = obj.find("metrics");
   if (m != obj.end()) {
     std::set<std::string> names;

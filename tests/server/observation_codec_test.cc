@@ -58,6 +58,10 @@ TEST(ObservationCodecTest, Completion) {
   EXPECT_FALSE(DecodeCompletion(json::parse(R"({"infeasible": "yes"})")).ok());
   EXPECT_FALSE(
       DecodeCompletion(json::parse(R"({"infeasible": true, "metrics": {"loss": 1}})")).ok());
+  auto long_reason =
+      DecodeCompletion(json{{"infeasible", true}, {"reason", std::string(5000, 'r')}});
+  ASSERT_FALSE(long_reason.ok());
+  EXPECT_EQ(long_reason.status().message(), "reason: must be at most 4096 bytes, not 5000");
 }
 
 json ManyMetrics(int n, const std::string& prefix = "m") {
