@@ -17,8 +17,17 @@ StatusOr<nlohmann::json> LoadSpecFile(const std::string& path,
   if (!in) return InvalidArgument(path + ": cannot read the file");
   std::stringstream ss;
   ss << in.rdbuf();
-  // JSON is a subset of YAML, so one parser takes both.
-  auto j = api::YamlToJson(ss.str());
+  // JSON is a subset of YAML, so one parser takes both; a JSON document is
+  // read as JSON first, as the server reads it (YAML's alias-expansion cap
+  // would count a large JSON list's values).
+  const std::string text = ss.str();
+  StatusOr<nlohmann::json> j = InvalidArgument("not JSON");
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') {
+    nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
+    if (!parsed.is_discarded()) j = std::move(parsed);
+  }
+  if (!j.ok()) j = api::YamlToJson(text);
   if (!j.ok()) return InvalidArgument(path + ": " + j.status().message());
   if (!j->is_object()) return InvalidArgument(path + ": must hold a mapping (the experiment)");
   if (api::IsKatibExperiment(*j)) {
