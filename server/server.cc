@@ -151,14 +151,19 @@ class ServerImpl : public Server {
     StatusOr<std::string> path = NormalizeRequestPath(request.raw_path);
     if (!path.ok()) return ErrorResponse(path.status());
     request.path = *path;
+    // HEAD is GET without the body (RFC 9110), with GET's access rules.
+    const bool head = request.method == "HEAD";
+    if (head) request.method = "GET";
     Router::Resolution route = router_.Resolve(request.method, request.path);
-    if (!route.found && static_files_ && (request.method == "GET" || request.method == "HEAD")) {
+    if (!route.found && static_files_ && request.method == "GET") {
       if (auto file = static_files_->Serve(request.path)) return *file;
     }
     if (!Authorized(request, route)) {
       return ErrorResponse(Status(StatusCode::kUnauthenticated, kUnauthenticated));
     }
-    return router_.Dispatch(request);
+    HttpResponse response = router_.Dispatch(request);
+    if (head) response.body.clear();
+    return response;
   }
 
   bool Authorized(const HttpRequest& request, const Router::Resolution& route) const {

@@ -25,6 +25,19 @@ TEST(ProtocolTest, TraceIsRefusedAndEchoesNothing) {
   EXPECT_EQ(r.body.find("secret-in-header"), std::string::npos) << r.body;
 }
 
+TEST(ProtocolTest, HeadIsGetWithoutABodyAndItsAccess) {
+  TempDir dir;
+  WriteFile(dir.File("token"), "tok\n");
+  HptProcess server(dir.File("hpt.db"), {"--token-file", dir.File("token")});
+  RawResponse health = RawHttp(server.url(), "HEAD", "/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_TRUE(health.body.empty()) << health.body;
+  EXPECT_EQ(RawHttp(server.url(), "HEAD", "/api/v1/experiments").status, 401);
+  EXPECT_EQ(RawHttp(server.url(), "HEAD", "/api/v1/experiments",
+                    {{"Authorization", "Bearer tok"}}).status,
+            200);
+}
+
 TEST(ProtocolTest, AMalformedQueryStringIsA400) {
   TempDir dir;
   HptProcess server(dir.File("hpt.db"));
