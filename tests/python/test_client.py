@@ -385,6 +385,10 @@ class TokenTest(ServerTestCase):
         exp = self.client.create_experiment(quadratic_spec(self.unique("token"), 2, 2))
         self.assertEqual(len(exp.suggest(count=2)), 2)
 
+    def test_a_token_read_from_its_file_keeps_working(self) -> None:
+        client = hpt.Client(self.server.url, token=self.token + "\n")
+        self.assertIsInstance(client.experiments(), list)
+
     def test_missing_token_is_401(self) -> None:
         saved = os.environ.pop("HPT_TOKEN", None)
         try:

@@ -156,6 +156,33 @@ class OptimizeTest(ServerTestCase):
             self.assertEqual(t.phase, "Failed")
             self.assertEqual(t.raw["message"], f"ValueError: diverged at x={t.params['x']:.3f}")
 
+    def test_ctrl_c_with_threads_ends_the_running_trials(self) -> None:
+        """Workers are daemon threads, killed mid-trial when the interpreter
+        exits: their trials used to stay Running, holding the slots."""
+        import _thread
+        exp = self.create("interrupt", max_trials=6)
+        started, release = threading.Semaphore(0), threading.Event()
+
+        def objective(trial: "hpt.Trial") -> float:
+            started.release()
+            release.wait(30)
+            return 1.0
+
+        def interrupt() -> None:
+            started.acquire()
+            started.acquire()
+            _thread.interrupt_main()
+
+        threading.Thread(target=interrupt, daemon=True).start()
+        with self.assertRaises(KeyboardInterrupt):
+            exp.optimize(objective, n_trials=4, n_jobs=2, show_progress_bar=False)
+        phases = {t.name: (t.phase, t.raw.get("message", "")) for t in exp.trials()}
+        release.set()
+        self.assertEqual(len(phases), 2, phases)
+        for phase, message in phases.values():
+            self.assertEqual(phase, "Failed", phases)
+            self.assertIn("optimize() was interrupted", message)
+
     def test_catch_goes_on_and_bad_values_fail_with_a_warning(self) -> None:
         exp = self.create("catch", max_trials=5, max_failed=5)
         returns = iter([float("nan"), "low", None, {"f1": 0.5}])

@@ -22,7 +22,9 @@ class Transport:
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"hpt server URL must start with http:// or https://, not {url!r}")
         self.url = url.rstrip("/")
-        self.token = token or None
+        # A token read from its file keeps the file's newline; the server
+        # trims its own copy the same way.
+        self.token = token.strip() if token else None
         self.timeout = timeout
 
     def request(self, method: str, path: str, body: JsonBody = None,

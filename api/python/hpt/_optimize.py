@@ -6,7 +6,8 @@ import os
 import threading
 import time
 import warnings
-from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Tuple, Type, Union
+from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Type,
+                    Union)
 
 from hpt._errors import ApiError, Pruned, is_slots_full
 from hpt._http import metrics_body
@@ -79,6 +80,7 @@ class _Run:
         self.exhausted = False  # the server handed out no more trials
         self.timed_out = False
         self.error: Optional[BaseException] = None
+        self.active: Dict[str, Trial] = {}  # trials whose fn is running
 
     def note(self) -> str:
         """Why the run ended short of what was asked, if it did."""
@@ -105,8 +107,18 @@ class _Run:
             for t in threads:
                 while t.is_alive():
                     t.join(0.2)  # a timeout keeps Ctrl-C deliverable to this thread
-        except BaseException:
-            self.stop.set()  # workers finish their current trial and ask no more
+        except BaseException as e:
+            self.stop.set()  # workers ask for no more trials
+            # The workers are daemon threads: when the interpreter exits, they
+            # end mid-trial, and their trials would hold parallelTrialCount's
+            # slots until their leases ran out. They end here, as with n_jobs=1.
+            with self.lock:
+                active = list(self.active.values())
+            for trial in active:
+                try:
+                    _fail(trial, f"{type(e).__name__}: optimize() was interrupted")
+                except Exception:  # the server is gone: the lease ends it
+                    pass
             raise
         if self.error is not None:
             raise self.error
@@ -166,6 +178,15 @@ class _Run:
             return True
 
     def _evaluate(self, trial: Trial) -> None:
+        with self.lock:
+            self.active[trial.name] = trial
+        try:
+            self._evaluate_active(trial)
+        finally:
+            with self.lock:
+                self.active.pop(trial.name, None)
+
+    def _evaluate_active(self, trial: Trial) -> None:
         try:
             with _Heartbeat(trial, int(self.exp.spec.get("trialLeaseSeconds") or 0)):
                 result = self.fn(trial)
