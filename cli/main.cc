@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "api/version.h"
+#include "api/validation.h"
 #include "cli/commands.h"
 #include "cli/local_server.h"
 #include "trial-runner/trial_shim.h"
@@ -97,6 +98,15 @@ int main(int argc, char** argv) {
   std::string name, trial;
   bool follow = false;
   enum Kind { kWrite = 0, kRead = 1, kOutput = 2 };
+  // Names go into request paths: one that is no DNS label (as every stored
+  // name is) could change the path ('exp#1' would address 'exp').
+  const CLI::Validator kNameCheck(
+      [](std::string& v) {
+        return hpt::api::IsDnsLabel(v) ? std::string()
+                                  : "'" + v + "' is not a name hpt gives (a lowercase DNS "
+                                              "label: a-z, 0-9 and '-')";
+      },
+      "NAME");
   auto client = [&](const std::string& cmd, const std::string& help, bool needs_name,
                     int kind) {
     auto* sub = app.add_subcommand(cmd, help);
@@ -105,7 +115,9 @@ int main(int argc, char** argv) {
     sub->add_option("--token-file", conn.token_file,
                     "Bearer token file (default $HPT_TOKEN, or the token `hpt run` left "
                     "for its local server)");
-    if (needs_name) sub->add_option("name", name, "Experiment name")->required();
+    if (needs_name) {
+      sub->add_option("name", name, "Experiment name")->required()->check(kNameCheck);
+    }
     if (kind & kRead) {
       sub->add_option("--db", conn.db,
                       "Read this database file directly, read-only: no server needed");
@@ -122,7 +134,7 @@ int main(int argc, char** argv) {
       client("trials", "Show an experiment's trials, best first", true, kRead | kOutput);
   auto* best_cmd = client("best", "Show an experiment's best trial", true, kRead | kOutput);
   auto* logs_cmd = client("logs", "Print a trial's captured output", true, kRead);
-  logs_cmd->add_option("trial", trial, "Trial name")->required();
+  logs_cmd->add_option("trial", trial, "Trial name")->required()->check(kNameCheck);
   logs_cmd->add_flag("-f,--follow", follow, "Keep printing until the trial finishes");
   auto* export_cmd = client("export", "Print an experiment's trials as CSV", true, kRead);
   auto* stop_cmd = client("stop", "Stop an experiment and its running trials", true, kWrite);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "tests/server/specs.h"
 #include "tests/testing/hpt_process.h"
 #include "tests/testing/temp_dir.h"
 
@@ -20,16 +21,20 @@ TEST(ServerUrlTest, AMalformedServerUrlIsOneLineAndExitTwo) {
   }
 }
 
-TEST(ServerUrlTest, ANameThatIsNoUriSegmentReachesTheServer) {
+// A name goes into the request path: 'exp#1' used to address (and
+// delete) 'exp'.
+TEST(ServerUrlTest, ANameThatIsNoDnsLabelIsRefusedBeforeAnyRequest) {
   TempDir dir;
   HptProcess server(dir.File("hpt.db"));
-  for (const char* name : {"a b", "100%", "x#y"}) {
-    std::string out, err;
-    EXPECT_EQ(RunHpt({"get", "--server", server.url(), name}, &out, &err), 3)
+  ASSERT_TRUE(server.Client()->Json("POST", "/api/v1/experiments", ClientExperiment("exp")).ok());
+  std::string out, err;
+  for (const char* name : {"exp#1", "exp?x", "a b", "100%"}) {
+    EXPECT_EQ(RunHpt({"delete", "--server", server.url(), name}, &out, &err), 2)
         << name << ": " << err;
-    EXPECT_NE(err.find("not found"), std::string::npos) << err;
-    EXPECT_EQ(err.find("cannot reach"), std::string::npos) << err;
+    EXPECT_NE(err.find("is not a name hpt gives"), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   }
+  EXPECT_EQ(RunHpt({"get", "--server", server.url(), "exp"}, &out, &err), 0) << err;
 }
 
 TEST(ServerUrlTest, ServeFlagsAndCommandsAreCheckedUpFront) {
