@@ -191,7 +191,11 @@ Status Controller::DeleteExperiment(const std::string& name) {
   HPT_RETURN_IF_ERROR(store_->DeleteExperiment(name));
   {
     std::unique_lock<std::shared_mutex> lock(map_mu_);
-    runners_.erase(name);
+    auto it = runners_.find(name);
+    // Only the runner deleted here: a create may have added a new one since.
+    if (it != runners_.end() && (!entry || it->second.runner == entry->runner)) {
+      runners_.erase(it);
+    }
   }
   // Its killed jobs still hold their names in the executor: answered once
   // they are gone (SIGKILL comes after the grace period), a new experiment
@@ -264,8 +268,11 @@ void Controller::OnObservation(const std::string& experiment, const std::string&
 
 void Controller::OnExit(const std::string& experiment, const std::string& trial,
                         const runner::ExitInfo& info) {
-  if (draining_.Exited(experiment, trial)) return;  // of a deleted experiment
+  // Noted before the draining check: a DELETE that begins in between then
+  // either sees the exit as delivered or finds it in draining_.
   auto entry = FindLoaded(experiment);
+  if (entry) entry->runner->NoteExitDelivered(trial);
+  if (draining_.Exited(experiment, trial)) return;  // of a deleted experiment
   if (!entry) return;
   entry->strand->Post([runner = entry->runner, trial, info] {
     runner->OnExit(trial, info);

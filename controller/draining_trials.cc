@@ -17,6 +17,7 @@ void DrainingTrials::Expect(const std::string& experiment,
     if (!it->second.exited.erase(t)) it->second.waiting.insert(t);
   }
   it->second.exited.clear();
+  it->second.expected = true;
   if (it->second.waiting.empty()) entries_.erase(it);
   cv_.notify_all();
 }
@@ -26,6 +27,7 @@ bool DrainingTrials::Exited(const std::string& experiment, const std::string& tr
   auto it = entries_.find(experiment);
   if (it == entries_.end()) return false;
   if (!it->second.waiting.erase(trial)) {
+    if (it->second.expected) return false;  // not one of the killed jobs
     it->second.exited.insert(trial);
     return true;
   }

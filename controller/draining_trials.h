@@ -22,7 +22,8 @@ class DrainingTrials {
   // The trials whose jobs were killed (those that exited since Begin() are
   // already accounted for).
   void Expect(const std::string& experiment, const std::vector<std::string>& trials);
-  // An exit: true when it belonged to a deleted experiment.
+  // An exit: true when it belonged to a deleted experiment (one it waits
+  // for, or any of its exits between Begin() and Expect()).
   bool Exited(const std::string& experiment, const std::string& trial);
   // Waits up to `timeout` for every expected exit; true when none is left.
   bool Wait(const std::string& experiment, std::chrono::milliseconds timeout);
@@ -36,6 +37,7 @@ class DrainingTrials {
   struct Entry {
     std::set<std::string> waiting;
     std::set<std::string> exited;  // before Expect() named them
+    bool expected = false;         // Expect() was called
     std::chrono::steady_clock::time_point since;
   };
   void ExpireLocked();

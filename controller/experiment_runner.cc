@@ -141,13 +141,23 @@ Status ExperimentRunner::Stop() {
   return Status::Ok();
 }
 
+void ExperimentRunner::NoteExitDelivered(const std::string& trial) {
+  std::lock_guard<std::mutex> lock(delivered_mu_);
+  delivered_exits_.insert(trial);
+}
+
 std::vector<std::string> ExperimentRunner::PrepareDelete() {
   std::lock_guard<std::mutex> lock(mu_);
+  std::set<std::string> delivered;
+  {
+    std::lock_guard<std::mutex> exits(delivered_mu_);
+    delivered = delivered_exits_;
+  }
   std::vector<std::string> jobs;
   if (exp_.spec.trial_template && executor()) {
     for (const Trial& t : trials_) {
       bool job = t.phase == TrialPhase::kRunning || !t.job_id.empty();
-      if (!api::IsFinished(t.phase) && job) jobs.push_back(t.name);
+      if (!api::IsFinished(t.phase) && job && !delivered.count(t.name)) jobs.push_back(t.name);
     }
   }
   KillActiveLocked("ExperimentDeleted");

@@ -122,6 +122,9 @@ class ExperimentRunner {
   // Kills its active trials, ahead of the store's delete. The trials whose
   // jobs were killed: their exits are still to come.
   std::vector<std::string> PrepareDelete();
+  // Called on the executor's thread when a trial's exit arrives, before
+  // OnExit() runs on the strand.
+  void NoteExitDelivered(const std::string& trial);
 
   // Up to `count` new Running trials for a client to evaluate, never more
   // than parallelTrialCount running at once: when all its slots are taken
@@ -235,6 +238,11 @@ class ExperimentRunner {
   const std::string name_;
   const bool runner_run_;
   const std::string executor_name_;  // of deps_.executors
+
+  // Exits the executor delivered that OnExit() has not applied yet (they
+  // wait on the strand): PrepareDelete() must not wait for them again.
+  std::mutex delivered_mu_;
+  std::set<std::string> delivered_exits_;  // guarded by delivered_mu_
 
   std::mutex mu_;
   api::Experiment exp_;             // guarded by mu_

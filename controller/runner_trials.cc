@@ -230,6 +230,10 @@ void ExperimentRunner::OnRunning(const std::string& trial) {
 
 void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& info) {
   std::lock_guard<std::mutex> lock(mu_);
+  {
+    std::lock_guard<std::mutex> exits(delivered_mu_);
+    delivered_exits_.erase(trial);
+  }
   Trial* t = FindLocked(trial);
   if (!t) return;
   if (!api::IsFinished(t->phase)) {  // else already Killed or EarlyStopped

@@ -34,6 +34,7 @@ TEST(DrainingTrialsTest, AnExitBeforeItWasExpectedIsNotWaitedFor) {
   EXPECT_TRUE(d.Exited("e", "e-1"));  // between the kill and Expect()
   d.Expect("e", {"e-1", "e-2"});
   EXPECT_EQ(d.Pending("e"), 1);
+  EXPECT_FALSE(d.Exited("e", "e-9")) << "not a killed job: a new experiment's";
   d.Expect("f", {"f-1"});  // never begun: nothing to wait for
   EXPECT_EQ(d.Pending("f"), 0);
   d.Begin("g");
