@@ -74,8 +74,10 @@ HttpRequest Convert(const http_request& req) {
 class BodyReader : public std::enable_shared_from_this<BodyReader> {
  public:
   using Done = std::function<void(StatusOr<std::string>)>;
-  BodyReader(http_request req, size_t limit, Done done)
-      : req_(std::move(req)), limit_(limit), done_(std::move(done)) {}
+  // `discard`: read to the end keeping nothing (a body already refused),
+  // so that the connection does not hold it while the answer waits.
+  BodyReader(http_request req, size_t limit, Done done, bool discard = false)
+      : req_(std::move(req)), limit_(limit), done_(std::move(done)), discard_(discard) {}
 
   void Next() {
     auto self = shared_from_this();
@@ -88,8 +90,17 @@ class BodyReader : public std::enable_shared_from_this<BodyReader> {
         return;
       }
       self->size_ += n;
+      if (self->discard_) {
+        self->buffer_ = concurrency::streams::container_buffer<std::string>();
+        if (n == 0) self->done_(std::string());
+        if (n != 0) self->Next();
+        return;
+      }
       if (self->size_ > self->limit_) {
-        // Closed for writing too: the connection stops buffering the rest.
+        // Only a chunked body gets here (a Content-Length over the limit is
+        // refused before): closed for writing too, the connection stops
+        // buffering it. (Closing a Content-Length body would make cpprest
+        // spin, which is why those are drained instead.)
         self->req_.body().streambuf().close().wait();
         self->done_(Status(StatusCode::kResourceExhausted,
                            "request body is over the limit of " +
@@ -113,6 +124,7 @@ class BodyReader : public std::enable_shared_from_this<BodyReader> {
   size_t limit_;
   size_t size_ = 0;  // bytes read so far
   Done done_;
+  bool discard_;
   concurrency::streams::container_buffer<std::string> buffer_;
 };
 
@@ -168,6 +180,8 @@ StatusOr<std::unique_ptr<HttpListener>> OpenHttpListener(const ListenerOptions& 
                                           "request body of " + std::to_string(length) +
                                               " bytes is over the limit of " +
                                               std::to_string(limit))));
+          // cpprest sends the answer once the body is in: read it away.
+          std::make_shared<BodyReader>(req, limit, [](StatusOr<std::string>) {}, true)->Next();
           return;
         }
         auto reader = std::make_shared<BodyReader>(
