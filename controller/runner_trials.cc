@@ -239,7 +239,8 @@ void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& 
   if (!api::IsFinished(t->phase)) {  // else already Killed or EarlyStopped
     storage::TrialUpdate update;
     update.completion_time_ms = api::NowMillis();
-    update.exit_code = info.exit_code;
+    // A command that never started has no exit code (not 0).
+    if (info.kind != runner::ExitKind::kStartFailed) update.exit_code = info.exit_code;
     const std::string tail = info.log_tail.empty() ? "" : "; log tail:\n" + info.log_tail;
     switch (info.kind) {
       case runner::ExitKind::kExited:

@@ -128,6 +128,7 @@ void MetricsParser::MatchRegexes(
 
 std::optional<api::Observation> MetricsParser::ParseLine(
     std::string_view line) {
+  if (line.substr(0, sizeof(kStartFailedPrefix) - 1) == kStartFailedPrefix) return std::nullopt;
   std::map<std::string, double> metrics;
   std::optional<int64_t> step;
   auto take_number = [&](const std::string& name, double value) {

@@ -34,6 +34,10 @@ class RE2;
 
 namespace hpt::runner {
 
+// The line hpt writes into a trial's log when the command cannot start; it
+// quotes the command, whose `name=value` text is no metric of the trial.
+inline constexpr char kStartFailedPrefix[] = "hpt: cannot start the trial: ";
+
 class MetricsParser {
  public:
   // InvalidArgument naming the metrics_format entry that is not a valid

@@ -1,5 +1,7 @@
 #include "trial-runner/trial_process.h"
 
+#include "trial-runner/metrics_parser.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -114,7 +116,7 @@ StatusOr<std::unique_ptr<TrialProcess>> TrialProcess::Launch(
     close(out[0]);
     if (!spawned.ok()) return spawned.status();
     trial->start_error_ = spawned->error;
-    std::string line = "hpt: cannot start the trial: " + spawned->error + "\n";
+    std::string line = kStartFailedPrefix + spawned->error + "\n";
     trial->log_.Write(line.data(), line.size());
     return trial;
   }

@@ -112,6 +112,7 @@ TEST_F(RunnerRunTest, ExitKindsBecomePhases) {
   EXPECT_EQ(t[3].phase, TrialPhase::kFailed);
   EXPECT_EQ(t[3].reason, "StartFailed");
   EXPECT_EQ(t[3].message, "no such program: train");
+  EXPECT_FALSE(t[3].exit_code.has_value()) << "it never ran, so it has no exit code";
   EXPECT_EQ(t[4].phase, TrialPhase::kMetricsUnavailable);
   EXPECT_THAT(t[4].message,
               HasSubstr("without reporting the objective metric 'loss' (it reported: none)"));

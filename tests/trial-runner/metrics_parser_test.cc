@@ -25,6 +25,14 @@ TEST(MetricsParserTest, DefaultFormatFindsPairsAnywhereInALine) {
   EXPECT_GT(obs->timestamp_ms, 0);
 }
 
+TEST(MetricsParserTest, HptsStartFailureLineIsNoMetric) {
+  MetricsParser parser = MakeParser({}, {"loss", "acc"});
+  EXPECT_FALSE(parser.ParseLine(std::string(kStartFailedPrefix) +
+                                "exec echo loss=0.027 acc=1: No such file or directory")
+                   .has_value());
+  EXPECT_TRUE(parser.ParseLine("echo: loss=0.027").has_value());
+}
+
 TEST(MetricsParserTest, ParsesSignsAndExponents) {
   MetricsParser parser = MakeParser({}, {"a", "b", "c"});
   auto obs = parser.ParseLine("a=-1.5 b=+2E3 c=.25");
