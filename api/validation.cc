@@ -185,6 +185,7 @@ void ValidateCollector(JsonReader& r, const ExperimentSpec& spec) {
   if (c.kind == "File" && c.file_path.empty()) {
     r.Problem(p + ".source.fileSystemPath.path", "is required for the File collector");
   }
+  if (HasNul(c.file_path)) r.Problem(p + ".source.fileSystemPath.path", kNulProblem);
   if (c.step_key.empty()) r.Problem(p + ".stepKey", "must not be empty");
   for (size_t i = 0; i < c.metrics_format.size(); ++i) {
     std::string path = JsonReader::Path(p + ".source.filter.metricsFormat", i);
