@@ -204,9 +204,19 @@ int Follow(hpt::client::ApiClient& client, const std::string& name, bool quiet,
   signal(SIGTERM, OnInterrupt);
   Progress progress(!quiet && isatty(STDOUT_FILENO));
   json exp;
+  // A server restart (it resumes the experiment) is ridden out: polls that
+  // cannot reach it are retried for this long before giving up.
+  constexpr auto kUnreachableFor = std::chrono::seconds(30);
+  auto reachable = std::chrono::steady_clock::now();
   while (true) {
     auto got = client.Json("GET", path);
+    if (!got.ok() && got.status().code() == StatusCode::kUnavailable && !g_interrupted &&
+        std::chrono::steady_clock::now() - reachable < kUnreachableFor) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      continue;
+    }
     if (!got.ok()) return Fail(got.status());
+    reachable = std::chrono::steady_clock::now();
     exp = *got;
     if (!quiet) progress.Update(exp);
     std::string phase = exp["status"].value("phase", "");
