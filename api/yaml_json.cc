@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <vector>
 
 #include "api/json_reader.h"
 #include "api/spec_codec.h"
@@ -187,13 +186,7 @@ StatusOr<json> YamlToJson(std::string_view yaml) {
     return InvalidArgument("YAML is not valid UTF-8 (byte " + std::to_string(bad) + ")");
   }
   try {
-    // Every document, so that a second one is not dropped without a word.
-    std::vector<YAML::Node> documents = YAML::LoadAll(std::string(yaml));
-    if (documents.size() > 1) {
-      return InvalidArgument("YAML holds " + std::to_string(documents.size()) +
-                             " documents (separated by '---'); give one per file");
-    }
-    YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
+    YAML::Node root = YAML::Load(std::string(yaml));
     int64_t budget = kMaxNodes;
     return NodeToJson(root, 0, &budget);
   } catch (const YAML::Exception& e) {

@@ -153,14 +153,6 @@ TEST(YamlToJson, PlainScalarsThatAreNotNumbersStayText) {
   EXPECT_EQ((*json)["tail"], "5-");
 }
 
-TEST(YamlToJson, ASecondDocumentIsAnErrorNotDropped) {
-  auto json = YamlToJson("name: a\n---\nname: b\n");
-  ASSERT_FALSE(json.ok());
-  EXPECT_THAT(json.status().message(), HasSubstr("YAML holds 2 documents"));
-  EXPECT_TRUE(YamlToJson("---\nname: a\n").ok());
-  EXPECT_TRUE(YamlToJson("").ok());
-}
-
 TEST(YamlToJson, AliasExpansionIsBounded) {
   // 9 levels of 10 aliases: ~400 bytes of YAML that expand to 10^9 scalars.
   std::string yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
