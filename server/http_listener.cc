@@ -92,8 +92,11 @@ class BodyReader : public std::enable_shared_from_this<BodyReader> {
       self->size_ += n;
       if (self->discard_) {
         self->buffer_ = concurrency::streams::container_buffer<std::string>();
-        if (n == 0) self->done_(std::string());
-        if (n != 0) self->Next();
+        if (n == 0) {
+          self->done_(std::string());
+        } else {
+          self->Next();
+        }
         return;
       }
       if (self->size_ > self->limit_) {
