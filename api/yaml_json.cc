@@ -1,8 +1,10 @@
 // YAML to JSON conversion, the only user of yaml-cpp.
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <charconv>
+#include <sstream>
 
 #include "api/json_reader.h"
 #include "api/spec_codec.h"
@@ -170,6 +172,46 @@ void Emit(YAML::Emitter& out, const json& j) {
   }
 }
 
+// Notes whether a document holds anything but an empty (null) node.
+class ContentSeen : public YAML::EventHandler {
+ public:
+  bool seen = false;
+  int line = 0;
+
+  void OnDocumentStart(const YAML::Mark& mark) override { line = mark.line + 1; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { seen = true; }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    seen = true;
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    seen = true;
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    seen = true;
+  }
+  void OnMapEnd() override {}
+};
+
+// A file is one experiment: a second document would otherwise be dropped
+// without a word. Only one document past the first is read, because on
+// some inputs yaml-cpp reports empty documents without end (LoadAll loops).
+Status CheckSingleDocument(const std::string& yaml) {
+  std::istringstream in(yaml);
+  YAML::Parser parser(in);
+  ContentSeen first, second;
+  if (!parser.HandleNextDocument(first)) return Status::Ok();
+  if (!parser.HandleNextDocument(second) || !second.seen) return Status::Ok();
+  return InvalidArgument("YAML holds a second document (line " +
+                         std::to_string(second.line) +
+                         "); a file describes one experiment");
+}
+
 }  // namespace
 
 std::string JsonToYaml(const json& j) {
@@ -186,7 +228,9 @@ StatusOr<json> YamlToJson(std::string_view yaml) {
     return InvalidArgument("YAML is not valid UTF-8 (byte " + std::to_string(bad) + ")");
   }
   try {
-    YAML::Node root = YAML::Load(std::string(yaml));
+    std::string text(yaml);
+    YAML::Node root = YAML::Load(text);
+    if (Status s = CheckSingleDocument(text); !s.ok()) return s;
     int64_t budget = kMaxNodes;
     return NodeToJson(root, 0, &budget);
   } catch (const YAML::Exception& e) {

@@ -1,0 +1,41 @@
+// A spec file holds one experiment: YAML's further documents are refused,
+// not dropped.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "api/spec_codec.h"
+
+namespace hpt::api {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(YamlToJson, SecondDocumentIsRefusedWithItsLine) {
+  auto json = YamlToJson("name: a\n---\nname: b\n");
+  ASSERT_FALSE(json.ok());
+  EXPECT_EQ(json.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(json.status().message(), HasSubstr("second document (line 2)"));
+
+  auto after_end = YamlToJson("name: a\n...\n---\n- x\n");
+  ASSERT_FALSE(after_end.ok());
+  EXPECT_THAT(after_end.status().message(), HasSubstr("line 3"));
+}
+
+TEST(YamlToJson, EmptyTrailingDocumentsAreAccepted) {
+  for (const char* text : {"name: a\n---\n", "name: a\n...\n", "---\nname: a\n",
+                           "name: a\n---\n# only a comment\n"}) {
+    auto json = YamlToJson(text);
+    ASSERT_TRUE(json.ok()) << text << ": " << json.status().message();
+    EXPECT_EQ((*json)["name"], "a") << text;
+  }
+}
+
+// yaml-cpp's LoadAll never ends on this input; one look past the first
+// document must.
+TEST(YamlToJson, EndlessEmptyDocumentsEnd) {
+  auto json = YamlToJson("!rid-,");
+  EXPECT_TRUE(json.ok() || json.status().code() == StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace hpt::api
