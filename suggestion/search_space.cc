@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "api/conditions.h"
 #include "api/spec_codec.h"
@@ -94,13 +95,23 @@ Status CheckList(size_t i, const ParameterSpec& p) {
   return Status::Ok();
 }
 
-// Grid steps accumulate floating error (0.1 * 3 = 0.30000000000000004);
-// rounding to 15 significant digits removes it, unless the step is so small
-// relative to the value that those digits are needed to tell points apart.
-double RoundGridValue(double value, double step) {
-  if (value == 0 || step / std::fabs(value) < 1e-12) return value;
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.15g", value);
+// Grid steps accumulate floating error (0.1 * 3 = 0.30000000000000004).
+// That error is relative to the terms, not to their sum: -2.3 + 22 * 0.1 is
+// -0.0999999999999996 and -0.3 + 3 * 0.1 is 5.6e-17. So the value is cut to
+// the digits that the terms' magnitude leaves exact, and snapped to 0 within
+// the error. A step too small to be told from the error keeps every digit.
+double RoundGridValue(double min, int64_t k, double step) {
+  double offset = static_cast<double>(k) * step;
+  double value = min + offset;
+  double error = 4 * std::numeric_limits<double>::epsilon() *
+                 (std::fabs(min) + std::fabs(offset));
+  if (std::fabs(value) <= error) return 0;
+  if (step < 10 * error) return value;
+  int digits = static_cast<int>(std::floor(std::log10(std::fabs(value))) -
+                                std::floor(std::log10(error)));
+  digits = std::clamp(digits, 1, 17);
+  char buffer[40];
+  std::snprintf(buffer, sizeof(buffer), "%.*e", digits - 1, value);
   return std::strtod(buffer, nullptr);
 }
 
@@ -162,7 +173,7 @@ std::string GridValue(const ParameterSpec& p, int64_t k) {
                        k * static_cast<int64_t>(fs.step.value_or(1)));
     case ParameterType::kDouble: {
       if (k == 0) return api::FormatDouble(*fs.min);
-      double value = RoundGridValue(*fs.min + k * *fs.step, *fs.step);
+      double value = RoundGridValue(*fs.min, k, *fs.step);
       return api::FormatDouble(std::min(value, *fs.max));
     }
   }

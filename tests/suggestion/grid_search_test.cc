@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,26 @@ TEST(GridSearchTest, DoubleStepsWithoutFloatingNoise) {
   EXPECT_EQ(Rows(s.assignments),
             (std::vector<std::string>{"0", "0.1", "0.2", "0.3", "0.4", "0.5",
                                       "0.6", "0.7", "0.8", "0.9", "1"}));
+}
+
+// -0.3 + 3 * 0.1 is 5.6e-17 in doubles; the trial must get 0.
+TEST(GridSearchTest, DoubleStepsCrossZeroExactly) {
+  Suggestion s =
+      MustSuggest(MakeSpec("grid", {DoubleParam("x", -0.3, 0.3, 0.1)}), 100);
+  EXPECT_EQ(Rows(s.assignments),
+            (std::vector<std::string>{"-0.3", "-0.2", "-0.1", "0", "0.1",
+                                      "0.2", "0.3"}));
+  for (double min : {-0.7, -1.1, -2.3}) {
+    Suggestion wide =
+        MustSuggest(MakeSpec("grid", {DoubleParam("x", min, 1, 0.1)}), 100);
+    std::vector<std::string> rows = Rows(wide.assignments);
+    EXPECT_NE(std::find(rows.begin(), rows.end(), "0"), rows.end()) << min;
+    for (const std::string& row : rows) EXPECT_LE(row.size(), 4u) << row;
+  }
+  // A point truly near zero, off the float noise, keeps its value.
+  Suggestion near = MustSuggest(
+      MakeSpec("grid", {DoubleParam("x", -0.30000000001, 0, 0.1)}), 100);
+  EXPECT_EQ(Rows(near.assignments).back(), "-1e-11");
 }
 
 TEST(GridSearchTest, DoubleStepStopsAtOrBeforeMax) {
