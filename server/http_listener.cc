@@ -135,6 +135,8 @@ void Reply(http_request req, const HttpResponse& response) {
   web::http::http_response r(static_cast<web::http::status_code>(response.status));
   r.set_body(response.body, response.content_type);
   for (const auto& [name, value] : response.headers) r.headers().add(name, value);
+  // Trial logs and names are user text: no browser may sniff them as HTML.
+  r.headers()["X-Content-Type-Options"] = "nosniff";
   req.reply(r).then([](pplx::task<void> t) {
     try {
       t.get();
@@ -176,7 +178,7 @@ StatusOr<std::unique_ptr<HttpListener>> OpenHttpListener(const ListenerOptions& 
     std::string url = "http://" + options.host + ":" + std::to_string(port);
     try {
       auto listener = std::make_unique<http_listener>(url);
-      listener->support([shared, limit](http_request req) {
+      auto handle = [shared, limit](http_request req) {
         auto length = req.headers().content_length();
         if (length > limit) {
           Reply(req, ErrorResponse(Status(StatusCode::kResourceExhausted,
@@ -204,7 +206,10 @@ StatusOr<std::unique_ptr<HttpListener>> OpenHttpListener(const ListenerOptions& 
               Reply(req, response);
             });
         reader->Next();
-      });
+      };
+      listener->support(handle);
+      // cpprestsdk answers OPTIONS itself, before any token check.
+      listener->support(web::http::methods::OPTIONS, handle);
       // cpprestsdk answers TRACE itself, echoing the request's headers
       // (Authorization included) before any handler or token check.
       listener->support(web::http::methods::TRCE, [](http_request req) {

@@ -155,15 +155,19 @@ class ServerImpl : public Server {
     const bool head = request.method == "HEAD";
     if (head) request.method = "GET";
     Router::Resolution route = router_.Resolve(request.method, request.path);
+    HttpResponse response = Answer(request, route);
+    if (head) response.body.clear();
+    return response;
+  }
+
+  HttpResponse Answer(HttpRequest& request, const Router::Resolution& route) {
     if (!route.found && static_files_ && request.method == "GET") {
       if (auto file = static_files_->Serve(request.path)) return *file;
     }
     if (!Authorized(request, route)) {
       return ErrorResponse(Status(StatusCode::kUnauthenticated, kUnauthenticated));
     }
-    HttpResponse response = router_.Dispatch(request);
-    if (head) response.body.clear();
-    return response;
+    return router_.Dispatch(request);
   }
 
   bool Authorized(const HttpRequest& request, const Router::Resolution& route) const {

@@ -38,6 +38,39 @@ TEST(ProtocolTest, HeadIsGetWithoutABodyAndItsAccess) {
             200);
 }
 
+// A dashboard file answered HEAD with its body, so the next response on
+// the connection was read from the middle of it.
+TEST(ProtocolTest, HeadOnADashboardFileHasNoBody) {
+  TempDir dir;
+  WriteFile(dir.File("ui/index.html"), "<!doctype html><p>dashboard</p>\n");
+  HptProcess server(dir.File("hpt.db"), {"--ui-dir", dir.File("ui")});
+  RawResponse get = RawHttp(server.url(), "GET", "/index.html");
+  EXPECT_EQ(get.status, 200);
+  EXPECT_NE(get.body.find("dashboard"), std::string::npos) << get.body;
+  RawResponse head = RawHttp(server.url(), "HEAD", "/index.html");
+  EXPECT_EQ(head.status, 200);
+  EXPECT_TRUE(head.body.empty()) << head.body;
+  RawResponse api = RawHttp(server.url(), "GET", "/api/v1/experiments");
+  EXPECT_EQ(api.headers["x-content-type-options"], "nosniff");
+}
+
+// cpprestsdk answered OPTIONS itself (200, "Allow: TRACE"), before the
+// Host, Origin and token checks.
+TEST(ProtocolTest, OptionsGoesThroughTheChecks) {
+  TempDir dir;
+  WriteFile(dir.File("token"), "tok\n");
+  HptProcess server(dir.File("hpt.db"), {"--token-file", dir.File("token")});
+  EXPECT_EQ(RawHttp(server.url(), "OPTIONS", "/api/v1/experiments").status, 401);
+  EXPECT_EQ(RawHttp(server.url(), "OPTIONS", "/api/v1/experiments",
+                    {{"Authorization", "Bearer tok"}}).status,
+            405);
+  TempDir open_dir;
+  HptProcess open(open_dir.File("hpt.db"));
+  EXPECT_EQ(RawHttp(open.url(), "OPTIONS", "/api/v1/experiments",
+                    {{"Origin", "http://evil.example"}}).status,
+            403);
+}
+
 TEST(ProtocolTest, AMalformedQueryStringIsA400) {
   TempDir dir;
   HptProcess server(dir.File("hpt.db"));
