@@ -27,8 +27,14 @@ StatusOr<api::Experiment> ExperimentRunner::UpdateLimits(const Limits& limits) {
   storage::ExperimentUpdate update;
   update.spec = spec;
   // A finished experiment runs again when the new limits leave it room
-  // (not one that reached its goal: that one is done).
-  const bool reopen = api::IsFinished(exp_.phase) && exp_.reason != "GoalReached" &&
+  // (not one that reached its goal: that one is done), and only when the
+  // PATCH asks for it: a maxTrialCount (what `hpt resume` sends), or a
+  // failure budget raised above the failures that ended it. A user's stop
+  // is not undone by a new lease length.
+  const bool asked = limits.max_trial_count.has_value() ||
+                     (exp_.reason == "MaxFailedTrialsReached" &&
+                      limits.max_failed_trial_count.has_value());
+  const bool reopen = asked && api::IsFinished(exp_.phase) && exp_.reason != "GoalReached" &&
                       counts.run() < spec.max_trial_count && !exhausted_ &&
                       counts.failed <= spec.max_failed_trial_count;
   if (reopen) {

@@ -144,6 +144,26 @@ TEST_F(LifecycleTest, PatchRaisesMaxTrialCountAndResumesAFinishedExperiment) {
   EXPECT_EQ(exp["spec"]["maxTrialCount"], 5);
 }
 
+// A PATCH of the lease or the failure budget restarted an experiment the
+// user had stopped; only a maxTrialCount (hpt resume) does.
+TEST_F(LifecycleTest, PatchWithoutMaxTrialCountLeavesAStoppedExperimentStopped) {
+  Create(ShellExperiment("halted", "sleep 30", 4, 1));
+  ASSERT_EQ(client_->Call("POST", "/api/v1/experiments/halted:stop", "")->status, 200);
+  ASSERT_EQ(WaitForExperiment(*client_, "halted")["status"]["phase"], "Stopped");
+  for (const json& body : {json{{"maxFailedTrialCount", 2}}, json{{"trialLeaseSeconds", 60}},
+                           json{{"parallelTrialCount", 2}}}) {
+    auto patched = client_->Json("PATCH", "/api/v1/experiments/halted", body);
+    ASSERT_TRUE(patched.ok()) << body.dump() << ": " << patched.status().ToString();
+    EXPECT_EQ((*patched)["status"]["phase"], "Stopped") << body.dump();
+    EXPECT_EQ((*patched)["status"]["reason"], "StoppedByUser") << body.dump();
+  }
+  EXPECT_EQ(Trials("halted").size(), 1u);
+  auto resumed = client_->Json("PATCH", "/api/v1/experiments/halted", {{"maxTrialCount", 4}});
+  ASSERT_TRUE(resumed.ok()) << resumed.status().ToString();
+  EXPECT_EQ((*resumed)["status"]["reason"], "Resumed");
+  EXPECT_EQ(client_->Call("POST", "/api/v1/experiments/halted:stop", "")->status, 200);
+}
+
 TEST_F(LifecycleTest, TimeoutFailsTheTrial) {
   json spec = ShellExperiment("slow", "sleep 30", 1, 1);
   spec["maxFailedTrialCount"] = 0;
