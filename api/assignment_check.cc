@@ -1,5 +1,6 @@
 #include "api/assignment_check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -58,7 +59,12 @@ StatusOr<std::string> CheckValue(const ParameterSpec& p, const std::string& valu
       std::optional<double> v = ParseNumber(value);
       if (!v) return InvalidArgument(where + ": '" + value + "' is not a number");
       if (!range(*v)) return InvalidArgument(where + ": " + value + bounds());
-      return value;
+      // " 1", "+1" and "1.0" are 1: the trial's command and the duplicate
+      // check see one spelling, inside the bounds the tolerance let in.
+      double inside = *v;
+      if (fs.min) inside = std::max(inside, *fs.min);
+      if (fs.max) inside = std::min(inside, *fs.max);
+      return FormatDouble(inside);
     }
   }
   return value;

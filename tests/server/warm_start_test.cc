@@ -65,6 +65,13 @@ TEST_F(WarmStartTest, EnqueuedAssignmentsAreSuggestedFirstInOrder) {
   r = Call("POST", "/enq/trials:enqueue", {{"trials", json::array({Assign(1.5, 2)})}, {"skipIfExists", true}});
   EXPECT_EQ(r["skipped"], 1);
   EXPECT_EQ(r["queueLength"], 2);
+  // Values are compared and stored in one spelling: " 1.50" is 1.5.
+  json spelled = Assign(0, 2);
+  spelled["parameterAssignments"][0]["value"] = " 1.50";
+  spelled["parameterAssignments"][1]["value"] = "+2.0";
+  r = Call("POST", "/enq/trials:enqueue", {{"trials", json::array({spelled})}, {"skipIfExists", true}});
+  EXPECT_EQ(r["skipped"], 1);
+  EXPECT_EQ(r["queueLength"], 2);
 
   json first = Call("POST", "/enq/trials:suggest", {{"count", 1}})["trials"];
   ASSERT_EQ(first.size(), 1u);
@@ -72,7 +79,7 @@ TEST_F(WarmStartTest, EnqueuedAssignmentsAreSuggestedFirstInOrder) {
   json next = Call("POST", "/enq/trials:suggest", {{"count", 2}})["trials"];
   ASSERT_EQ(next.size(), 2u);
   EXPECT_EQ(Value(next[0], "x"), "-4");
-  EXPECT_EQ(Value(next[0], "y"), "14.000000");
+  EXPECT_EQ(Value(next[0], "y"), "14");  // sent as "14.000000"
   // The second comes from the algorithm, inside the space.
   const double x = std::stod(Value(next[1], "x"));
   EXPECT_GE(x, -5);
