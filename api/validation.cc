@@ -3,6 +3,8 @@
 #include <cctype>
 
 #include <cmath>
+#include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -73,13 +75,18 @@ void ValidateParameter(JsonReader& r, const ParameterSpec& p,
                                         " parameters");
   }
   if (s.list.empty()) r.Problem(fp + ".list", "must have at least one value");
-  std::set<std::string> seen;
+  std::map<std::string, std::string> seen;  // discrete: by number, so 1 is 1.0
   for (size_t i = 0; i < s.list.size(); ++i) {
     std::string ip = JsonReader::Path(fp + ".list", i);
-    if (!seen.insert(s.list[i]).second) {
-      r.Problem(ip, "'" + s.list[i] + "' is listed twice");
+    std::optional<double> number =
+        p.type == ParameterType::kDiscrete ? ParseNumber(s.list[i]) : std::nullopt;
+    std::string key = number ? FormatDouble(*number) : s.list[i];
+    auto [first, fresh] = seen.emplace(key, s.list[i]);
+    if (!fresh) {
+      r.Problem(ip, "'" + s.list[i] + "' is listed twice" +
+                        (first->second == s.list[i] ? "" : " (as '" + first->second + "')"));
     }
-    if (p.type == ParameterType::kDiscrete && !ParseNumber(s.list[i])) {
+    if (p.type == ParameterType::kDiscrete && !number) {
       r.Problem(ip, "'" + s.list[i] + "' is not a number (discrete values are "
                                       "numbers; use categorical for text)");
     }

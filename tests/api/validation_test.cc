@@ -152,6 +152,17 @@ TEST(ValidateSpec, ListsMustBeNonEmptyWithoutDuplicates) {
   std::string err = Problems(s);
   EXPECT_THAT(err, HasSubstr("parameters[1].feasibleSpace.list: must have at least one value"));
   EXPECT_THAT(err, HasSubstr("parameters[2].feasibleSpace.list[2]: 'a' is listed twice"));
+
+  // Discrete values are numbers: "1.0" is the "1" already listed. As
+  // categorical text they are two values.
+  ExperimentSpec n = ValidSpec();
+  ParameterSpec d = Param("d", ParameterType::kDiscrete);
+  d.feasible_space.list = {"1", "2", "1.0"};
+  n.parameters.push_back(d);
+  EXPECT_THAT(Problems(n), HasSubstr("parameters[1].feasibleSpace.list[2]: '1.0' is listed "
+                                     "twice (as '1')"));
+  n.parameters.back().type = ParameterType::kCategorical;
+  EXPECT_EQ(Problems(n), "");
 }
 
 TEST(ValidateSpec, IntBoundsMustBeIntegersAndStepPositive) {
