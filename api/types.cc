@@ -58,14 +58,27 @@ bool IsFinished(ExperimentPhase p) {
 
 namespace {
 
+// Katib's defaulting webhook: a metric without a strategy takes its
+// objective's direction (min to minimize, max to maximize); an additional
+// metric takes the first objective's.
+std::string DefaultStrategy(const Objective& objective, const std::string& name) {
+  ObjectiveType type = objective.type;
+  for (const ObjectiveMetric& m : objective.more_objectives) {
+    if (m.metric_name == name) type = m.type;
+  }
+  return type == ObjectiveType::kMaximize ? "max" : "min";
+}
+
 std::optional<double> MetricValue(const Trial& trial, const Objective& objective,
                                   const std::string& name) {
-  auto strategy = objective.metric_strategies.find(name);
+  auto given = objective.metric_strategies.find(name);
+  const std::string strategy = given != objective.metric_strategies.end()
+                                   ? given->second
+                                   : DefaultStrategy(objective, name);
   for (const auto& m : trial.metrics) {
     if (m.name != name) continue;
-    if (strategy == objective.metric_strategies.end()) return m.latest;
-    if (strategy->second == "min") return m.min;
-    if (strategy->second == "max") return m.max;
+    if (strategy == "min") return m.min;
+    if (strategy == "max") return m.max;
     return m.latest;
   }
   return std::nullopt;

@@ -64,7 +64,8 @@ struct Objective {
   std::optional<double> goal;
   std::vector<std::string> additional_metric_names;
   // Katib's metricStrategies: which value of a metric's curve counts
-  // ("min", "max" or "latest", the default).
+  // ("min", "max" or "latest"). As in Katib, a metric left out takes its
+  // objective's direction: min to minimize, max to maximize.
   std::map<std::string, std::string> metric_strategies;
   // The objectives after the first; empty for a single objective.
   std::vector<ObjectiveMetric> more_objectives;
@@ -256,8 +257,9 @@ std::optional<ExperimentPhase> ParseExperimentPhase(const std::string& s);
 bool IsFinished(TrialPhase p);        // not Pending or Running
 bool IsFinished(ExperimentPhase p);   // Succeeded, Failed or Stopped
 
-// The trial's objective value: the objective metric's latest value, or its
-// min or max where metricStrategies names one; nullopt until reported.
+// The trial's objective value: the objective metric's value under its
+// metricStrategies entry (by default its best: min to minimize, max to
+// maximize, as Katib); nullopt until reported.
 std::optional<double> ObjectiveValue(const Trial& trial,
                                      const Objective& objective);
 // Every objective, the first one first (one entry for a single objective).

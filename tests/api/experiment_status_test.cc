@@ -82,11 +82,14 @@ TEST(BestTrialIndex, TiesKeepTheFirstAndNoneGivesNullopt) {
   EXPECT_FALSE(BestTrialIndex({MakeTrial(TrialPhase::kFailed, 1.0)}, Minimize()));
 }
 
-TEST(BestTrialIndex, UsesTheLatestValueOfTheObjectiveMetric) {
+TEST(BestTrialIndex, UsesTheObjectiveMetricUnderItsStrategy) {
   Trial t = MakeTrial(TrialPhase::kSucceeded);
   t.metrics = {{"acc", 0.0, 0.0, 0.0}, {"loss", 0.1, 9.0, 5.0}};
   Trial u = MakeTrial(TrialPhase::kSucceeded, 4.0);
-  EXPECT_EQ(BestTrialIndex({t, u}, Minimize()), 1u);
+  EXPECT_EQ(BestTrialIndex({t, u}, Minimize()), 0u);  // by default its min, 0.1
+  Objective latest = Minimize();
+  latest.metric_strategies["loss"] = "latest";
+  EXPECT_EQ(BestTrialIndex({t, u}, latest), 1u);  // 5 against 4
 }
 
 TEST(GoalReached, MinimizeAndMaximize) {

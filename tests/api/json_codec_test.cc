@@ -42,7 +42,7 @@ TEST(TrialToJson, CarriesTheApiFields) {
   json j = TrialToJson(t, objective);
   EXPECT_EQ(j["name"], "exp-1");
   EXPECT_EQ(j["index"], 7);
-  EXPECT_EQ(j["objectiveValue"], 1.0);
+  EXPECT_EQ(j["objectiveValue"], 0.5);  // minimize: the min by default
   EXPECT_EQ(j["parameterAssignments"][0]["name"], "x");
   EXPECT_EQ(j["parameterAssignments"][0]["value"], "1");
   EXPECT_EQ(j["phase"], "Failed");
@@ -66,6 +66,8 @@ TEST(TrialToJson, ObjectiveValueFollowsMetricStrategiesAndIsNullUntilReported) {
   t.metrics = {{"acc", 0.1, 0.9, 0.5}, {"loss", 0.5, 2.0, 1.0}};
   Objective objective;
   objective.metric_name = "loss";
+  EXPECT_EQ(TrialToJson(t, objective)["objectiveValue"], 0.5);
+  objective.metric_strategies["loss"] = "latest";
   EXPECT_EQ(TrialToJson(t, objective)["objectiveValue"], 1.0);
   objective.metric_strategies["loss"] = "min";
   EXPECT_EQ(TrialToJson(t, objective)["objectiveValue"], 0.5);

@@ -286,8 +286,9 @@ TEST(SpecFromJson, MetricStrategiesChooseTheObjectiveValue) {
   EXPECT_EQ(ObjectiveValue(t, spec->objective), 0.1);
   spec->objective.metric_strategies["loss"] = "max";
   EXPECT_EQ(ObjectiveValue(t, spec->objective), 0.9);
-  spec->objective.metric_strategies.clear();
+  spec->objective.metric_strategies["loss"] = "latest";
   EXPECT_EQ(ObjectiveValue(t, spec->objective), 0.5);
+  spec->objective.metric_strategies.clear();
   EXPECT_EQ(SpecFromJson(SpecToJson(*spec))->objective.metric_strategies.size(), 0u);
 }
 

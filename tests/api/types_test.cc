@@ -41,13 +41,24 @@ TEST(Types, IsFinished) {
   EXPECT_TRUE(IsFinished(ExperimentPhase::kStopped));
 }
 
-TEST(Types, ObjectiveValueIsTheLatestValue) {
+// As Katib's defaulting: a metric without a strategy counts its best value
+// for the objective's direction; a strategy given wins.
+TEST(Types, ObjectiveValueDefaultsToTheBestForTheDirection) {
   Objective o;
   o.metric_name = "loss";
   Trial t;
   EXPECT_FALSE(ObjectiveValue(t, o));
   t.metrics = {{"acc", 1, 1, 1}, {"loss", 0.1, 0.9, 0.4}};
+  EXPECT_EQ(ObjectiveValue(t, o), 0.1);
+  o.type = ObjectiveType::kMaximize;
+  EXPECT_EQ(ObjectiveValue(t, o), 0.9);
+  o.metric_strategies["loss"] = "latest";
   EXPECT_EQ(ObjectiveValue(t, o), 0.4);
+  // A second objective follows its own direction.
+  o.metric_strategies.clear();
+  o.more_objectives = {{"lat", ObjectiveType::kMinimize}};
+  t.metrics.push_back({"lat", 2, 8, 5});
+  EXPECT_EQ(ObjectiveValues(t, o), (std::vector<double>{0.9, 2}));
   EXPECT_TRUE(IsBetter(1, 2, ObjectiveType::kMinimize));
   EXPECT_FALSE(IsBetter(2, 2, ObjectiveType::kMinimize));
   EXPECT_TRUE(IsBetter(3, 2, ObjectiveType::kMaximize));

@@ -37,9 +37,12 @@ class SpecTest(unittest.TestCase):
     def test_lists_and_directions(self) -> None:
         o = self.build(objective=["loss", "latency"], direction=["minimize", "maximize"],
                        goal=None)["objective"]
+        # Optuna's value is what the function returns: the latest, per objective.
         self.assertEqual(o, {"type": "minimize", "objectiveMetricName": "loss", "objectives": [
             {"type": "minimize", "objectiveMetricName": "loss"},
-            {"type": "maximize", "objectiveMetricName": "latency"}]})
+            {"type": "maximize", "objectiveMetricName": "latency"}],
+            "metricStrategies": [{"name": "loss", "value": "latest"},
+                                 {"name": "latency", "value": "latest"}]})
         o = self.build(objective=None, direction=None, directions=["maximize", "minimize"],
                        goal=None)["objective"]
         self.assertEqual([x["objectiveMetricName"] for x in o["objectives"]],
@@ -49,7 +52,8 @@ class SpecTest(unittest.TestCase):
         self.assertEqual([x["type"] for x in o["objectives"]], ["minimize", "minimize"])
         # One objective stays the single-objective form.
         o = self.build(objective=["a"], direction=["maximize"], goal=1.0)["objective"]
-        self.assertEqual(o, {"type": "maximize", "objectiveMetricName": "a", "goal": 1.0})
+        self.assertEqual(o, {"type": "maximize", "objectiveMetricName": "a", "goal": 1.0,
+                             "metricStrategies": [{"name": "a", "value": "latest"}]})
 
     def test_mistakes(self) -> None:
         with self.assertRaisesRegex(ValueError, "2 objectives but 3 directions"):

@@ -15,7 +15,10 @@ TRIAL_CODE = ("import hpt, sys; x = float(sys.argv[1]); "
 def runner_spec(name: str) -> Dict[str, Any]:
     return {
         "name": name,
-        "objective": {"type": "minimize", "objectiveMetricName": "loss"},
+        # latest: the trial's value is its last report (x * x), not its
+        # best (Katib's default, min here, would be the first report's 0.5).
+        "objective": {"type": "minimize", "objectiveMetricName": "loss",
+                      "metricStrategies": [{"name": "loss", "value": "latest"}]},
         "algorithm": {"algorithmName": "random",
                       "algorithmSettings": [{"name": "random_state", "value": "5"}]},
         "parallelTrialCount": 2,

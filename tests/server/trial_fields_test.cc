@@ -52,7 +52,7 @@ class TrialFieldsTest : public ::testing::Test {
 
 TEST_F(TrialFieldsTest, ObjectiveValueFollowsMetricStrategies) {
   const std::pair<std::string, double> cases[] = {
-      {"", 2.0}, {"latest", 2.0}, {"min", 1.0}, {"max", 3.0}};
+      {"", 1.0}, {"latest", 2.0}, {"min", 1.0}, {"max", 3.0}};  // "": Katib's, min to minimize
   for (const auto& [strategy, expected] : cases) {
     SCOPED_TRACE("metricStrategies: " + strategy);
     std::string exp = "objective-" + (strategy.empty() ? std::string("default") : strategy);
@@ -63,7 +63,8 @@ TEST_F(TrialFieldsTest, ObjectiveValueFollowsMetricStrategies) {
     // Completing adds the final value as the last observation.
     json done = Call("POST", exp + "/trials/" + name + ":complete",
                      {{"metrics", {{"loss", 1.5}}}});
-    EXPECT_EQ(done["objectiveValue"], strategy == "min" ? 1.0 : strategy == "max" ? 3.0 : 1.5);
+    const bool min = strategy == "min" || strategy.empty();
+    EXPECT_EQ(done["objectiveValue"], min ? 1.0 : strategy == "max" ? 3.0 : 1.5);
     // The best trial ranks by the same value.
     EXPECT_EQ(Call("GET", exp)["status"]["currentOptimalTrial"]["objectiveValue"],
               done["objectiveValue"]);

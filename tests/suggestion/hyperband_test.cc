@@ -64,7 +64,8 @@ class Driver {
       if (t.phase != TrialPhase::kRunning) continue;
       t.phase = phase ? phase(t) : TrialPhase::kSucceeded;
       if (t.phase == TrialPhase::kSucceeded) {
-        t.metrics.push_back({"loss", 0, 0, objective_(t.assignment)});
+        const double v = objective_(t.assignment);
+        t.metrics.push_back({"loss", v, v, v});
       }
     }
   }

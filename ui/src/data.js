@@ -27,13 +27,18 @@ export function isMultiObjective(spec) {
   return objectivesOf(spec).length > 1;
 }
 
-// A metric's value as the server ranks it: its latest, or its min or max
-// where the spec's metricStrategies say so; undefined until reported.
+// A metric's value as the server ranks it: under the spec's
+// metricStrategies entry, else (as Katib) its objective's best, min to
+// minimize and max to maximize (an additional metric follows the first
+// objective); undefined until reported.
 export function metricValue(trial, name, spec) {
   const m = (trial.metrics || []).find((x) => x.name === name);
   if (!m) return undefined;
   const s = ((spec.objective || {}).metricStrategies || []).find((x) => x.name === name);
-  const v = m[s && (s.value === 'min' || s.value === 'max') ? s.value : 'latest'];
+  const objectives = objectivesOf(spec);
+  const own = objectives.find((o) => o.name === name) || objectives[0];
+  const strategy = s ? s.value : own.type === 'maximize' ? 'max' : 'min';
+  const v = m[strategy === 'min' || strategy === 'max' ? strategy : 'latest'];
   return typeof v === 'number' ? v : undefined;
 }
 

@@ -68,6 +68,9 @@ def _objective(objective: Names, direction: Names, directions: Optional[Sequence
     if len(set(names)) != len(names):
         raise ValueError(f"objectives must differ: {names}")
     out: Dict[str, Any] = {"type": ways[0], "objectiveMetricName": names[0]}
+    # Optuna's value is what the function returns (complete()'s, the last
+    # observation), not the best report; the server's default is Katib's.
+    out["metricStrategies"] = [{"name": n, "value": "latest"} for n in names]
     if len(names) > 1:
         if goal is not None:
             raise ValueError("goal needs a single objective")

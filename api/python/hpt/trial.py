@@ -67,24 +67,28 @@ class Trial:
     @property
     def objective_value(self) -> Optional[float]:
         """The trial's objective value as the server ranks it (its
-        objectiveValue: the objective metric's latest value, or its min or
-        max under the spec's metricStrategies). None until the metric has
+        objectiveValue: the objective metric's value under the spec's
+        metricStrategies, by default its best). None until the metric has
         been reported."""
         return self.raw.get("objectiveValue")
 
     @property
     def values(self) -> Optional[List[float]]:
         """Optuna's trial.values: one value per objective, in the
-        experiment's objective_metrics order, each the metric's latest
-        value (or its min or max under the spec's metricStrategies); None
-        until every objective has been reported."""
+        experiment's objective_metrics order, each the metric's value under
+        the spec's metricStrategies (by default, as Katib, its best: min to
+        minimize, max to maximize); None until every objective has been
+        reported."""
         objective = self._experiment.spec.get("objective") or {}
         strategies = {s.get("name"): s.get("value")
                       for s in objective.get("metricStrategies") or []}
+        directions = {o.get("objectiveMetricName"): o.get("type")
+                      for o in objective.get("objectives") or [objective]}
         metrics = self.metrics
         out: List[float] = []
         for name in self._experiment.objective_metrics:
-            value = metrics.get(name, {}).get(strategies.get(name) or "latest")
+            default = "max" if directions.get(name) == "maximize" else "min"
+            value = metrics.get(name, {}).get(strategies.get(name) or default)
             if value is None:
                 return None
             out.append(float(value))
