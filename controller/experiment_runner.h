@@ -250,9 +250,9 @@ class ExperimentRunner {
   api::TrialTally tally_;           // guarded by mu_; of trials_
   std::map<std::string, size_t> index_;               // guarded by mu_
   bool exhausted_ = false;                            // guarded by mu_
-  // Re-attached trials: the last step stored before the restart; their
-  // observations up to it are replays.
-  std::map<std::string, int64_t> replay_through_;       // guarded by mu_
+  // Re-attached trials: the observations stored before the restart, not
+  // yet met again as their log is read anew (those met are replays).
+  std::map<std::string, std::vector<api::Observation>> replay_pending_;  // guarded by mu_
   std::map<std::string, int64_t> last_step_;            // guarded by mu_
   // Client-run trials: when each Running one last reported (ms).
   std::map<std::string, int64_t> lease_renewed_ms_;     // guarded by mu_

@@ -2,6 +2,8 @@
 // trials up to parallelTrialCount, and what the executor reports.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "api/experiment_status.h"
 #include "api/quantity.h"
 #include "api/trial_template.h"
@@ -19,22 +21,19 @@ void ExperimentRunner::Recover() {
   if (!runner_run_ || exp_.phase != ExperimentPhase::kRunning) return;
   std::vector<runner::RunningJob> jobs;
   std::vector<std::string> names;
+  std::vector<bool> unstarted;  // Pending, no job stored
   for (const Trial& t : trials_) {
-    // Running, or queued in a cluster (Pending with a job).
-    if (t.phase != TrialPhase::kRunning &&
-        !(t.phase == TrialPhase::kPending && !t.job_id.empty())) {
-      continue;
-    }
+    // Running, queued in a cluster (Pending with a job), or Pending with
+    // none: the server may have died between starting it and storing its
+    // job, and its supervisor's record finds it (not a second start).
+    if (t.phase != TrialPhase::kRunning && t.phase != TrialPhase::kPending) continue;
     jobs.push_back({BaseLaunchSpecLocked(t), t.job_id});
     names.push_back(t.name);
+    unstarted.push_back(t.phase == TrialPhase::kPending && t.job_id.empty());
     // A re-attached trial's log is read again from its start: what the
     // store holds already is not added twice.
     auto stored = deps_.store->ListObservations(name_, t.name);
-    if (stored.ok() && !stored->empty()) {
-      int64_t last = stored->front().step;
-      for (const auto& o : *stored) last = std::max(last, o.step);
-      replay_through_[t.name] = last;
-    }
+    if (stored.ok() && !stored->empty()) replay_pending_[t.name] = std::move(*stored);
   }
   if (jobs.empty()) return;
   std::vector<runner::RecoveredJob> recovered =
@@ -43,10 +42,22 @@ void ExperimentRunner::Recover() {
     Trial& t = *FindLocked(names[i]);
     if (i < recovered.size() && recovered[i].attached) {
       spdlog::info("experiment {}: re-attached to running trial {}", name_, t.name);
+      if (unstarted[i]) {
+        storage::TrialUpdate found;
+        found.job_id = recovered[i].job_id;
+        if (recovered[i].running) {
+          found.phase = TrialPhase::kRunning;
+          found.start_time_ms = api::NowMillis();
+          found.reason = "";
+          found.message = "";
+        }
+        RecordTrialLocked(t, found);
+      }
       continue;
     }
+    replay_pending_.erase(t.name);
+    if (unstarted[i]) continue;  // never started: Reconcile starts it
     // Gone, and what was left of it (provably it) killed.
-    replay_through_.erase(t.name);
     storage::TrialUpdate update;
     update.phase = TrialPhase::kFailed;
     update.reason = "ServerRestarted";
@@ -200,17 +211,29 @@ void ExperimentRunner::OnObservation(const std::string& trial,
   std::lock_guard<std::mutex> lock(mu_);
   Trial* t = FindLocked(trial);
   if (!t) return;  // deleted meanwhile
-  if (auto replay = replay_through_.find(trial); replay != replay_through_.end()) {
-    if (observation.step <= replay->second) return;  // stored before the restart
-    replay_through_.erase(replay);
+  api::Observation fresh = observation;
+  if (auto replay = replay_pending_.find(trial); replay != replay_pending_.end()) {
+    // Stored before the restart: the same step and values, met once each
+    // (a step's metrics on lines of their own are more observations, not
+    // replays). Texts are merged by name, so storing them again is harmless.
+    std::vector<api::Observation>& stored = replay->second;
+    auto same = std::find_if(stored.begin(), stored.end(), [&](const api::Observation& o) {
+      return o.step == observation.step && o.metrics == observation.metrics;
+    });
+    if (same != stored.end() && !observation.metrics.empty()) {
+      stored.erase(same);
+      if (stored.empty()) replay_pending_.erase(replay);
+      fresh.metrics.clear();
+      if (fresh.texts.empty()) return;
+    }
   }
-  Status s = deps_.store->AddObservations(name_, trial, {observation});
+  Status s = deps_.store->AddObservations(name_, trial, {fresh});
   if (!s.ok()) {
     spdlog::error("experiment {}: storing an observation of {} failed: {}", name_, trial,
                   s.message());
     return;
   }
-  AppendCurveLocked(trial, observation);
+  AppendCurveLocked(trial, fresh);
   Status refreshed = RefreshTrialLocked(*t);
   if (!refreshed.ok()) spdlog::warn("experiment {}: {}", name_, refreshed.message());
   StopIfHopelessLocked(*t);

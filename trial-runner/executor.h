@@ -88,6 +88,10 @@ struct RecoveredJob {
   // a job that ended meanwhile gets its real end). False: nothing is left
   // of it to follow, and what was left running of it has been killed.
   bool attached = false;
+  // Attached: the job's id (found again where none was stored), and
+  // whether it runs already (false: still queued in a cluster).
+  std::string job_id;
+  bool running = false;
 };
 
 // A read of a trial's log: bytes [offset, offset + limit), or, when tail

@@ -49,6 +49,9 @@ struct Entry {
   GpuLease gpus;                      // held until its exit is delivered
   bool kill_requested = false;
   bool finished = false;  // its exit is queued for delivery
+  // Under a supervisor (trial-runner/trial_shim.h): it outlives this
+  // executor, whether this one started it or re-attached to it.
+  bool supervised = false;
 };
 
 // What the poll thread hands to the delivery thread, in order per trial.
@@ -73,8 +76,8 @@ class LocalExecutor : public Executor {
       stopping_ = true;
       // Supervised trials go on, as after a crash: a restarted server
       // re-attaches to them.
-      if (!supervised()) {
-        for (auto& [key, entry] : entries_) entry.kill_requested = true;
+      for (auto& [key, entry] : entries_) {
+        if (!entry.supervised) entry.kill_requested = true;
       }
     }
     Wake();
@@ -105,6 +108,7 @@ class LocalExecutor : public Executor {
       if (!acquired) return Unavailable(waiting);
       gpus = *acquired;
       entries_[key].gpus = gpus;
+      entries_[key].supervised = supervised();
     }
     LaunchSpec with_gpus = spec;
     AddLeaseToEnv(gpus, with_gpus.env);
@@ -261,15 +265,15 @@ void LocalExecutor::Loop() {
     running.clear();
     {
       std::lock_guard<std::mutex> lock(mu_);
-      bool all_finished = true;
+      bool all_finished = true;  // of the trials that end with this executor
       for (auto& [key, entry] : entries_) {
         if (entry.finished) continue;
-        all_finished = false;
+        all_finished = all_finished && entry.supervised;
         if (!entry.process) continue;
         if (entry.kill_requested) entry.process->Kill(ExitKind::kKilled, now);
         running.push_back({key, entry.process.get()});
       }
-      if (stopping_ && (all_finished || supervised())) return;
+      if (stopping_ && all_finished) return;
     }
     bool read_output;
     {
@@ -326,17 +330,20 @@ std::vector<RecoveredJob> LocalExecutor::Recover(const std::vector<RunningJob>& 
   std::vector<RecoveredJob> out(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
     const RunningJob& job = jobs[i];
-    if (!supervised()) {
-      // A child of the previous server: its output pipe died with it.
-      std::optional<ProcessIdentity> id = ParseJobId(job.job_id);
-      if (!id) continue;
-      // The session only while its leader is provably the trial: a reused
-      // pid may lead someone else's session. The cookie is the trial's alone.
-      bool same = IsSameProcess(*id);
-      if (same) ::kill(-id->pid, SIGKILL);
-      SweepProcesses(same ? id->pid : 0, id->cookie);
+    // Whichever kind of server started it: a supervisor (hpt serve) is
+    // followed through its files, by a server with supervisors or without
+    // (the one `hpt run` embeds); a previous server's own child is not.
+    std::optional<ProcessIdentity> id = ParseJobId(job.job_id);
+    if (id && IsSameProcess(*id) && !IsTrialShim(id->pid)) {
+      // A child of the previous server: its output pipe died with it. Its
+      // session, since its leader is provably the trial (a reused pid may
+      // lead someone else's), and the cookie, which is the trial's alone.
+      ::kill(-id->pid, SIGKILL);
+      SweepProcesses(id->pid, id->cookie);
       continue;
     }
+    // Gone: Attach reads the end its supervisor recorded, if any, and
+    // sweeps what is left by the cookie.
     Key key(job.spec.experiment, job.spec.trial);
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -349,6 +356,9 @@ std::vector<RecoveredJob> LocalExecutor::Recover(const std::vector<RunningJob>& 
       continue;
     }
     out[i].attached = true;
+    out[i].job_id = (*attached)->job_id();
+    out[i].running = true;
+    entries_[key].supervised = true;
     // It holds the GPUs it was started with.
     GpuLease lease = (*attached)->gpu_lease();
     gpus_.Claim(lease);

@@ -152,6 +152,15 @@ std::optional<std::string> ProcessEnvironmentValue(int pid, const std::string& n
   return std::nullopt;
 }
 
+bool IsTrialShim(int pid) {
+  std::string cmdline = ReadSmallFile("/proc/" + std::to_string(pid) + "/cmdline", 4096);
+  size_t first = cmdline.find('\0');
+  if (first == std::string::npos) return false;
+  size_t end = cmdline.find('\0', first + 1);
+  return cmdline.compare(first + 1, end == std::string::npos ? std::string::npos : end - first - 1,
+                         "trial-shim") == 0;
+}
+
 bool IsSameProcess(const ProcessIdentity& identity) {
   if (identity.pid <= 1 || identity.boot_id != BootId()) return false;
   auto start = ProcessStartTime(identity.pid);

@@ -45,6 +45,8 @@ int OpenPidfd(int pid);
 // The value of `name` in the environment `pid` started with; nullopt when
 // it has none or is not readable.
 std::optional<std::string> ProcessEnvironmentValue(int pid, const std::string& name);
+// Whether `pid` runs `hpt trial-shim` (a trial's supervisor, argv[1]).
+bool IsTrialShim(int pid);
 
 // True when the process `identity` names is alive now: same boot, and the
 // pid's start time unchanged (so the pid was not reused).

@@ -156,6 +156,7 @@ class SlurmExecutor : public Executor {
           std::filesystem::absolute(spec.log_path).string());
       std::lock_guard<std::mutex> lock(mu_);
       out[i].attached = jobs_.try_emplace(Key(spec.experiment, spec.trial), std::move(job)).second;
+      out[i].job_id = kIdPrefix + id;
     }
     cv_.notify_all();
     return out;
