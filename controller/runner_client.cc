@@ -4,6 +4,7 @@
 // back from the store: the trial's metrics and last step are kept here.
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <chrono>
 #include <set>
 #include <thread>
@@ -38,9 +39,31 @@ void MergeFinal(std::vector<api::MetricSummary>& summaries,
 
 }  // namespace
 
+// A waiting :suggest holds one of the HTTP server's threads (about 40):
+// beyond this many at once, in all experiments, a request is answered at
+// once (409 while the slots are full, which clients poll on), so that
+// waiters never starve reports, heartbeats and the dashboard.
+namespace {
+constexpr int kMaxWaiters = 16;
+std::atomic<int> waiters{0};
+}  // namespace
+
 StatusOr<std::vector<Trial>> ExperimentRunner::Suggest(int count, int wait_ms) {
   if (count < 1 || count > 1000) {
     return InvalidArgument("count: must be between 1 and 1000, not " + std::to_string(count));
+  }
+  struct Waiter {
+    bool counted = false;
+    ~Waiter() {
+      if (counted) waiters.fetch_sub(1);
+    }
+  } waiter;
+  if (wait_ms > 0) {
+    waiter.counted = waiters.fetch_add(1) < kMaxWaiters;
+    if (!waiter.counted) {
+      waiters.fetch_sub(1);
+      wait_ms = 0;
+    }
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   while (true) {

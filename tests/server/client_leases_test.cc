@@ -2,9 +2,11 @@
 // is alive: :suggest never hands out more than the slots (409, or a wait),
 // and a trial with no report for trialLeaseSeconds is Failed (Abandoned).
 // Through the real server, on a real SQLite file.
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -123,6 +125,34 @@ TEST_F(ClientLeasesTest, WaitSecondsWaitsForAFreeSlot) {
   auto bad = Suggest("waiting", {{"count", 1}, {"waitSeconds", 3600}});
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("waitSeconds"), std::string::npos);
+}
+
+// 60 clients waiting for a full experiment's slot held every HTTP thread:
+// /healthz waited for their waits to end. Past 16 waiters the answer is an
+// immediate 409, which clients poll on.
+TEST_F(ClientLeasesTest, ManyWaitersDoNotStallTheServer) {
+  Create(LeasedExperiment("crowded", 1, 5, std::nullopt));
+  ASSERT_TRUE(Suggest("crowded", {{"count", 1}}).ok());
+  std::atomic<int> outstanding{60};
+  std::atomic<int> refused_at_once{0};
+  std::vector<std::thread> waiters;
+  for (int i = 0; i < 60; ++i) {
+    waiters.emplace_back([&] {
+      auto c = server_.Client();
+      const auto start = Clock::now();
+      auto r = c->Json("POST", "/api/v1/experiments/crowded/trials:suggest",
+                       {{"count", 1}, {"waitSeconds", 8}});
+      if (!r.ok() && Clock::now() - start < std::chrono::seconds(4)) ++refused_at_once;
+      --outstanding;
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  auto health = client_->Json("GET", "/healthz");
+  const int still_waiting = outstanding.load();
+  for (auto& t : waiters) t.join();
+  EXPECT_TRUE(health.ok()) << health.status().ToString();
+  EXPECT_GT(still_waiting, 0);  // /healthz came back while clients still waited
+  EXPECT_GE(refused_at_once.load(), 60 - 16);
 }
 
 TEST_F(ClientLeasesTest, AnAbandonedTrialIsFailedAndItsSlotFreed) {
