@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <unordered_set>
@@ -47,7 +48,8 @@ struct Settings {
 StatusOr<Settings> ReadSettings(const api::ExperimentSpec& spec) {
   api::SettingsReader r(
       spec.algorithm.settings, api::kAlgorithmSettingsPath, BO::kName,
-      {BO::kRandomState, BO::kInitialPoints, BO::kAcqFunc, BO::kKappa});
+      {BO::kRandomState, BO::kInitialPoints, BO::kAcqFunc, BO::kKappa, BO::kBaseEstimator,
+       BO::kAcqOptimizer});
   Settings s;
   s.random_state = r.Seed();
   int64_t initial_points =
@@ -57,9 +59,12 @@ StatusOr<Settings> ReadSettings(const api::ExperimentSpec& spec) {
         std::min(initial_points, BO::kMultiObjectiveMaxInitialPoints);
   }
   s.initial_points = r.Int(BO::kInitialPoints, initial_points, {.min = 1});
-  if (r.Choice(BO::kAcqFunc, "ei", {"ei", "ucb", "lcb"}) != "ei") {
-    s.acquisition = AcquisitionKind::kUcb;
-  }
+  // gp_hedge, Katib's default (skopt's portfolio of EI, LCB and PI), runs
+  // as log EI, the portfolio's usual winner on smooth objectives.
+  const std::string acq = r.Choice(BO::kAcqFunc, "ei", {"ei", "ucb", "lcb", "gp_hedge"});
+  if (acq == "ucb" || acq == "lcb") s.acquisition = AcquisitionKind::kUcb;
+  r.Choice(BO::kBaseEstimator, "gp", {"gp"});
+  r.Choice(BO::kAcqOptimizer, "auto", {"auto", "sampling", "lbfgs"});
   s.kappa = r.Number(BO::kKappa, BO::kDefaultKappa, {.min = 0});
   HPT_RETURN_IF_ERROR(r.ToStatus());
   return s;
@@ -232,6 +237,20 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
     bool taken = false;
     for (const ScoredPoint& p : proposals) {
       if ((taken = Take(cube, spec, p.x, used, batch))) break;
+    }
+    if (!taken) {
+      // Every refined maximum was tried already (a model sure of a corner
+      // or of a grid point): the best untried candidate, which sits near
+      // the best points, rather than a random fill.
+      Eigen::VectorXd values = acquisition.Values(candidates);
+      for (double& v : values) v = std::isnan(v) ? -HUGE_VAL : v;
+      std::vector<Eigen::Index> order(static_cast<size_t>(values.size()));
+      std::iota(order.begin(), order.end(), 0);
+      std::sort(order.begin(), order.end(),
+                [&](Eigen::Index a, Eigen::Index b) { return values[a] > values[b]; });
+      for (Eigen::Index i : order) {
+        if ((taken = Take(cube, spec, candidates.col(i), used, batch))) break;
+      }
     }
     if (!taken) break;
     believe(*cube.Encode(batch->back()));

@@ -87,6 +87,11 @@ class BayesianOptimization : public Algorithm {
   static constexpr char kInitialPoints[] = "n_initial_points";
   static constexpr char kAcqFunc[] = "acq_func";
   static constexpr char kKappa[] = "kappa";
+  // Katib's (scikit-optimize's) further settings, read for compatibility:
+  // base_estimator GP is the only model; every acq_optimizer samples
+  // candidates and refines the best with L-BFGS.
+  static constexpr char kBaseEstimator[] = "base_estimator";
+  static constexpr char kAcqOptimizer[] = "acq_optimizer";
   static constexpr double kDefaultKappa = 1.96;
   // With several objectives, n_initial_points defaults to at most this.
   static constexpr int64_t kMultiObjectiveMaxInitialPoints = 10;

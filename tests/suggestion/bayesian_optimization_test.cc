@@ -72,7 +72,10 @@ TEST(BayesianOptimizationTest, InvalidSettingsNameTheSetting) {
             "integer, got 'ten'");
   EXPECT_EQ(message({{"acq_func", "pi"}}),
             "algorithm.algorithmSettings[0].value: acq_func must be one of ei, "
-            "ucb, lcb, got 'pi'");
+            "ucb, lcb, gp_hedge, got 'pi'");
+  EXPECT_EQ(message({{"base_estimator", "RF"}}),
+            "algorithm.algorithmSettings[0].value: base_estimator must be one of gp, "
+            "got 'RF'");
   EXPECT_EQ(message({{"acq_func", "EI"}, {"kappa", "-1"}}),
             "algorithm.algorithmSettings[1].value: kappa must not be negative, "
             "got -1");
@@ -93,6 +96,13 @@ TEST(BayesianOptimizationTest, InvalidSettingsNameTheSetting) {
                                                  {"n_initial_points", "4"},
                                                  {"acq_func", "ucb"},
                                                  {"kappa", "2.5"}}))
+                  .ok());
+  // Katib's settings for its skopt service, its defaults among them.
+  EXPECT_TRUE(bo.Validate(BoSpec(BraninSpace(), {{"base_estimator", "GP"},
+                                                 {"n_initial_points", "10"},
+                                                 {"acq_func", "gp_hedge"},
+                                                 {"acq_optimizer", "auto"},
+                                                 {"random_state", "10"}}))
                   .ok());
   EXPECT_EQ(bo.Validate(BoSpec({})).code(), StatusCode::kInvalidArgument);
 }
