@@ -440,6 +440,12 @@ test('the dashboard link `hpt run` prints opens its experiment', async () => {
   }
 });
 
+test('a malformed escape in the address is an error on the page, not "Loading…" for ever', async () => {
+  await page.evaluate((h) => { location.hash = h; }, '#/experiments/%E0%A4%A');
+  await page.waitForSelector('#app .error-box');
+  assert.match(await page.textContent('#app .error-box'), /URI/);
+});
+
 test('no script errors on any page', () => {
   assert.deepEqual(pageErrors, []);
 });

@@ -91,9 +91,10 @@ async function route() {
   for (const [re, page] of routes) {
     const m = re.exec(path);
     if (!m) continue;
-    const args = m.slice(1).map(decodeURIComponent);
     document.body.dataset.page = page.id;
     try {
+      // A malformed escape (%E0%A4%A) throws URIError: shown, not "Loading…" for ever.
+      const args = m.slice(1).map(decodeURIComponent);
       await page.render(root, ctx, ...args);
     } catch (e) {
       if (ctx.alive) setHtml(root, html`<div class="error-box">${e.message}</div>`);
