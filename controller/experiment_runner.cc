@@ -107,6 +107,15 @@ void ExperimentRunner::RecordTrialLocked(Trial& trial, const storage::TrialUpdat
 }
 
 bool ExperimentRunner::FlushUnwrittenLocked() {
+  // Observations first: a trial's end is judged on what it reported.
+  while (!unwritten_observations_.empty()) {
+    Trial* t = FindLocked(unwritten_observations_.begin()->first);
+    if (!t) {
+      unwritten_observations_.erase(unwritten_observations_.begin());
+      continue;
+    }
+    if (!FlushObservationsLocked(*t)) return false;
+  }
   while (!unwritten_.empty()) {
     auto it = unwritten_.begin();
     Status s = deps_.store->UpdateTrial(name_, it->first, it->second);

@@ -190,6 +190,12 @@ class ExperimentRunner {
   void MirrorLocked(api::Trial& trial, const storage::TrialUpdate& update);
   // Retries the refused writes; false while the store still refuses one.
   bool FlushUnwrittenLocked();
+  // Stores a runner-run trial's observations in order, after any the store
+  // refused before; what it refuses is held for the sweep. False: held.
+  bool StoreObservationLocked(api::Trial& trial, const api::Observation& observation);
+  bool FlushObservationsLocked(api::Trial& trial);
+  // The trial's metric summaries with its held observations counted in.
+  std::vector<api::MetricSummary> WithHeldLocked(const api::Trial& trial) const;
   Status RefreshTrialLocked(api::Trial& trial);
   // One attempt of Suggest(); `full` says all of parallelTrialCount's
   // slots were taken.
@@ -264,6 +270,8 @@ class ExperimentRunner {
   std::atomic<bool> waiting_for_resources_{false};
   // Trial fields RecordTrialLocked could not write, merged per trial.
   std::map<std::string, storage::TrialUpdate> unwritten_;  // guarded by mu_
+  // Observations the store refused, per trial, in order.
+  std::map<std::string, std::vector<api::Observation>> unwritten_observations_;  // guarded by mu_
   std::atomic<bool> dirty_{false};  // a write failed; read without mu_ by the sweep
   std::unique_ptr<earlystop::Policy> policy_;         // null: none
   bool curves_loaded_ = false;                        // guarded by mu_

@@ -227,16 +227,58 @@ void ExperimentRunner::OnObservation(const std::string& trial,
       if (fresh.texts.empty()) return;
     }
   }
-  Status s = deps_.store->AddObservations(name_, trial, {fresh});
-  if (!s.ok()) {
-    spdlog::error("experiment {}: storing an observation of {} failed: {}", name_, trial,
-                  s.message());
-    return;
+  if (StoreObservationLocked(*t, fresh)) StopIfHopelessLocked(*t);
+}
+
+namespace {
+// Held observations per trial while the store refuses them (a full disk):
+// past this many the newest are dropped, with an error.
+constexpr size_t kMaxHeldObservations = 100000;
+}  // namespace
+
+bool ExperimentRunner::StoreObservationLocked(Trial& trial, const api::Observation& o) {
+  std::vector<api::Observation>& held = unwritten_observations_[trial.name];
+  if (held.size() >= kMaxHeldObservations) {
+    spdlog::error("experiment {}: {} observations of {} wait for the store; one more dropped",
+                  name_, held.size(), trial.name);
+    return false;
   }
-  AppendCurveLocked(trial, fresh);
-  Status refreshed = RefreshTrialLocked(*t);
+  held.push_back(o);
+  return FlushObservationsLocked(trial);
+}
+
+std::vector<api::MetricSummary> ExperimentRunner::WithHeldLocked(const Trial& trial) const {
+  std::vector<api::MetricSummary> out = trial.metrics;
+  auto held = unwritten_observations_.find(trial.name);
+  if (held == unwritten_observations_.end()) return out;
+  for (const api::Observation& o : held->second) {
+    for (const auto& [name, value] : o.metrics) {
+      auto m = std::find_if(out.begin(), out.end(), [&](const auto& s) { return s.name == name; });
+      if (m == out.end()) {
+        out.push_back({name, value, value, value});
+      } else {
+        *m = {name, std::min(m->min, value), std::max(m->max, value), value};
+      }
+    }
+  }
+  return out;
+}
+
+bool ExperimentRunner::FlushObservationsLocked(Trial& trial) {
+  auto held = unwritten_observations_.find(trial.name);
+  if (held == unwritten_observations_.end()) return true;
+  Status s = deps_.store->AddObservations(name_, trial.name, held->second);
+  if (!s.ok()) {
+    spdlog::error("experiment {}: storing {} observation(s) of {} failed, held for a retry: {}",
+                  name_, held->second.size(), trial.name, s.message());
+    dirty_ = true;
+    return false;
+  }
+  for (const api::Observation& o : held->second) AppendCurveLocked(trial.name, o);
+  unwritten_observations_.erase(held);
+  Status refreshed = RefreshTrialLocked(trial);
   if (!refreshed.ok()) spdlog::warn("experiment {}: {}", name_, refreshed.message());
-  StopIfHopelessLocked(*t);
+  return true;
 }
 
 void ExperimentRunner::OnRunning(const std::string& trial) {
@@ -259,6 +301,11 @@ void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& 
   }
   Trial* t = FindLocked(trial);
   if (!t) return;
+  // Its end is judged on everything it reported, held observations too;
+  // the experiment ends only once they are stored (FlushUnwrittenLocked).
+  const bool all_stored = FlushObservationsLocked(*t);
+  Trial reported = *t;
+  if (!all_stored) reported.metrics = WithHeldLocked(*t);
   if (!api::IsFinished(t->phase)) {  // else already Killed or EarlyStopped
     storage::TrialUpdate update;
     update.completion_time_ms = api::NowMillis();
@@ -268,12 +315,12 @@ void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& 
     switch (info.kind) {
       case runner::ExitKind::kExited:
         if (info.exit_code == 0) {
-          const std::string missing = api::MissingObjective(*t, exp_.spec.objective);
+          const std::string missing = api::MissingObjective(reported, exp_.spec.objective);
           const bool has_objective = missing.empty();
           update.phase = has_objective ? TrialPhase::kSucceeded : TrialPhase::kMetricsUnavailable;
           update.reason = has_objective ? "Completed" : "MetricsUnavailable";
           if (!has_objective) {
-            std::string printed = api::ReportedMetrics(*t);
+            std::string printed = api::ReportedMetrics(reported);
             if (!info.other_metrics.empty()) {
               printed += "; other names with a number: " + api::Join(info.other_metrics, ", ");
             }

@@ -67,6 +67,31 @@ TEST_F(FailedWritesTest, ExitsReportedWhileWritesFailAreNotLost) {
   EXPECT_EQ(executor_->started().size(), 3u);
 }
 
+// A full disk for a moment: a trial's report was dropped for good, and the
+// trial, which exited 0, ended MetricsUnavailable.
+TEST_F(FailedWritesTest, RefusedObservationsAreHeldStoredInOrderAndJudgedOn) {
+  Create(RunnerSpec("e", 1, 1));
+  ASSERT_TRUE(WaitForRunning("e", 1));
+  flaky_.FailMethod("AddObservations", true);
+  int before = flaky_.failed_writes();
+  executor_->Observe("e", "e-1", 1, {{"loss", 0.3}});
+  ASSERT_TRUE(WaitForRefusal(before));
+  executor_->Observe("e", "e-1", 2, {{"loss", 0.2}});
+  executor_->ExitCode("e", "e-1", 0);
+  ASSERT_TRUE(WaitForTrialPhase("e", "e-1", TrialPhase::kSucceeded));
+  // Nothing ends the experiment while its reports wait for the store.
+  EXPECT_TRUE(HoldsFor([&] { return Experiment("e").phase == ExperimentPhase::kRunning; },
+                       std::chrono::milliseconds(600)));
+  flaky_.FailMethod("AddObservations", false);
+  ASSERT_TRUE(WaitForPhase("e", ExperimentPhase::kSucceeded));
+  auto stored = store_->ListObservations("e", "e-1");
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->size(), 2u);
+  EXPECT_EQ((*stored)[0].step, 1);
+  EXPECT_EQ((*stored)[1].metrics.at("loss"), 0.2);
+  EXPECT_EQ(Experiment("e").reason, "MaxTrialsReached");
+}
+
 TEST_F(FailedWritesTest, ARefusedStartIsNotStartedTwice) {
   flaky_.FailMethod("UpdateTrial", true);
   Create(RunnerSpec("e", 2, 1));
@@ -176,7 +201,7 @@ TEST_F(FailedWritesTest, RestartWhileWritesFailRecoversLater) {
   EXPECT_TRUE(executor_->started().empty());
 }
 
-TEST_F(FailedWritesTest, RefusedObservationIsDroppedNotFatal) {
+TEST_F(FailedWritesTest, RefusedObservationIsHeldNotFatal) {
   Create(RunnerSpec("e", 1, 1));
   ASSERT_TRUE(WaitForRunning("e", 1));
   flaky_.FailMethod("AddObservations", true);
@@ -185,7 +210,9 @@ TEST_F(FailedWritesTest, RefusedObservationIsDroppedNotFatal) {
   flaky_.FailMethod("AddObservations", false);
   Succeed("e", "e-1", 0.5, 2);
   ASSERT_TRUE(WaitForPhase("e", ExperimentPhase::kSucceeded));
-  EXPECT_EQ(store_->ListObservations("e", "e-1")->size(), 2u);
+  auto stored = store_->ListObservations("e", "e-1");
+  ASSERT_EQ(stored->size(), 3u);  // the refused one first, then Succeed's
+  EXPECT_EQ(stored->front().metrics.at("loss"), 9);
   EXPECT_EQ(Trial("e", "e-1").phase, TrialPhase::kSucceeded);
 }
 
