@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -90,5 +91,9 @@ class JsonReader {
 
 // JSON type name for messages ("a string", "an array").
 std::string JsonTypeName(const nlohmann::json& value);
+
+// Whether JSON text nests arrays and objects more than `limit` deep,
+// found without parsing it (brackets inside strings do not count).
+bool JsonNestedDeeperThan(std::string_view text, int limit);
 
 }  // namespace hpt::api

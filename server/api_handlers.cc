@@ -300,12 +300,20 @@ HttpResponse Metrics(const ApiContext& ctx, const HttpRequest&) {
   return r;
 }
 
+// No request of the API nests past a few levels; a body of 4 MiB of "["
+// costs the parser half a gigabyte, so it is refused before parsing.
+constexpr int kMaxBodyDepth = 128;
+
 }  // namespace
 
 StatusOr<json> ParseBody(const HttpRequest& request) {
   std::string type = request.Header("content-type");
   if (type.find("yaml") != std::string::npos) return api::YamlToJson(request.body);
   if (request.body.empty()) return InvalidArgument("request body is empty");
+  if (api::JsonNestedDeeperThan(request.body, kMaxBodyDepth)) {
+    return InvalidArgument("body is nested deeper than " + std::to_string(kMaxBodyDepth) +
+                           " levels");
+  }
   try {
     return json::parse(request.body);
   } catch (const json::parse_error& e) {

@@ -129,5 +129,13 @@ TEST(JsonTypeName, NamesEveryType) {
   EXPECT_EQ(JsonTypeName(json(nullptr)), "null");
 }
 
+TEST(JsonNestedDeeperThan, CountsBracketsOutsideStrings) {
+  EXPECT_FALSE(JsonNestedDeeperThan(R"({"a": [[1], {"b": 2}]})", 3));
+  EXPECT_TRUE(JsonNestedDeeperThan(R"({"a": [[1], {"b": [2]}]})", 3));
+  EXPECT_FALSE(JsonNestedDeeperThan(R"({"a": "[[[[[[", "b": "\\\"[[[["})", 1));
+  EXPECT_TRUE(JsonNestedDeeperThan(std::string(200, '['), 128));
+  EXPECT_FALSE(JsonNestedDeeperThan("", 0));
+}
+
 }  // namespace
 }  // namespace hpt::api

@@ -102,6 +102,7 @@ std::vector<BadRequest> BadRequests() {
       {"PUT", "/api/v1/experiments", "{}", 405, "PUT is not allowed"},
       {"GET", "/api/v2/experiments", "", 404, "no route"},
       {"POST", "/api/v1/experiments", std::string(5 << 20, ' '), 413, "over the limit"},
+      {"POST", "/api/v1/experiments/client/trials/client-1/observations", std::string(2 << 20, '['), 400, "nested deeper than 128 levels"},
   };
 }
 
