@@ -2,10 +2,10 @@
 // (multi-objective) experiment and the hypervolume it dominates, over
 // trials (api/pareto.h computes both).
 #include <cmath>
-#include <sstream>
 
 #include "api/json_codec.h"
 #include "api/pareto.h"
+#include "api/text.h"
 #include "server/api_handlers.h"
 
 namespace hpt::server {
@@ -20,15 +20,20 @@ StatusOr<std::optional<std::vector<double>>> ParseReference(const HttpRequest& r
   auto it = req.query.find("reference");
   if (it == req.query.end()) return std::optional<std::vector<double>>();
   std::vector<double> out;
-  std::stringstream in(it->second);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    char* end = nullptr;
-    double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || end != item.c_str() + item.size() || !std::isfinite(v)) {
+  // Every item, an empty last one too ("1,"); decimal only, not strtod's
+  // hex ("0x10").
+  const std::string& text = it->second;
+  for (size_t start = 0;;) {
+    size_t comma = text.find(',', start);
+    const std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::optional<double> v = api::ParseNumber(item);
+    if (!v || !std::isfinite(*v)) {
       return InvalidArgument("reference: '" + item + "' is not a finite number");
     }
-    out.push_back(v);
+    out.push_back(*v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
   }
   if (out.size() != objectives) {
     return InvalidArgument("reference: needs " + std::to_string(objectives) +

@@ -99,6 +99,15 @@ TEST_F(MultiObjectiveTest, BadObjectivesAreNamed) {
   ASSERT_TRUE(bad_ref.ok());
   EXPECT_EQ(bad_ref->status, 400);
   EXPECT_NE(bad_ref->body.find("reference"), std::string::npos);
+  // A trailing comma is an empty item, and hex is not a decimal number.
+  for (const char* query : {"reference=1,2,", "reference=0x10,1", "reference=1,,2"}) {
+    auto r = client_->Call("GET", std::string("/api/v1/experiments/mo-ref/pareto?") + query);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->status, 400) << query << ": " << r->body;
+  }
+  auto good = client_->Call("GET", "/api/v1/experiments/mo-ref/pareto?reference=1,2");
+  ASSERT_TRUE(good.ok());
+  EXPECT_EQ(good->status, 200) << good->body;
 }
 
 }  // namespace
