@@ -81,8 +81,9 @@ Status CreatePrivateFiles(const std::string& path) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
-                                                 const SqliteOptions& options) {
+namespace {
+
+StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& path, const SqliteOptions& options) {
   if (options.read_only) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
@@ -90,6 +91,8 @@ StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
     }
     HPT_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path, true));
     db->SetBusyTimeout(options.busy_timeout_ms > 0 ? options.busy_timeout_ms : 0);
+    // Opening reads nothing: a file that is no database shows here.
+    HPT_RETURN_IF_ERROR(db->Exec("SELECT count(*) FROM sqlite_master"));
     return std::unique_ptr<Store>(new SqliteStore(std::move(db)));
   }
   HPT_RETURN_IF_ERROR(CreatePrivateFiles(path));
@@ -110,6 +113,19 @@ StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
   HPT_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys = ON"));
   HPT_RETURN_IF_ERROR(sqlite::MigrateSchema(*db));
   return std::unique_ptr<Store>(new SqliteStore(std::move(db)));
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
+                                                 const SqliteOptions& options) {
+  StatusOr<std::unique_ptr<Store>> store = OpenStore(path, options);
+  // SQLite's own words ("file is not a database") name no file.
+  if (!store.ok() && store.status().message().rfind("database '", 0) != 0) {
+    return Status(store.status().code(),
+                  "database '" + path + "': " + store.status().message());
+  }
+  return store;
 }
 
 // ---- helpers ----

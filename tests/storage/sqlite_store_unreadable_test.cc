@@ -71,5 +71,21 @@ TEST_F(SqliteStoreUnreadableTest, NotJsonAndUnknownPhaseAreUnreadable) {
   EXPECT_EQ(store_->ListExperiments()->size(), 1u);
 }
 
+// SQLite's "file is not a database" named no file; read-only opens found
+// out only at the first query.
+TEST(SqliteStoreOpenTest, AFileThatIsNoDatabaseIsNamedOnOpen) {
+  hpt::testing::TempDir dir;
+  const std::string path = dir.File("noise.db");
+  hpt::testing::WriteFile(path, std::string(4096, 'x'));
+  for (bool read_only : {false, true}) {
+    SqliteOptions options;
+    options.read_only = read_only;
+    auto store = OpenSqliteStore(path, options);
+    ASSERT_FALSE(store.ok()) << read_only;
+    EXPECT_THAT(store.status().message(), HasSubstr("database '" + path + "'")) << read_only;
+    EXPECT_THAT(store.status().message(), HasSubstr("not a database")) << read_only;
+  }
+}
+
 }  // namespace
 }  // namespace hpt::storage
