@@ -1,6 +1,9 @@
 #include "api/json_reader.h"
 
 #include <cmath>
+#include <memory>
+#include <set>
+#include <vector>
 
 #include "api/spec_codec.h"
 
@@ -211,6 +214,22 @@ bool JsonNestedDeeperThan(std::string_view text, int limit) {
     }
   }
   return false;
+}
+
+nlohmann::json::parser_callback_t DuplicateKeyCallback(std::string* first) {
+  auto keys = std::make_shared<std::vector<std::set<std::string>>>();
+  return [keys, first](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) {
+      keys->emplace_back();
+    } else if (event == Event::object_end && !keys->empty()) {
+      keys->pop_back();
+    } else if (event == Event::key && !keys->empty() && first->empty() &&
+               !keys->back().insert(parsed.get<std::string>()).second) {
+      *first = parsed.get<std::string>();
+    }
+    return true;
+  };
 }
 
 }  // namespace hpt::api

@@ -92,6 +92,11 @@ class JsonReader {
 // JSON type name for messages ("a string", "an array").
 std::string JsonTypeName(const nlohmann::json& value);
 
+// A callback for nlohmann::json::parse that sets `*first` to the first key
+// given twice in one object (JSON leaves it to the reader; the last one
+// would win without a word).
+nlohmann::json::parser_callback_t DuplicateKeyCallback(std::string* first);
+
 // Whether JSON text nests arrays and objects more than `limit` deep,
 // found without parsing it (brackets inside strings do not count).
 bool JsonNestedDeeperThan(std::string_view text, int limit);

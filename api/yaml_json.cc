@@ -115,6 +115,12 @@ StatusOr<json> NodeToJson(const YAML::Node& node, int depth, int64_t* budget) {
         if (FirstInvalidUtf8(kv.first.Scalar()) != std::string_view::npos) {
           return NotUtf8(kv.first);
         }
+        // YAML keys are unique; the last one would win without a word.
+        if (obj.contains(kv.first.Scalar())) {
+          return InvalidArgument("YAML line " + std::to_string(kv.first.Mark().line + 1) +
+                                 ": the key '" + kv.first.Scalar() +
+                                 "' is given twice in one mapping");
+        }
         HPT_ASSIGN_OR_RETURN(json c, NodeToJson(kv.second, depth + 1, budget));
         obj[kv.first.Scalar()] = std::move(c);
       }

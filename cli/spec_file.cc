@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "api/json_reader.h"
 #include "api/katib_compat.h"
 #include "api/spec_codec.h"
 
@@ -24,7 +25,12 @@ StatusOr<nlohmann::json> LoadSpecFile(const std::string& path,
   StatusOr<nlohmann::json> j = InvalidArgument("not JSON");
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') {
-    nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
+    std::string twice;
+    nlohmann::json parsed =
+        nlohmann::json::parse(text, api::DuplicateKeyCallback(&twice), false);
+    if (!twice.empty()) {
+      return InvalidArgument(path + ": the key '" + twice + "' is given twice in one object");
+    }
     if (!parsed.is_discarded()) j = std::move(parsed);
   }
   if (!j.ok()) j = api::YamlToJson(text);

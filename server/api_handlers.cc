@@ -315,7 +315,12 @@ StatusOr<json> ParseBody(const HttpRequest& request) {
                            " levels");
   }
   try {
-    return json::parse(request.body);
+    std::string twice;
+    json body = json::parse(request.body, api::DuplicateKeyCallback(&twice));
+    if (!twice.empty()) {
+      return InvalidArgument("body gives the key '" + twice + "' twice in one object");
+    }
+    return body;
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     return InvalidArgument("body is not valid JSON (byte " + std::to_string(e.byte) +

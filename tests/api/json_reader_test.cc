@@ -137,5 +137,15 @@ TEST(JsonNestedDeeperThan, CountsBracketsOutsideStrings) {
   EXPECT_FALSE(JsonNestedDeeperThan("", 0));
 }
 
+TEST(DuplicateKeyCallback, FindsTheFirstKeyTwiceInOneObject) {
+  std::string twice;
+  json j = json::parse(R"({"a": {"x": 1, "y": 2}, "b": {"x": 3}})", DuplicateKeyCallback(&twice));
+  EXPECT_EQ(twice, "");
+  EXPECT_EQ(j["b"]["x"], 3);
+  json k = json::parse(R"({"a": [{"k": 1, "k": 2}], "z": 1, "z": 2})", DuplicateKeyCallback(&twice));
+  EXPECT_EQ(k["z"], 2);
+  EXPECT_EQ(twice, "k");
+}
+
 }  // namespace
 }  // namespace hpt::api

@@ -37,5 +37,15 @@ TEST(YamlToJson, EndlessEmptyDocumentsEnd) {
   EXPECT_TRUE(json.ok() || json.status().code() == StatusCode::kInvalidArgument);
 }
 
+// A key given twice kept the last value without a word ("maxTrialCount: 5"
+// then "maxTrialCount: 6" ran 6); the same key in two mappings is fine.
+TEST(YamlToJson, AKeyTwiceInOneMappingIsRefused) {
+  auto json = YamlToJson("name: a\nobjective:\n  type: minimize\n  type: maximize\n");
+  ASSERT_FALSE(json.ok());
+  EXPECT_THAT(json.status().message(),
+              HasSubstr("line 4: the key 'type' is given twice in one mapping"));
+  EXPECT_TRUE(YamlToJson("a: {x: 1}\nb: {x: 2}\n").ok());
+}
+
 }  // namespace
 }  // namespace hpt::api

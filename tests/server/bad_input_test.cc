@@ -73,6 +73,7 @@ std::vector<BadRequest> BadSpecs() {
       spec([](json& s) { s["maxTrialCont"] = 3; }, "maxTrialCont: unknown field"),
       spec([](json& s) { s["parameters"] = "x"; }, "parameters: must be a list"),
       {"POST", e, "{not json", 400, "body is not valid JSON"},
+      {"POST", e, R"({"name": "a", "objective": {"type": "minimize", "type": "maximize"}})", 400, "body gives the key 'type' twice in one object"},
       {"POST", e, "[1, 2]", 400, "experiment spec must be a mapping"},
       {"POST", e, "", 400, "request body is empty"},
       {"POST", e, "name: [unclosed", 400, "invalid YAML at line 1", "application/yaml"},
