@@ -38,6 +38,9 @@ class EmbeddedServer {
     so.db_path = db;
     so.token = RandomToken();  // the embedded server still runs code: lock it
     so.hpt_binary = SelfPath();
+    // Its trials outlive it, as `hpt serve`'s do: a crash or kill -9 of
+    // `hpt run` leaves them running, and the next server follows them.
+    if (!so.hpt_binary.empty()) so.trial_shim_command = {so.hpt_binary, "trial-shim"};
     so.ui_dir = DefaultUiDir();  // the printed dashboard link must work
     so.port = DefaultLocalPort();
     auto started = server::Server::Start(so);

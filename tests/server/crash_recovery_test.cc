@@ -2,6 +2,8 @@
 // opens the database next follows those trials to their end, and reads
 // their logs again without dropping or doubling what they printed.
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <thread>
@@ -100,6 +102,41 @@ TEST(CrashRecoveryTest, ARestartKeepsLinesOfAStepAlreadyStored) {
   EXPECT_EQ(seen, (std::multiset<std::string>{"1:loss=0.5", "1:acc=0.9", "2:loss=0.4"}))
       << observations.dump();
   EXPECT_EQ(trial["outputs"]["note"], "hi") << trial.dump();
+}
+
+// `hpt run` SIGKILLed mid-trial: its trials ran as its embedded server's
+// children and died with it. They now run under supervisors, as with
+// `hpt serve`, and the next server follows them to their end.
+TEST(CrashRecoveryTest, AKilledRunLeavesItsTrialsRunning) {
+  TempDir dir;
+  const std::string db = dir.File("hpt.db");
+  WriteFile(dir.File("slow.json"),
+            ShellExperiment("slow", "for i in 1 2 3 4 5 6; do echo step=$i loss=$X; sleep 0.5; done",
+                            1, 1)
+                .dump());
+  pid_t run = fork();
+  if (run == 0) {
+    execl(HptBinary().c_str(), "hpt", "run", dir.File("slow.json").c_str(), "--db", db.c_str(),
+          "--quiet", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ASSERT_GT(run, 0);
+  // Until the trial has printed its first line.
+  const std::string log = dir.File("logs/slow/slow-1.log");
+  for (int i = 0; i < 200 && ReadFile(log).find("step=1") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_NE(ReadFile(log).find("step=1"), std::string::npos);
+  ::kill(run, SIGKILL);
+  ::waitpid(run, nullptr, 0);
+
+  HptProcess server(db);
+  auto client = server.Client();
+  json exp = WaitForExperiment(*client, "slow", 60);
+  EXPECT_EQ(exp["status"]["phase"], "Succeeded") << exp.dump();
+  json trial = TrialsOf(*client, "slow")[0];
+  EXPECT_EQ(trial["phase"], "Succeeded") << trial.dump();
+  EXPECT_EQ(ObservationsOf(*client, "slow", trial["name"]).size(), 6u);
 }
 
 }  // namespace
