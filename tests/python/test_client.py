@@ -225,8 +225,18 @@ class AskTellTest(ServerTestCase):
             trial.report(1, loss="low")
         with self.assertRaises(TypeError):
             trial.report()
+        # A number as text was sent as the number; a fractional step was cut.
+        with self.assertRaisesRegex(TypeError, "'loss' must be a number, not str"):
+            trial.report("0.3", 1)
+        with self.assertRaisesRegex(TypeError, "step must be a whole number, not 3.7"):
+            trial.report(0.4, 3.7)
+        with self.assertRaisesRegex(TypeError, "step must be a whole number, not str"):
+            trial.report("1", loss=0.3)
+        self.assertEqual(trial.observations(), [])
         trial.report(0, loss=1)  # ints are numbers too
-        self.assertEqual(trial.observations()[0]["metrics"], {"loss": 1.0})
+        trial.report(0.5, 2.0)  # a whole float is a step
+        self.assertEqual([(o["step"], o["metrics"]) for o in trial.observations()],
+                         [(0, {"loss": 1.0}), (2, {"loss": 0.5})])
 
     def test_complete_twice_is_an_api_error(self) -> None:
         exp = self.client.create_experiment(quadratic_spec(self.unique("twice"), 2, 1))

@@ -3,6 +3,7 @@
 import http
 import json
 import math
+import operator
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -62,13 +63,26 @@ def quote(segment: str) -> str:
     return urllib.parse.quote(segment, safe="")
 
 
+def step_value(step: Any) -> int:
+    """A report's step as an int: whole numbers only (3.7 was cut to 3)."""
+    if isinstance(step, (bool, str, bytes)):
+        raise TypeError(f"step must be a whole number, not {type(step).__name__}")
+    try:
+        number = operator.index(step)
+    except TypeError:
+        if not (isinstance(step, float) and step.is_integer()):
+            raise TypeError(f"step must be a whole number, not {step!r}") from None
+        number = int(step)
+    return number
+
+
 def metrics_body(metrics: Mapping[str, Any]) -> Dict[str, float]:
     """Converts metric values (Python or numpy numbers) to finite floats,
     naming the metric that is not one."""
     out: Dict[str, float] = {}
     for name, value in metrics.items():
-        if isinstance(value, bool):
-            raise TypeError(f"metric {name!r} must be a number, not bool")
+        if isinstance(value, (bool, str, bytes)):
+            raise TypeError(f"metric {name!r} must be a number, not {type(value).__name__}")
         try:
             number = float(value)
         except (TypeError, ValueError):

@@ -3,7 +3,7 @@
 import os
 from typing import Dict, Optional
 
-from hpt._http import Transport, metrics_body, quote
+from hpt._http import Transport, metrics_body, quote, step_value
 
 _ENV = ("HPT_URL", "HPT_EXPERIMENT", "HPT_TRIAL")
 
@@ -33,7 +33,7 @@ def report(step: Optional[int] = None, **metrics: float) -> None:
         raise TypeError("report() needs at least one metric, e.g. report(step=1, loss=0.3)")
     body: Dict[str, object] = {"metrics": metrics_body(metrics)}
     if step is not None:
-        body["step"] = int(step)
+        body["step"] = step_value(step)
     transport = Transport(os.environ["HPT_URL"], os.environ.get("HPT_TOKEN"))
     path = (f"/api/v1/experiments/{quote(os.environ['HPT_EXPERIMENT'])}"
             f"/trials/{quote(os.environ['HPT_TRIAL'])}/observations")

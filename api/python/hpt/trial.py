@@ -3,7 +3,7 @@ makes while it evaluates them (report, should_stop, complete)."""
 
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
-from hpt._http import metrics_body, quote
+from hpt._http import metrics_body, quote, step_value
 from hpt._params import Value, typed
 
 if TYPE_CHECKING:
@@ -135,7 +135,7 @@ class Trial:
                             "or report(step, loss=0.3) for named metrics")
         body: Dict[str, Any] = {"metrics": metrics_body(metrics)}
         if step is not None:
-            body["step"] = int(step)
+            body["step"] = step_value(step)
         self._request("POST", "/observations", body)
 
     def observations(self) -> List[Dict[str, Any]]:
