@@ -178,7 +178,12 @@ int main(int argc, char** argv) {
       ->required();
   darts_cmd->add_option("--set", darts.set, "NAME=VALUE: one setting, over --algorithm-settings");
   darts_cmd->add_option("--genotype", darts.genotype,
-                        "Skip the search: train and test this Genotype(...) from scratch");
+                        "Skip the search: train and test this Genotype(...) from scratch")
+      ->check(CLI::Validator(
+          [](std::string& value) {
+            return value.empty() ? std::string("is empty (give a Genotype(...))") : "";
+          },
+          "GENOTYPE"));
   darts_cmd->add_flag("--random-genotype", darts.random_genotype,
                       "Skip the search: train and test a random genotype (a baseline)");
 

@@ -133,6 +133,12 @@ TEST(NasRunTest, BadArgumentsAreOneLineNamingTheFlag) {
             2);
   EXPECT_NE(err.find("num_epochs must be an integer"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  // An empty genotype ran the whole search instead.
+  EXPECT_EQ(RunHpt({"nas", "darts", "--search-space=['max_pooling_3x3']", "--num-layers=1",
+                    "--genotype", ""},
+                   &out, &err),
+            2);
+  EXPECT_NE(err.find("--genotype: is empty"), std::string::npos) << err;
 }
 
 }  // namespace
