@@ -1,5 +1,6 @@
 #include "api/types.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace hpt::api {
@@ -118,6 +119,21 @@ std::string MissingObjective(const Trial& trial, const Objective& objective) {
     if (!MetricValue(trial, objective, m.metric_name)) return m.metric_name;
   }
   return "";
+}
+
+void MergeLatest(std::vector<MetricSummary>& summaries,
+                 const std::map<std::string, double>& metrics) {
+  for (const auto& [name, value] : metrics) {
+    auto it = std::find_if(summaries.begin(), summaries.end(),
+                           [&](const MetricSummary& m) { return m.name == name; });
+    if (it == summaries.end()) {
+      summaries.push_back({name, value, value, value});
+      continue;
+    }
+    it->min = std::min(it->min, value);
+    it->max = std::max(it->max, value);
+    it->latest = value;
+  }
 }
 
 bool IsBetter(double a, double b, ObjectiveType type) {

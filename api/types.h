@@ -272,6 +272,10 @@ std::optional<std::vector<double>> ObjectiveValues(const Trial& trial,
 // The first objective metric `trial` has not reported, or "" when it
 // reported them all.
 std::string MissingObjective(const Trial& trial, const Objective& objective);
+// The summaries after an observation at a step past every one they hold:
+// each metric's min and max widened, its latest the new value.
+void MergeLatest(std::vector<MetricSummary>& summaries,
+                 const std::map<std::string, double>& metrics);
 // True when a is strictly better than b under the objective's direction.
 bool IsBetter(double a, double b, ObjectiveType type);
 // Value of a named parameter in an assignment, or nullptr.

@@ -18,27 +18,6 @@ using api::ExperimentPhase;
 using api::Trial;
 using api::TrialPhase;
 
-namespace {
-
-// The summaries after an observation at a step past every stored one: its
-// values are each metric's latest.
-void MergeFinal(std::vector<api::MetricSummary>& summaries,
-                const std::map<std::string, double>& metrics) {
-  for (const auto& [name, value] : metrics) {
-    auto it = std::find_if(summaries.begin(), summaries.end(),
-                           [&](const api::MetricSummary& m) { return m.name == name; });
-    if (it == summaries.end()) {
-      summaries.push_back({name, value, value, value});
-      continue;
-    }
-    it->min = std::min(it->min, value);
-    it->max = std::max(it->max, value);
-    it->latest = value;
-  }
-}
-
-}  // namespace
-
 // A waiting :suggest holds one of the HTTP server's threads (about 40):
 // beyond this many at once, in all experiments, a request is answered at
 // once (409 while the slots are full, which clients poll on), so that
@@ -183,7 +162,7 @@ Status ExperimentRunner::CheckCompletableLocked(const std::string& trial) {
 Status ExperimentRunner::CheckObjectiveLocked(const Trial& t, const Completion& completion) {
   if (completion.infeasible) return Status::Ok();
   Trial after = t;
-  MergeFinal(after.metrics, completion.metrics);
+  api::MergeLatest(after.metrics, completion.metrics);
   const std::string missing = api::MissingObjective(after, exp_.spec.objective);
   if (missing.empty()) return Status::Ok();
   // A wrong metric name must not quietly become a trial without a result.
@@ -216,7 +195,7 @@ Status ExperimentRunner::CompleteLocked(Trial& t, const Completion& completion) 
     // The trial as it will be (the final values are each metric's latest),
     // so that its new phase is tallied with its value; CheckObjective...
     // made sure it has one.
-    MergeFinal(t.metrics, completion.metrics);
+    api::MergeLatest(t.metrics, completion.metrics);
     // The advice survives a restart: it is stored as the trial's reason.
     bool advised = t.reason == "EarlyStopAdvised";
     update.phase = advised ? TrialPhase::kEarlyStopped : TrialPhase::kSucceeded;

@@ -251,16 +251,7 @@ std::vector<api::MetricSummary> ExperimentRunner::WithHeldLocked(const Trial& tr
   std::vector<api::MetricSummary> out = trial.metrics;
   auto held = unwritten_observations_.find(trial.name);
   if (held == unwritten_observations_.end()) return out;
-  for (const api::Observation& o : held->second) {
-    for (const auto& [name, value] : o.metrics) {
-      auto m = std::find_if(out.begin(), out.end(), [&](const auto& s) { return s.name == name; });
-      if (m == out.end()) {
-        out.push_back({name, value, value, value});
-      } else {
-        *m = {name, std::min(m->min, value), std::max(m->max, value), value};
-      }
-    }
-  }
+  for (const api::Observation& o : held->second) api::MergeLatest(out, o.metrics);
   return out;
 }
 
