@@ -123,7 +123,9 @@ std::string MissingObjective(const Trial& trial, const Objective& objective) {
 
 void MergeLatest(std::vector<MetricSummary>& summaries,
                  const std::map<std::string, double>& metrics) {
-  for (const auto& [name, value] : metrics) {
+  for (const auto& entry : metrics) {
+    const std::string& name = entry.first;
+    const double value = entry.second;
     auto it = std::find_if(summaries.begin(), summaries.end(),
                            [&](const MetricSummary& m) { return m.name == name; });
     if (it == summaries.end()) {
