@@ -163,7 +163,13 @@ bool IsTrialShim(int pid) {
 
 bool IsSameProcess(const ProcessIdentity& identity) {
   if (identity.pid <= 1 || identity.boot_id != BootId()) return false;
-  auto start = ProcessStartTime(identity.pid);
+  const std::string stat = ReadSmallFile("/proc/" + std::to_string(identity.pid) + "/stat");
+  auto fields = StatFields(stat);
+  if (fields.size() < 20) return false;
+  // A zombie has ended: its parent (often init, for an orphan) has not
+  // reaped it yet. Its command line reads empty, and its end is recorded.
+  if (fields[0] == "Z" || fields[0] == "X") return false;
+  auto start = ParseNumber<uint64_t>(fields[19]);  // field 22
   return start && *start == identity.start_time;
 }
 

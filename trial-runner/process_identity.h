@@ -48,8 +48,9 @@ std::optional<std::string> ProcessEnvironmentValue(int pid, const std::string& n
 // Whether `pid` runs `hpt trial-shim` (a trial's supervisor, argv[1]).
 bool IsTrialShim(int pid);
 
-// True when the process `identity` names is alive now: same boot, and the
-// pid's start time unchanged (so the pid was not reused).
+// True when the process `identity` names is alive now: same boot, the
+// pid's start time unchanged (so the pid was not reused), and not a zombie
+// (it has exited; only its reaping waits).
 bool IsSameProcess(const ProcessIdentity& identity);
 
 // SIGKILLs every process of session `session` (when > 0) and every process
