@@ -33,6 +33,9 @@ class FakeExecutor : public runner::Executor {
   std::vector<runner::RecoveredJob> Recover(const std::vector<runner::RunningJob>& jobs) override {
     return std::vector<runner::RecoveredJob>(jobs.size());
   }
+  std::vector<bool> StillRunning(const std::vector<runner::RunningJob>& jobs) const override {
+    return std::vector<bool>(jobs.size(), false);
+  }
   StatusOr<runner::LogRange> ReadLog(const runner::LogQuery&) const override {
     return runner::LogRange{};
   }

@@ -99,6 +99,9 @@ class ExperimentRunner {
   // are then delivered as if this server had started them); those it cannot
   // (gone, or an executor that cannot re-attach) become Failed
   // (ServerRestarted), what is left of them killed (identity checked).
+  // Trials stored as Killed or EarlyStopped whose job still runs (the
+  // previous server died before signalling them) are stopped, as are the
+  // unfinished trials of an experiment stored as ended.
   void Recover();
 
   // Writes what the store refused before, then starts Pending trials and

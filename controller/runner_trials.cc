@@ -1,5 +1,5 @@
-// ExperimentRunner's runner-run trials: recovery after a restart, starting
-// trials up to parallelTrialCount, and what the executor reports.
+// ExperimentRunner's runner-run trials: starting trials up to
+// parallelTrialCount, and what the executor reports.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -15,57 +15,6 @@ namespace hpt::controller {
 using api::ExperimentPhase;
 using api::Trial;
 using api::TrialPhase;
-
-void ExperimentRunner::Recover() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!runner_run_ || exp_.phase != ExperimentPhase::kRunning) return;
-  std::vector<runner::RunningJob> jobs;
-  std::vector<std::string> names;
-  std::vector<bool> unstarted;  // Pending, no job stored
-  for (const Trial& t : trials_) {
-    // Running, queued in a cluster (Pending with a job), or Pending with
-    // none: the server may have died between starting it and storing its
-    // job, and its supervisor's record finds it (not a second start).
-    if (t.phase != TrialPhase::kRunning && t.phase != TrialPhase::kPending) continue;
-    jobs.push_back({BaseLaunchSpecLocked(t), t.job_id});
-    names.push_back(t.name);
-    unstarted.push_back(t.phase == TrialPhase::kPending && t.job_id.empty());
-    // A re-attached trial's log is read again from its start: what the
-    // store holds already is not added twice.
-    auto stored = deps_.store->ListObservations(name_, t.name);
-    if (stored.ok() && !stored->empty()) replay_pending_[t.name] = std::move(*stored);
-  }
-  if (jobs.empty()) return;
-  std::vector<runner::RecoveredJob> recovered =
-      executor() ? executor()->Recover(jobs) : std::vector<runner::RecoveredJob>(jobs.size());
-  for (size_t i = 0; i < names.size(); ++i) {
-    Trial& t = *FindLocked(names[i]);
-    if (i < recovered.size() && recovered[i].attached) {
-      spdlog::info("experiment {}: re-attached to running trial {}", name_, t.name);
-      if (unstarted[i]) {
-        storage::TrialUpdate found;
-        found.job_id = recovered[i].job_id;
-        if (recovered[i].running) {
-          found.phase = TrialPhase::kRunning;
-          found.start_time_ms = api::NowMillis();
-          found.reason = "";
-          found.message = "";
-        }
-        RecordTrialLocked(t, found);
-      }
-      continue;
-    }
-    replay_pending_.erase(t.name);
-    if (unstarted[i]) continue;  // never started: Reconcile starts it
-    // Gone, and what was left of it (provably it) killed.
-    storage::TrialUpdate update;
-    update.phase = TrialPhase::kFailed;
-    update.reason = "ServerRestarted";
-    update.message = "the server restarted and the trial's process was gone";
-    update.completion_time_ms = api::NowMillis();
-    RecordTrialLocked(t, update);
-  }
-}
 
 void ExperimentRunner::Reconcile() {
   std::lock_guard<std::mutex> lock(mu_);

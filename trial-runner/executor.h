@@ -136,6 +136,11 @@ class Executor {
   // provably belongs to it (same boot, same process start time, or the
   // job's cookie), never a process that merely reuses its pid.
   virtual std::vector<RecoveredJob> Recover(const std::vector<RunningJob>& jobs) = 0;
+  // After a restart, for jobs of trials the store holds as ended (killed or
+  // early stopped, whose signal a crash may have cut off): one result per
+  // job, in order, true where the job provably still runs or waits in a
+  // queue. Cheap: no output is read. Recover() then re-attaches those.
+  virtual std::vector<bool> StillRunning(const std::vector<RunningJob>& jobs) const = 0;
   // Stops a running trial's whole process group: SIGTERM, then SIGKILL after
   // the grace period. No-op for an unknown or finished trial.
   virtual void Kill(const std::string& experiment, const std::string& trial) = 0;

@@ -131,6 +131,17 @@ class LocalExecutor : public Executor {
   }
 
   std::vector<RecoveredJob> Recover(const std::vector<RunningJob>& jobs) override;
+  std::vector<bool> StillRunning(const std::vector<RunningJob>& jobs) const override {
+    std::vector<bool> out;
+    out.reserve(jobs.size());
+    for (const RunningJob& job : jobs) {
+      // The supervisor, or a previous server's own child: either way the
+      // identity (boot, start time) proves it is still the trial's.
+      std::optional<ProcessIdentity> id = ParseJobId(job.job_id);
+      out.push_back(id && IsSameProcess(*id));
+    }
+    return out;
+  }
   void Kill(const std::string& experiment, const std::string& trial) override {
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -162,6 +162,18 @@ class SlurmExecutor : public Executor {
     return out;
   }
 
+  std::vector<bool> StillRunning(const std::vector<RunningJob>& jobs) const override {
+    std::vector<bool> out(jobs.size(), false);
+    auto known = slurm_.Jobs();
+    if (!known.ok()) return out;  // unreachable: the next restart looks again
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (jobs[i].job_id.rfind(kIdPrefix, 0) != 0) continue;
+      auto it = known->find(jobs[i].job_id.substr(sizeof kIdPrefix - 1));
+      out[i] = it != known->end() && !it->second.finished();
+    }
+    return out;
+  }
+
   void Kill(const std::string& experiment, const std::string& trial) override {
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -71,6 +71,14 @@ class FakeExecutor : public runner::Executor {
     return out;
   }
 
+  // The trials AttachOnRecover() names still run.
+  std::vector<bool> StillRunning(const std::vector<runner::RunningJob>& jobs) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<bool> out;
+    for (const auto& job : jobs) out.push_back(attach_.count(job.spec.trial) > 0);
+    return out;
+  }
+
   void Kill(const std::string& experiment, const std::string& trial) override {
     std::lock_guard<std::mutex> lock(mu_);
     kills_.push_back(Key(experiment, trial));

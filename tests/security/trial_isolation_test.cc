@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <chrono>
 #include <filesystem>
@@ -260,16 +259,6 @@ class Bystander {
   pid_t pid_ = -1;
 };
 
-void SqlExec(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
-  char* error = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
-      << (error ? error : "");
-  sqlite3_free(error);
-  sqlite3_close(db);
-}
-
 // Recovery used to kill(-pid) every trial stored as Running without
 // checking the process was still that trial: after a reboot or a pid
 // reuse, it killed whatever had that pid.
@@ -296,7 +285,7 @@ TEST(TrialIsolationTest, RecoveryNeverSignalsAReusedPid) {
   const pid_t a = bystander_a.pid();
   const pid_t b = bystander_b.pid();
   ASSERT_TRUE(WaitFor([&] { return ProcessAlive(a) && ProcessAlive(b); }, seconds(5)));
-  SqlExec(db, "UPDATE trials SET pid = " + std::to_string(a) + ", job_id = '' WHERE name = 'stale-1';"
+  ExecSql(db, "UPDATE trials SET pid = " + std::to_string(a) + ", job_id = '' WHERE name = 'stale-1';"
               "UPDATE trials SET pid = " + std::to_string(b) + ", job_id = 'local:" +
                   std::to_string(b) + ":1:" + "00000000-0000-0000-0000-000000000000:feed' "
               "WHERE name = 'stale-2';");

@@ -244,5 +244,38 @@ TEST_F(SlurmExecutorTest, RestartedServerAdoptsRunningJobs) {
   EXPECT_EQ(exp["status"]["trials"]["failed"], 0) << exp.dump();
 }
 
+// The server died between storing a trial as Killed and scancelling its
+// job: the next server cancels it.
+TEST_F(SlurmExecutorTest, AJobOfAKilledTrialLeftRunningIsCancelledOnRestart) {
+  TempDir dir;
+  const std::string db = dir.File("hpt.db");
+  {
+    HptProcess server(db, Serve());
+    auto client = server.Client();
+    ASSERT_TRUE(client->Json("POST", "/api/v1/experiments",
+                             ShellExperiment("sgap", "sleep 120; echo loss=1", 1, 1))
+                    .ok());
+    bool running = false;
+    for (int i = 0; i < 200 && !running; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      auto t = client->Json("GET", "/api/v1/experiments/sgap/trials/sgap-1");
+      running = t.ok() && (*t)["phase"] == "Running" && LiveJobs("sgap") == 1;
+    }
+    ASSERT_TRUE(running);
+    server.Kill(SIGKILL);
+  }
+  ExecSql(db, "UPDATE trials SET phase = 'Killed', reason = 'StoppedByUser' WHERE name = 'sgap-1';");
+  HptProcess restarted(db, Serve());
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    gone = LiveJobs("sgap") == 0;
+  }
+  EXPECT_TRUE(gone) << "the job was left running";
+  auto t = restarted.Client()->Json("GET", "/api/v1/experiments/sgap/trials/sgap-1");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ((*t)["phase"], "Killed") << t->dump();
+}
+
 }  // namespace
 }  // namespace hpt::testing

@@ -7,7 +7,10 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <sqlite3.h>
 #include <unistd.h>
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
@@ -180,6 +183,16 @@ bool ProcessAlive(pid_t pid) {
   size_t close_paren = content.rfind(')');
   return close_paren != std::string::npos && close_paren + 2 < content.size() &&
          content[close_paren + 2] != 'Z';
+}
+
+void ExecSql(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK) << db_path;
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+      << (error ? error : "") << "\n" << sql;
+  sqlite3_free(error);
+  sqlite3_close(db);
 }
 
 }  // namespace hpt::testing

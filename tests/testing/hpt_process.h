@@ -48,4 +48,8 @@ nlohmann::json WaitForExperiment(hpt::client::ApiClient& client, const std::stri
 // True while a process with this pid exists (and is not a zombie).
 bool ProcessAlive(pid_t pid);
 
+// Runs `sql` on the SQLite database at `db_path` (a server's, while none
+// runs on it): what a crash at a chosen moment would have left stored.
+void ExecSql(const std::string& db_path, const std::string& sql);
+
 }  // namespace hpt::testing

@@ -1,0 +1,121 @@
+// ExperimentRunner's recovery after a restart: trials a previous server
+// left running are re-attached or ended, and trials it had ended but not
+// yet signalled (it died in between) are stopped.
+#include <spdlog/spdlog.h>
+
+#include "controller/experiment_runner.h"
+
+namespace hpt::controller {
+
+using api::ExperimentPhase;
+using api::Trial;
+using api::TrialPhase;
+
+namespace {
+
+// Ended by this server's decision, stored before the signal was sent.
+bool EndedBySignal(const Trial& t) {
+  return (t.phase == TrialPhase::kKilled || t.phase == TrialPhase::kEarlyStopped) &&
+         !t.job_id.empty();
+}
+
+}  // namespace
+
+void ExperimentRunner::Recover() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!runner_run_) return;
+  if (api::IsFinished(exp_.phase)) {
+    // Its end was stored and some trial's was not (a refused write): they
+    // end as its other trials did, and are stopped below.
+    for (Trial& t : trials_) {
+      if (!api::IsFinished(t.phase)) KillTrialLocked(t, "ExperimentFinished");
+    }
+  }
+  const bool running = exp_.phase == ExperimentPhase::kRunning;
+  std::vector<runner::RunningJob> jobs;
+  std::vector<std::string> names;
+  std::vector<bool> unstarted;  // Pending, no job stored
+  std::vector<bool> ended;      // stored as ended, its signal maybe never sent
+  std::vector<runner::RunningJob> signalled;
+  std::vector<std::string> signalled_names;
+  for (const Trial& t : trials_) {
+    if (EndedBySignal(t)) {
+      signalled.push_back({BaseLaunchSpecLocked(t), t.job_id});
+      signalled_names.push_back(t.name);
+      continue;
+    }
+    // Running, queued in a cluster (Pending with a job), or Pending with
+    // none: the server may have died between starting it and storing its
+    // job, and its supervisor's record finds it (not a second start).
+    if (!running || (t.phase != TrialPhase::kRunning && t.phase != TrialPhase::kPending)) {
+      continue;
+    }
+    jobs.push_back({BaseLaunchSpecLocked(t), t.job_id});
+    names.push_back(t.name);
+    unstarted.push_back(t.phase == TrialPhase::kPending && t.job_id.empty());
+    ended.push_back(false);
+  }
+  if (!signalled.empty() && executor()) {
+    // Only the live ones: re-reading every ended trial's log would cost
+    // each restart more as the experiment grows.
+    std::vector<bool> live = executor()->StillRunning(signalled);
+    for (size_t i = 0; i < signalled.size() && i < live.size(); ++i) {
+      if (!live[i]) continue;
+      jobs.push_back(std::move(signalled[i]));
+      names.push_back(signalled_names[i]);
+      unstarted.push_back(false);
+      ended.push_back(true);
+    }
+  }
+  for (const std::string& name : names) {
+    // A re-attached trial's log is read again from its start: what the
+    // store holds already is not added twice.
+    auto stored = deps_.store->ListObservations(name_, name);
+    if (stored.ok() && !stored->empty()) replay_pending_[name] = std::move(*stored);
+  }
+  if (jobs.empty()) return;
+  std::vector<runner::RecoveredJob> recovered =
+      executor() ? executor()->Recover(jobs) : std::vector<runner::RecoveredJob>(jobs.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    Trial& t = *FindLocked(names[i]);
+    const bool attached = i < recovered.size() && recovered[i].attached;
+    if (ended[i]) {
+      // Followed to its exit, which keeps the stored phase; a previous
+      // server's own child was killed by Recover() already.
+      if (attached) {
+        spdlog::warn("experiment {}: trial {} is {} but was still running: stopping it", name_,
+                     t.name, api::ToString(t.phase));
+        executor()->Kill(name_, t.name);
+      } else {
+        replay_pending_.erase(t.name);
+      }
+      continue;
+    }
+    if (attached) {
+      spdlog::info("experiment {}: re-attached to running trial {}", name_, t.name);
+      if (unstarted[i]) {
+        storage::TrialUpdate found;
+        found.job_id = recovered[i].job_id;
+        if (recovered[i].running) {
+          found.phase = TrialPhase::kRunning;
+          found.start_time_ms = api::NowMillis();
+          found.reason = "";
+          found.message = "";
+        }
+        RecordTrialLocked(t, found);
+      }
+      continue;
+    }
+    replay_pending_.erase(t.name);
+    if (unstarted[i]) continue;  // never started: Reconcile starts it
+    // Gone, and what was left of it (provably it) killed.
+    storage::TrialUpdate update;
+    update.phase = TrialPhase::kFailed;
+    update.reason = "ServerRestarted";
+    update.message = "the server restarted and the trial's process was gone";
+    update.completion_time_ms = api::NowMillis();
+    RecordTrialLocked(t, update);
+  }
+}
+
+}  // namespace hpt::controller
