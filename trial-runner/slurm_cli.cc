@@ -35,9 +35,18 @@ std::string SlurmCli::ShellQuote(const std::vector<std::string>& argv) {
   return out;
 }
 
+std::string SlurmCli::OutputPattern(const std::string& path) {
+  // sbatch expands %j, %x, ... in --output, and "%%" is one '%'; a path
+  // with a backslash is taken as it is.
+  if (path.find('\\') != std::string::npos) return path;
+  std::string out;
+  for (char c : path) out += c == '%' ? std::string("%%") : std::string(1, c);
+  return out;
+}
+
 StatusOr<std::string> SlurmCli::Submit(const SlurmSubmit& job) const {
   std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=" + job.name,
-                                   "--output=" + job.output_path, "--export=ALL",
+                                   "--output=" + OutputPattern(job.output_path), "--export=ALL",
                                    // A requeued job appends: what was read stays read.
                                    "--open-mode=append"};
   if (!job.working_dir.empty()) argv.push_back("--chdir=" + job.working_dir);

@@ -60,6 +60,8 @@ class SlurmCli {
 
   // `scontrol -o show job` output, one job a line.
   static std::map<std::string, SlurmJob> ParseJobs(const std::string& output);
+  // `path` as sbatch's --output takes it literally (its '%' escaped).
+  static std::string OutputPattern(const std::string& path);
   // argv as one shell command line (each word single-quoted).
   static std::string ShellQuote(const std::vector<std::string>& argv);
 

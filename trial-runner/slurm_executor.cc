@@ -10,6 +10,7 @@
 #include <signal.h>
 
 #include <cmath>
+#include <cstdio>
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
@@ -30,8 +31,18 @@ using Key = std::pair<std::string, std::string>;  // experiment, trial
 constexpr auto kPollInterval = std::chrono::milliseconds(500);
 constexpr char kIdPrefix[] = "slurm:";
 
-std::string JobName(const std::string& experiment, const std::string& trial) {
-  return "hpt." + experiment + "." + trial;
+// "hpt.<experiment>.<trial>.<8 hex>", the hex a hash (FNV-1a, stable
+// across builds) of the absolute log path, which is the database's own: a
+// job whose id was never stored is found again by its name, and servers of
+// other databases on the cluster, with the same experiment names, never
+// take each other's jobs.
+std::string JobName(const LaunchSpec& spec) {
+  const std::string log = std::filesystem::absolute(spec.log_path).string();
+  uint32_t hash = 2166136261u;
+  for (unsigned char c : log) hash = (hash ^ c) * 16777619u;
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", hash);
+  return "hpt." + spec.experiment + "." + spec.trial + "." + hex;
 }
 
 struct Job {
@@ -100,7 +111,7 @@ class SlurmExecutor : public Executor {
     HPT_RETURN_IF_ERROR(api::CreatePrivateParentFolders(spec.log_path));
     ::unlink(spec.log_path.c_str());  // a previous trial of this name
     SlurmSubmit submit;
-    submit.name = JobName(spec.experiment, spec.trial);
+    submit.name = JobName(spec);
     submit.argv = spec.argv;
     submit.working_dir = spec.working_dir;
     submit.output_path = std::filesystem::absolute(spec.log_path).string();
@@ -142,7 +153,7 @@ class SlurmExecutor : public Executor {
       if (jobs[i].job_id.rfind(kIdPrefix, 0) == 0) id = jobs[i].job_id.substr(6);
       if (id.empty()) {  // never stored: found by its name
         for (const auto& [jid, j] : *known) {
-          if (j.name == JobName(spec.experiment, spec.trial)) id = jid;
+          if (j.name == JobName(spec)) id = jid;
         }
       }
       if (id.empty() || !known->count(id)) continue;

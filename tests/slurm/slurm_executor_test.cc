@@ -14,35 +14,13 @@
 #include "tests/server/specs.h"
 #include "tests/testing/hpt_process.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/slurm/slurm_fixture.h"
 #include "trial-runner/slurm_cli.h"
 
 namespace hpt::testing {
 namespace {
 
 using nlohmann::json;
-
-class SlurmExecutorTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const char* conf = std::getenv("SLURM_CONF");
-    if (!conf || !std::ifstream(conf)) {
-      GTEST_SKIP() << "no local Slurm cluster (scripts/slurm-local.sh could not start one)";
-    }
-  }
-  // Jobs of `experiment` that Slurm has not finished.
-  static int LiveJobs(const std::string& experiment) {
-    auto jobs = runner::SlurmCli({}).Jobs();
-    EXPECT_TRUE(jobs.ok()) << jobs.status().ToString();
-    int live = 0;
-    if (jobs.ok()) {
-      for (const auto& [id, job] : *jobs) {
-        live += job.name.rfind("hpt." + experiment + ".", 0) == 0 && !job.finished();
-      }
-    }
-    return live;
-  }
-  static std::vector<std::string> Serve() { return {"--executor", "slurm"}; }
-};
 
 TEST_F(SlurmExecutorTest, GpuTrialsRunAsJobsWithTheirDevices) {
   TempDir dir;
@@ -204,7 +182,10 @@ TEST_F(SlurmExecutorTest, EarlyStoppedTrialsAreCancelledInSlurm) {
   ASSERT_TRUE(jobs.ok());
   std::map<std::string, std::string> state_of;  // trial -> its job's state
   for (const auto& [id, job] : *jobs) {
-    if (job.name.rfind("hpt.searly.", 0) == 0) state_of[job.name.substr(11)] = job.state;
+    // hpt.searly.<trial>.<hash>
+    if (job.name.rfind("hpt.searly.", 0) == 0) {
+      state_of[job.name.substr(11, job.name.rfind('.') - 11)] = job.state;
+    }
   }
   for (const auto& t : (*trials)["trials"]) {
     if (t["phase"] == "EarlyStopped") {
@@ -242,39 +223,6 @@ TEST_F(SlurmExecutorTest, RestartedServerAdoptsRunningJobs) {
   EXPECT_EQ(exp["status"]["phase"], "Succeeded") << exp.dump();
   EXPECT_EQ(exp["status"]["trials"]["succeeded"], 2) << exp.dump();
   EXPECT_EQ(exp["status"]["trials"]["failed"], 0) << exp.dump();
-}
-
-// The server died between storing a trial as Killed and scancelling its
-// job: the next server cancels it.
-TEST_F(SlurmExecutorTest, AJobOfAKilledTrialLeftRunningIsCancelledOnRestart) {
-  TempDir dir;
-  const std::string db = dir.File("hpt.db");
-  {
-    HptProcess server(db, Serve());
-    auto client = server.Client();
-    ASSERT_TRUE(client->Json("POST", "/api/v1/experiments",
-                             ShellExperiment("sgap", "sleep 120; echo loss=1", 1, 1))
-                    .ok());
-    bool running = false;
-    for (int i = 0; i < 200 && !running; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      auto t = client->Json("GET", "/api/v1/experiments/sgap/trials/sgap-1");
-      running = t.ok() && (*t)["phase"] == "Running" && LiveJobs("sgap") == 1;
-    }
-    ASSERT_TRUE(running);
-    server.Kill(SIGKILL);
-  }
-  ExecSql(db, "UPDATE trials SET phase = 'Killed', reason = 'StoppedByUser' WHERE name = 'sgap-1';");
-  HptProcess restarted(db, Serve());
-  bool gone = false;
-  for (int i = 0; i < 200 && !gone; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    gone = LiveJobs("sgap") == 0;
-  }
-  EXPECT_TRUE(gone) << "the job was left running";
-  auto t = restarted.Client()->Json("GET", "/api/v1/experiments/sgap/trials/sgap-1");
-  ASSERT_TRUE(t.ok());
-  EXPECT_EQ((*t)["phase"], "Killed") << t->dump();
 }
 
 }  // namespace
