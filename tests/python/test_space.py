@@ -55,6 +55,27 @@ class SpaceTest(unittest.TestCase):
             hpt.Categorical("c", "ab")
         with self.assertRaisesRegex(ValueError, "choices must not be empty"):
             hpt.Categorical("c", [])
+        with self.assertRaisesRegex(TypeError, "all strings or all numbers, not bool"):
+            hpt.Categorical("c", [True, False])
+
+    def test_numpy_choices(self) -> None:
+        # Refused before as "must be a list" (an array) or "all numbers"
+        # (np.int64 is no int).
+        try:
+            import numpy as np
+        except ImportError:
+            self.skipTest("no numpy")
+        width = hpt.Categorical("width", np.array([16, 32, 64]))
+        self.assertEqual(width.to_spec()["feasibleSpace"], {"list": ["16", "32", "64"]})
+        self.assertEqual(width.choices, [16, 32, 64])
+        self.assertIs(type(width.choices[0]), int)
+        rate = hpt.Categorical("rate", [np.float32(0.5), np.float64(0.25)])
+        self.assertEqual(rate.to_spec()["feasibleSpace"], {"list": ["0.5", "0.25"]})
+        opt = hpt.Categorical("opt", np.array(["sgd", "adam"]))
+        self.assertEqual(opt.to_spec(), {"name": "opt", "parameterType": "categorical",
+                                         "feasibleSpace": {"list": ["sgd", "adam"]}})
+        with self.assertRaisesRegex(TypeError, "all strings or all numbers"):
+            hpt.Categorical("flag", np.array([True, False]))
 
 
 CONDITIONAL = [

@@ -8,6 +8,7 @@ active and takes one of the values (the spec's ``parent: {name, values}``);
 read it with ``trial.params.get("momentum")``."""
 
 import math
+import numbers
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 Number = Union[int, float]
@@ -148,14 +149,19 @@ class Categorical:
                  parent: Optional[Parent] = None) -> None:
         self.name = _name(name)
         self.parent = _parent(parent, name)
+        if hasattr(choices, "tolist") and not isinstance(choices, (str, bytes)):
+            choices = choices.tolist()  # a numpy array: its values as Python's
         if isinstance(choices, (str, bytes)) or not isinstance(choices, Sequence):
             raise TypeError(f"{name}: choices must be a list, not {type(choices).__name__}")
-        self.choices = list(choices)
+        # numpy scalars (np.int64, np.float32, np.str_) as the Python values
+        # they stand for; bools stay out of the numbers.
+        self.choices = [c.item() if hasattr(c, "item") and not isinstance(c, (str, bytes))
+                        else c for c in choices]
         if not self.choices:
             raise ValueError(f"{name}: choices must not be empty")
         if all(isinstance(c, str) for c in self.choices):
             self.parameter_type = "categorical"
-        elif all(isinstance(c, (int, float)) and not isinstance(c, bool)
+        elif all(isinstance(c, numbers.Real) and not isinstance(c, bool)
                  for c in self.choices):
             self.parameter_type = "discrete"
         else:
