@@ -262,6 +262,9 @@ class ExperimentRunner {
   // Re-attached trials: the observations stored before the restart, not
   // yet met again as their log is read anew (those met are replays).
   std::map<std::string, std::vector<api::Observation>> replay_pending_;  // guarded by mu_
+  // Re-attached trials stored as ended (Killed, EarlyStopped) that still
+  // ran: stopped, and nothing new of theirs stored.
+  std::set<std::string> ended_leftovers_;  // guarded by mu_
   std::map<std::string, int64_t> last_step_;            // guarded by mu_
   // Client-run trials: when each Running one last reported (ms).
   std::map<std::string, int64_t> lease_renewed_ms_;     // guarded by mu_

@@ -55,10 +55,11 @@ void ExperimentRunner::Recover() {
     unstarted.push_back(t.phase == TrialPhase::kPending && t.job_id.empty());
     ended.push_back(false);
   }
-  if (!signalled.empty() && executor()) {
+  runner::Executor* const runner = executor();
+  if (!signalled.empty() && runner) {
     // Only the live ones: re-reading every ended trial's log would cost
     // each restart more as the experiment grows.
-    std::vector<bool> live = executor()->StillRunning(signalled);
+    std::vector<bool> live = runner->StillRunning(signalled);
     for (size_t i = 0; i < signalled.size() && i < live.size(); ++i) {
       if (!live[i]) continue;
       jobs.push_back(std::move(signalled[i]));
@@ -75,17 +76,20 @@ void ExperimentRunner::Recover() {
   }
   if (jobs.empty()) return;
   std::vector<runner::RecoveredJob> recovered =
-      executor() ? executor()->Recover(jobs) : std::vector<runner::RecoveredJob>(jobs.size());
+      runner ? runner->Recover(jobs) : std::vector<runner::RecoveredJob>(jobs.size());
   for (size_t i = 0; i < names.size(); ++i) {
     Trial& t = *FindLocked(names[i]);
     const bool attached = i < recovered.size() && recovered[i].attached;
     if (ended[i]) {
       // Followed to its exit, which keeps the stored phase; a previous
-      // server's own child was killed by Recover() already.
+      // server's own child was killed by Recover() already. What it printed
+      // after its end was decided is not stored: an early-stopped trial
+      // that ran on for hours unwatched must not turn into the best.
       if (attached) {
         spdlog::warn("experiment {}: trial {} is {} but was still running: stopping it", name_,
                      t.name, api::ToString(t.phase));
-        executor()->Kill(name_, t.name);
+        ended_leftovers_.insert(t.name);
+        runner->Kill(name_, t.name);
       } else {
         replay_pending_.erase(t.name);
       }

@@ -176,6 +176,7 @@ void ExperimentRunner::OnObservation(const std::string& trial,
       if (fresh.texts.empty()) return;
     }
   }
+  if (ended_leftovers_.count(trial)) return;  // printed after its end
   if (StoreObservationLocked(*t, fresh)) StopIfHopelessLocked(*t);
 }
 
@@ -239,6 +240,7 @@ void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& 
     std::lock_guard<std::mutex> exits(delivered_mu_);
     delivered_exits_.erase(trial);
   }
+  ended_leftovers_.erase(trial);
   Trial* t = FindLocked(trial);
   if (!t) return;
   // Its end is judged on everything it reported, held observations too;

@@ -345,7 +345,9 @@ std::vector<RecoveredJob> LocalExecutor::Recover(const std::vector<RunningJob>& 
     // followed through its files, by a server with supervisors or without
     // (the one `hpt run` embeds); a previous server's own child is not.
     std::optional<ProcessIdentity> id = ParseJobId(job.job_id);
-    if (id && IsSameProcess(*id) && !IsTrialShim(id->pid)) {
+    // Looked at again after the command line: a supervisor that exits in
+    // between reads as no supervisor, and its recorded end must be read.
+    if (id && IsSameProcess(*id) && !IsTrialShim(id->pid) && IsSameProcess(*id)) {
       // A child of the previous server: its output pipe died with it. Its
       // session, since its leader is provably the trial (a reused pid may
       // lead someone else's), and the cookie, which is the trial's alone.

@@ -36,15 +36,20 @@ std::string SlurmCli::ShellQuote(const std::vector<std::string>& argv) {
 }
 
 std::string SlurmCli::OutputPattern(const std::string& path) {
-  // sbatch expands %j, %x, ... in --output, and "%%" is one '%'; a path
-  // with a backslash is taken as it is.
-  if (path.find('\\') != std::string::npos) return path;
+  // sbatch expands %j, %x, ... in --output, and "%%" is one '%'.
   std::string out;
   for (char c : path) out += c == '%' ? std::string("%%") : std::string(1, c);
   return out;
 }
 
 StatusOr<std::string> SlurmCli::Submit(const SlurmSubmit& job) const {
+  if (job.output_path.find('\\') != std::string::npos) {
+    // sbatch drops a backslash of --output (and every one of them in some
+    // versions): the job would write somewhere else.
+    return FailedPrecondition("the trial's log path '" + job.output_path +
+                              "' holds a backslash, which sbatch cannot write to: "
+                              "use a database folder without one");
+  }
   std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=" + job.name,
                                    "--output=" + OutputPattern(job.output_path), "--export=ALL",
                                    // A requeued job appends: what was read stays read.

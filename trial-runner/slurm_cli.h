@@ -51,7 +51,8 @@ class SlurmCli {
  public:
   explicit SlurmCli(SlurmOptions options) : options_(std::move(options)) {}
 
-  // The new job's id. Unavailable naming what sbatch said.
+  // The new job's id. Unavailable naming what sbatch said;
+  // FailedPrecondition for an output path sbatch cannot take (a backslash).
   StatusOr<std::string> Submit(const SlurmSubmit& job) const;
   // Every job the controller still knows (running, queued, or finished
   // within its MinJobAge), by id.

@@ -11,9 +11,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -37,12 +39,38 @@ constexpr char kIdPrefix[] = "slurm:";
 // other databases on the cluster, with the same experiment names, never
 // take each other's jobs.
 std::string JobName(const LaunchSpec& spec) {
-  const std::string log = std::filesystem::absolute(spec.log_path).string();
+  const std::string log =
+      std::filesystem::absolute(spec.log_path).lexically_normal().string();
   uint32_t hash = 2166136261u;
   for (unsigned char c : log) hash = (hash ^ c) * 16777619u;
   char hex[9];
   std::snprintf(hex, sizeof hex, "%08x", hash);
   return "hpt." + spec.experiment + "." + spec.trial + "." + hex;
+}
+
+// The leading number of a job id ("123", "123_4" of an array).
+uint64_t IdNumber(const std::string& id) { return std::strtoull(id.c_str(), nullptr, 10); }
+
+// The job of `running` among those Slurm knows. By its stored id, provided
+// the name is still this trial's: ids repeat once Slurm's counter wraps or
+// its state is lost, and a job of someone else must never be taken. By
+// name when none was stored: an unfinished one first, then the newest (a
+// re-created experiment of the same name had jobs too).
+const SlurmJob* FindJob(const std::map<std::string, SlurmJob>& known, const RunningJob& running) {
+  const std::string name = JobName(running.spec);
+  if (running.job_id.rfind(kIdPrefix, 0) == 0) {
+    auto it = known.find(running.job_id.substr(sizeof kIdPrefix - 1));
+    return it != known.end() && it->second.name == name ? &it->second : nullptr;
+  }
+  const SlurmJob* best = nullptr;
+  for (const auto& [id, job] : known) {
+    if (job.name != name) continue;
+    if (!best || (best->finished() && !job.finished()) ||
+        (best->finished() == job.finished() && IdNumber(job.id) > IdNumber(best->id))) {
+      best = &job;
+    }
+  }
+  return best;
 }
 
 struct Job {
@@ -145,18 +173,13 @@ class SlurmExecutor : public Executor {
 
   std::vector<RecoveredJob> Recover(const std::vector<RunningJob>& jobs) override {
     std::vector<RecoveredJob> out(jobs.size());
-    auto known = slurm_.Jobs();
+    auto known = KnownJobs();
     if (!known.ok()) return out;  // Slurm unreachable: nothing can be adopted
     for (size_t i = 0; i < jobs.size(); ++i) {
       const LaunchSpec& spec = jobs[i].spec;
-      std::string id;
-      if (jobs[i].job_id.rfind(kIdPrefix, 0) == 0) id = jobs[i].job_id.substr(6);
-      if (id.empty()) {  // never stored: found by its name
-        for (const auto& [jid, j] : *known) {
-          if (j.name == JobName(spec)) id = jid;
-        }
-      }
-      if (id.empty() || !known->count(id)) continue;
+      const SlurmJob* found = FindJob(*known, jobs[i]);
+      if (!found) continue;
+      const std::string id = found->id;
       auto job = std::make_unique<Job>();
       job->id = id;
       job->spec = spec;
@@ -175,12 +198,12 @@ class SlurmExecutor : public Executor {
 
   std::vector<bool> StillRunning(const std::vector<RunningJob>& jobs) const override {
     std::vector<bool> out(jobs.size(), false);
-    auto known = slurm_.Jobs();
+    auto known = KnownJobs();
     if (!known.ok()) return out;  // unreachable: the next restart looks again
     for (size_t i = 0; i < jobs.size(); ++i) {
-      if (jobs[i].job_id.rfind(kIdPrefix, 0) != 0) continue;
-      auto it = known->find(jobs[i].job_id.substr(sizeof kIdPrefix - 1));
-      out[i] = it != known->end() && !it->second.finished();
+      if (jobs[i].job_id.rfind(kIdPrefix, 0) != 0) continue;  // only a stored id
+      const SlurmJob* found = FindJob(*known, jobs[i]);
+      out[i] = found && !found->finished();
     }
     return out;
   }
@@ -210,9 +233,26 @@ class SlurmExecutor : public Executor {
   // New lines of `job`'s output (and metrics file) as observations.
   void Follow(Job& job, bool finish, std::vector<api::Observation>& out);
 
+  // Slurm's jobs for recovery, which asks once per experiment at start-up:
+  // one scontrol answers the experiments that ask within a second or two.
+  StatusOr<std::map<std::string, SlurmJob>> KnownJobs() const {
+    std::lock_guard<std::mutex> lock(known_mu_);
+    const auto now = std::chrono::steady_clock::now();
+    if (!known_ || now - known_at_ > std::chrono::seconds(2)) {
+      auto jobs = slurm_.Jobs();
+      if (!jobs.ok()) return jobs.status();
+      known_ = std::move(*jobs);
+      known_at_ = now;
+    }
+    return *known_;
+  }
+
   ExecutorListener* const listener_;
   const int shards_per_gpu_;
   const SlurmCli slurm_;
+  mutable std::mutex known_mu_;
+  mutable std::optional<std::map<std::string, SlurmJob>> known_;  // guarded by known_mu_
+  mutable std::chrono::steady_clock::time_point known_at_;        // guarded by known_mu_
   std::thread thread_;
   mutable std::mutex mu_;
   std::condition_variable cv_;

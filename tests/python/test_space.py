@@ -76,6 +76,10 @@ class SpaceTest(unittest.TestCase):
                                          "feasibleSpace": {"list": ["sgd", "adam"]}})
         with self.assertRaisesRegex(TypeError, "all strings or all numbers"):
             hpt.Categorical("flag", np.array([True, False]))
+        width_of = hpt.Int("units", 8, 64, parent=("width", np.array([16, 32])))
+        self.assertEqual(width_of.to_spec()["parent"], {"name": "width", "values": ["16", "32"]})
+        one = hpt.Int("units", 8, 64, parent=("width", np.int64(16)))
+        self.assertEqual(one.to_spec()["parent"], {"name": "width", "values": ["16"]})
 
 
 CONDITIONAL = [

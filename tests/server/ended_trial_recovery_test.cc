@@ -53,15 +53,22 @@ pid_t CrashAfterStoring(const std::string& db, const std::string& name,
   EXPECT_TRUE(client->Json("POST", "/api/v1/experiments", Endless(name, pid_file)).ok());
   pid_t pid = WaitForPid(pid_file);
   EXPECT_GT(pid, 0);
-  // Until its job is stored (Running).
-  for (int i = 0; i < 100; ++i) {
-    auto t = client->Json("GET", "/api/v1/experiments/" + name + "/trials/" + name + "-1");
-    if (t.ok() && (*t)["phase"] == "Running") break;
+  // Until its job is stored (Running) and one of its lines is too.
+  const std::string trial = "/api/v1/experiments/" + name + "/trials/" + name + "-1";
+  for (int i = 0; i < 200; ++i) {
+    auto t = client->Json("GET", trial);
+    auto seen = client->Json("GET", trial + "/observations");
+    if (t.ok() && (*t)["phase"] == "Running" && seen.ok() &&
+        !(*seen)["observations"].empty()) {
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   server.Kill(SIGKILL);
   EXPECT_TRUE(ProcessAlive(pid)) << "the trial runs under its supervisor";
   ExecSql(db, sql);
+  // It prints on while no server runs.
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
   return pid;
 }
 
@@ -74,6 +81,8 @@ void StoppedAfterRestart(const std::string& phase) {
                                     "', reason = 'Stored', completion_time_ms = 1 "
                                     "WHERE name = 'gap-1';");
   ASSERT_GT(pid, 0);
+  const int64_t stored = SqlInt(db, "SELECT COUNT(DISTINCT write_id) FROM observations;");
+  ASSERT_GT(stored, 0);
   HptProcess restarted(db);
   EXPECT_TRUE(EndsWithin(pid, 20)) << "a " << phase << " trial still runs";
   auto client = restarted.Client();
@@ -81,6 +90,10 @@ void StoppedAfterRestart(const std::string& phase) {
   ASSERT_TRUE(trial.ok());
   EXPECT_EQ((*trial)["phase"], phase) << trial->dump();
   EXPECT_EQ((*trial)["reason"], "Stored") << trial->dump();
+  // What it printed after its end was stored is not: replays only.
+  auto observations = client->Json("GET", "/api/v1/experiments/gap/trials/gap-1/observations");
+  ASSERT_TRUE(observations.ok());
+  EXPECT_EQ(static_cast<int64_t>((*observations)["observations"].size()), stored);
 }
 
 TEST(EndedTrialRecoveryTest, AKilledTrialStillRunningIsStopped) { StoppedAfterRestart("Killed"); }

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <dirent.h>
+#include <exception>
 #include <cstdlib>
 #include <fcntl.h>
 #include <poll.h>
@@ -179,7 +180,12 @@ nlohmann::json WaitForExperiment(hpt::client::ApiClient& client, const std::stri
 bool ProcessAlive(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   if (!stat) return false;
-  std::string content((std::istreambuf_iterator<char>(stat)), {});
+  std::string content;
+  try {
+    content.assign(std::istreambuf_iterator<char>(stat), {});
+  } catch (const std::exception&) {
+    return false;  // it ended while being read (ESRCH)
+  }
   size_t close_paren = content.rfind(')');
   return close_paren != std::string::npos && close_paren + 2 < content.size() &&
          content[close_paren + 2] != 'Z';
@@ -193,6 +199,21 @@ void ExecSql(const std::string& db_path, const std::string& sql) {
       << (error ? error : "") << "\n" << sql;
   sqlite3_free(error);
   sqlite3_close(db);
+}
+
+int64_t SqlInt(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  int64_t value = -1;
+  if (sqlite3_open(db_path.c_str(), &db) == SQLITE_OK) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW) {
+      value = sqlite3_column_int64(stmt, 0);
+    }
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+  return value;
 }
 
 }  // namespace hpt::testing

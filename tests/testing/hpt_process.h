@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,5 +52,8 @@ bool ProcessAlive(pid_t pid);
 // Runs `sql` on the SQLite database at `db_path` (a server's, while none
 // runs on it): what a crash at a chosen moment would have left stored.
 void ExecSql(const std::string& db_path, const std::string& sql);
+// The first column of the first row `sql` selects, as an integer (-1 when
+// there is none).
+int64_t SqlInt(const std::string& db_path, const std::string& sql);
 
 }  // namespace hpt::testing

@@ -10,8 +10,17 @@ namespace {
 TEST(SlurmCliTest, OutputPatternKeepsPercentSignsLiteral) {
   EXPECT_EQ(SlurmCli::OutputPattern("/data/run/logs/e/e-1.log"), "/data/run/logs/e/e-1.log");
   EXPECT_EQ(SlurmCli::OutputPattern("/data/100%j/%x.log"), "/data/100%%j/%%x.log");
-  // sbatch takes a path with a backslash as it is: nothing to escape.
-  EXPECT_EQ(SlurmCli::OutputPattern("/data/a\\b/100%.log"), "/data/a\\b/100%.log");
+}
+
+TEST(SlurmCliTest, AnOutputPathWithABackslashIsRefusedBeforeSbatch) {
+  SlurmSubmit job;
+  job.name = "hpt.e.e-1.0badf00d";
+  job.argv = {"true"};
+  job.output_path = "/data/a\\b/e-1.log";
+  auto id = SlurmCli({}).Submit(job);
+  ASSERT_FALSE(id.ok());
+  EXPECT_EQ(id.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(id.status().message().find("backslash"), std::string::npos) << id.status().message();
 }
 
 TEST(SlurmCliTest, ParseJobsReadsIdNameStateAndExit) {

@@ -52,6 +52,8 @@ def _parent(parent: Optional[Parent], name: str) -> Optional[Dict[str, Any]]:
         raise TypeError(f"{name}: parent must be (name, values), not {parent!r}")
     if not isinstance(parent_name, str) or not parent_name:
         raise TypeError(f"{name}: parent's name must be a non-empty str, not {parent_name!r}")
+    if hasattr(values, "tolist") and not isinstance(values, (str, bytes)):
+        values = values.tolist()  # a numpy array or scalar
     if isinstance(values, (str, int, float)):
         values = [values]
     if not isinstance(values, Sequence) or not values:
