@@ -1,15 +1,16 @@
 // NewLocalExecutor: trials as local process groups, this process's children
-// (TrialProcess) or each under its own supervisor that outlives this
-// process (SupervisedTrial, when options.shim_command is set). Two threads: the poll thread poll()s a wake-up pipe and every trial's
-// descriptors, copies output to logs and acts on exits, timeouts and kills;
-// the delivery thread parses metric lines and calls the listener (which may
-// write to a store or run an early-stopping rule). So a slow listener or a
-// costly line never delays another trial's timeout or kill, and the queue
-// between them is bounded: past kMaxQueuedBytes the poll thread stops
-// reading output (and metrics files) and trials wait on their full pipes.
+// (TrialProcess) or each under its own supervisor that outlives this process
+// (SupervisedTrial, with options.shim_command). The poll thread poll()s a
+// wake-up pipe and every trial's descriptors, copies output to logs and acts
+// on exits, timeouts and kills; the delivery thread parses metric lines and
+// calls the listener (which may write to a store or run an early-stopping
+// rule), so a slow listener never delays another trial's timeout or kill.
+// Their queue is bounded: past kMaxQueuedBytes the poll thread stops reading
+// output (and metrics files) and trials wait on their full pipes.
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,8 +25,6 @@
 #include <utility>
 #include <vector>
 
-#include <signal.h>
-
 #include "trial-runner/executor.h"
 #include "trial-runner/gpu_pool.h"
 #include "trial-runner/process_identity.h"
@@ -38,9 +37,8 @@ namespace {
 using Clock = LocalJob::Clock;
 using Key = std::pair<std::string, std::string>;  // experiment, trial
 
-// The delivery queue's bound: past it the poll thread stops reading output,
-// so that no trial's output can delay another's exit by more than a few
-// seconds of listener work.
+// The delivery queue's bound: no trial's output delays another's exit by
+// more than a few seconds of listener work.
 constexpr size_t kMaxQueuedBytes = 4u << 20;
 constexpr size_t kMaxQueuedEvents = 8192;
 
@@ -49,9 +47,7 @@ struct Entry {
   GpuLease gpus;                      // held until its exit is delivered
   bool kill_requested = false;
   bool finished = false;  // its exit is queued for delivery
-  // Under a supervisor (trial-runner/trial_shim.h): it outlives this
-  // executor, whether this one started it or re-attached to it.
-  bool supervised = false;
+  bool supervised = false;  // under a supervisor (trial_shim.h): outlives us
 };
 
 // What the poll thread hands to the delivery thread, in order per trial.
@@ -341,16 +337,12 @@ std::vector<RecoveredJob> LocalExecutor::Recover(const std::vector<RunningJob>& 
   std::vector<RecoveredJob> out(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
     const RunningJob& job = jobs[i];
-    // Whichever kind of server started it: a supervisor (hpt serve) is
-    // followed through its files, by a server with supervisors or without
-    // (the one `hpt run` embeds); a previous server's own child is not.
+    // A supervisor (hpt serve) is followed through its files, by any
+    // server; a previous server's own child (the one `hpt run` embeds) is
+    // not: its output pipe died with it. Killed by its session (its leader
+    // is provably the trial) and the cookie, the trial's alone.
     std::optional<ProcessIdentity> id = ParseJobId(job.job_id);
-    // Looked at again after the command line: a supervisor that exits in
-    // between reads as no supervisor, and its recorded end must be read.
-    if (id && IsSameProcess(*id) && !IsTrialShim(id->pid) && IsSameProcess(*id)) {
-      // A child of the previous server: its output pipe died with it. Its
-      // session, since its leader is provably the trial (a reused pid may
-      // lead someone else's), and the cookie, which is the trial's alone.
+    if (id && IsLiveNonShim(*id)) {
       ::kill(-id->pid, SIGKILL);
       SweepProcesses(id->pid, id->cookie);
       continue;

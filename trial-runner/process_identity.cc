@@ -195,4 +195,8 @@ int SweepProcesses(int session, const std::string& cookie) {
   return signalled;
 }
 
+bool IsLiveNonShim(const ProcessIdentity& identity) {
+  return IsSameProcess(identity) && !IsTrialShim(identity.pid) && IsSameProcess(identity);
+}
+
 }  // namespace hpt::runner

@@ -52,6 +52,10 @@ bool IsTrialShim(int pid);
 // pid's start time unchanged (so the pid was not reused), and not a zombie
 // (it has exited; only its reaping waits).
 bool IsSameProcess(const ProcessIdentity& identity);
+// True when `identity` is alive and is not a supervisor (`hpt trial-shim`).
+// Looked at again after the command line: a supervisor that exits in
+// between reads as no supervisor, and is not taken for one.
+bool IsLiveNonShim(const ProcessIdentity& identity);
 
 // SIGKILLs every process of session `session` (when > 0) and every process
 // whose environment holds HPT_JOB_COOKIE=`cookie` (when not empty), except
