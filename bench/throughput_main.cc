@@ -1,5 +1,5 @@
 // hpt_bench: hpt's HTTP throughput and runner overhead beside the HTTP
-// ceiling (a bare cpprestsdk endpoint) and the peer (Optuna on SQLite, whose
+// ceiling (hpt's listener with a handler that stores nothing) and the peer (Optuna on SQLite, whose
 // figures bench/optuna_peer.py measured in the same run and hands over as
 // JSON). Prints a markdown table and writes it to --out.
 //
@@ -194,10 +194,10 @@ int Main(int argc, char** argv) {
   const std::optional<bool> no_target;
 
   std::vector<Row> rows = {
-      {"bare cpprestsdk endpoint, small POSTs/s, 8 connections (mean of 2)", b8, none, 0,
+      {"bare HTTP endpoint, small POSTs/s, 8 connections (mean of 2)", b8, none, 0,
        false, "",
        no_target},
-      {"bare cpprestsdk endpoint, small POSTs/s, 1 connection", rate(bare1), none, 0, false,
+      {"bare HTTP endpoint, small POSTs/s, 1 connection", rate(bare1), none, 0, false,
        "", no_target},
       {"ask/tell trials/s, 1 keep-alive client (2,000 trials)", at,
        PeerValue(peer, "asktell_trials_per_s"), 0, true, ">= 1,000",

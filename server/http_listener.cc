@@ -1,232 +1,222 @@
-#define _TURN_OFF_PLATFORM_STRING  // cpprest's U() macro breaks other headers
 #include "server/http_listener.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <functional>
-#include <memory>
-#include <stdexcept>
-#include <cpprest/containerstream.h>
-#include <cpprest/http_listener.h>
-#include <cpprest/uri.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <future>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include "server/http_connection.h"
 
 namespace hpt::server {
 namespace {
 
-using web::http::http_request;
-using web::http::experimental::listener::http_listener;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
 
-// cpprestsdk cannot report the port it bound, so for port 0 we ask the
-// kernel for a free one first and retry if someone takes it meanwhile.
-int FreePort(const std::string& host) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return 0;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = 0;
-  if (::inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  }
-  int port = 0;
-  socklen_t len = sizeof(addr);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
+// Descriptors kept for everything but connections (the database, logs,
+// trials' pipes).
+constexpr int64_t kReservedDescriptors = 256;
+
+int64_t OpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 1 << 20;
+  return static_cast<int64_t>(limit.rlim_cur);
 }
 
-HttpRequest Convert(const http_request& req) {
-  HttpRequest out;
-  out.method = req.method();
-  const web::uri& uri = req.request_uri();
-  out.raw_path = uri.path();  // decoded once, by NormalizeRequestPath
-  // cpprestsdk reads a target such as "//metrics" as host "metrics": keep
-  // the empty segment in sight so that it is refused like "/a//b".
-  if (uri.scheme().empty() && !uri.host().empty()) {
-    out.raw_path = "//" + uri.host() + uri.path();
-  }
-  try {
-    for (const auto& [k, v] : web::uri::split_query(uri.query())) {
-      out.query[web::uri::decode(k)] = web::uri::decode(v);
-    }
-  } catch (const std::exception& e) {
-    // Ignoring it would answer a different question (offset 0, the
-    // default reference point) than the one asked.
-    throw std::invalid_argument(std::string("malformed query string: ") + e.what());
-  }
-  for (const auto& [k, v] : req.headers()) {
-    std::string key = k;
-    std::transform(key.begin(), key.end(), key.begin(), ::tolower);
-    out.headers[key] = v;
-  }
-  return out;
+int ConnectionCap(int configured) {
+  if (configured > 0) return configured;
+  const int64_t room = (OpenFileLimit() - kReservedDescriptors) / 2;
+  return static_cast<int>(std::clamp<int64_t>(room, 16, 1024));
 }
 
-// Reads a request's body in pieces and stops at the first byte over
-// `limit`: a chunked body (no Content-Length to refuse up front) is never
-// held whole when it is too large.
-class BodyReader : public std::enable_shared_from_this<BodyReader> {
+// The answer to a connection over the cap, written without waiting.
+const std::string& OverCapAnswer() {
+  static const std::string answer = [] {
+    const std::string body =
+        R"({"error":{"code":503,"status":"UNAVAILABLE","message":"too many open connections; retry shortly"}})";
+    return "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+           "Retry-After: 1\r\nConnection: close\r\nContent-Length: " +
+           std::to_string(body.size()) + "\r\n\r\n" + body;
+  }();
+  return answer;
+}
+
+bool OutOfDescriptors(const boost::system::error_code& ec) {
+  return ec == boost::system::errc::too_many_files_open ||
+         ec == boost::system::errc::too_many_files_open_in_system ||
+         ec == boost::system::errc::no_buffer_space ||
+         ec == boost::system::errc::not_enough_memory;
+}
+
+class BeastListener : public HttpListener {
  public:
-  using Done = std::function<void(StatusOr<std::string>)>;
-  // `discard`: read to the end keeping nothing (a body already refused),
-  // so that the connection does not hold it while the answer waits.
-  BodyReader(http_request req, size_t limit, Done done, bool discard = false)
-      : req_(std::move(req)), limit_(limit), done_(std::move(done)), discard_(discard) {}
+  BeastListener(const ListenerOptions& options, RequestHandler handler)
+      : options_(options),
+        handler_(std::move(handler)),
+        ioc_(std::max(1, options.io_threads)),
+        work_(net::make_work_guard(ioc_)),
+        strand_(net::make_strand(ioc_)),
+        acceptor_(strand_),
+        retry_(strand_),
+        handlers_(std::max(1, options.handler_threads)) {
+    options_.max_connections = ConnectionCap(options.max_connections);
+    context_.options = &options_;
+    context_.handler = &handler_;
+    context_.handlers = &handlers_;
+    context_.open = &open_;
+    context_.answering = &answering_;
+    context_.closing = &closing_;
+  }
+  ~BeastListener() override { Close(); }
 
-  void Next() {
-    auto self = shared_from_this();
-    req_.body().read(buffer_, kPiece).then([self](pplx::task<size_t> t) {
-      size_t n = 0;
-      try {
-        n = t.get();
-      } catch (const std::exception& e) {
-        self->done_(InvalidArgument(std::string("bad request body: ") + e.what()));
-        return;
-      }
-      self->size_ += n;
-      if (self->discard_) {
-        self->buffer_ = concurrency::streams::container_buffer<std::string>();
-        if (n == 0) {
-          self->done_(std::string());
-        } else {
-          self->Next();
-        }
-        return;
-      }
-      if (self->size_ > self->limit_) {
-        // Only a chunked body gets here (a Content-Length over the limit is
-        // refused before): closed for writing too, the connection stops
-        // buffering it. (Closing a Content-Length body would make cpprest
-        // spin, which is why those are drained instead.)
-        self->req_.body().streambuf().close().wait();
-        self->done_(Status(StatusCode::kResourceExhausted,
-                           "request body is over the limit of " +
-                               std::to_string(self->limit_) + " bytes"));
-        return;
-      }
-      if (n == 0) {
-        // The buffer grows by a whole piece per read: only size_ bytes hold data.
-        std::string body = std::move(self->buffer_.collection());
-        body.resize(self->size_);
-        self->done_(std::move(body));
-        return;
-      }
-      self->Next();
-    });
+  Status Listen() {
+    boost::system::error_code ec;
+    tcp::resolver resolver(ioc_);
+    auto found = resolver.resolve(tcp::v4(), options_.host, std::to_string(options_.port), ec);
+    if (ec || found.empty()) {
+      return Unavailable("cannot listen on " + options_.host + ":" +
+                         std::to_string(options_.port) + ": " +
+                         (ec ? ec.message() : "no IPv4 address"));
+    }
+    const tcp::endpoint endpoint = *found.begin();
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(endpoint, ec);
+    if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    if (ec) {
+      return Unavailable("cannot listen on " + options_.host + ":" +
+                         std::to_string(options_.port) + ": " + ec.message());
+    }
+    port_ = acceptor_.local_endpoint().port();
+    Accept();
+    for (int i = 0; i < std::max(1, options_.io_threads); ++i) {
+      io_threads_.emplace_back([this] { ioc_.run(); });
+    }
+    return Status::Ok();
   }
 
- private:
-  static constexpr size_t kPiece = 64 * 1024;
-  http_request req_;
-  size_t limit_;
-  size_t size_ = 0;  // bytes read so far
-  Done done_;
-  bool discard_;
-  concurrency::streams::container_buffer<std::string> buffer_;
-};
-
-void Reply(http_request req, const HttpResponse& response) {
-  web::http::http_response r(static_cast<web::http::status_code>(response.status));
-  r.set_body(response.body, response.content_type);
-  for (const auto& [name, value] : response.headers) r.headers().add(name, value);
-  // Trial logs and names are user text: no browser may sniff them as HTML.
-  r.headers()["X-Content-Type-Options"] = "nosniff";
-  req.reply(r).then([](pplx::task<void> t) {
-    try {
-      t.get();
-    } catch (...) {
-      // The client went away; nothing to do.
-    }
-  });
-}
-
-class CpprestListener : public HttpListener {
- public:
-  CpprestListener(std::unique_ptr<http_listener> listener, int port)
-      : listener_(std::move(listener)), port_(port) {}
-  ~CpprestListener() override { Close(); }
   int port() const override { return port_; }
+
   void Close() override {
-    if (!listener_) return;
-    try {
-      listener_->close().wait();
-    } catch (...) {
+    if (closed_.exchange(true)) return;
+    closing_ = true;
+    if (!io_threads_.empty()) {
+      std::promise<void> done;
+      net::post(strand_, [this, &done] {
+        boost::system::error_code ignored;
+        acceptor_.close(ignored);
+        retry_.cancel();
+        done.set_value();
+      });
+      done.get_future().wait();
     }
-    listener_.reset();
+    handlers_.join();  // the requests in flight finish...
+    // ... and their answers go out (to a client that reads them).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (answering_.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    work_.reset();
+    ioc_.stop();  // what is left (idle connections) is dropped
+    for (auto& t : io_threads_) t.join();
+    io_threads_.clear();
   }
 
  private:
-  std::unique_ptr<http_listener> listener_;
-  int port_;
+  void Accept() {
+    acceptor_.async_accept(net::make_strand(ioc_),
+                           [this](boost::system::error_code ec, tcp::socket socket) {
+                             OnAccept(ec, std::move(socket));
+                           });
+  }
+
+  void OnAccept(boost::system::error_code ec, tcp::socket socket) {
+    if (ec == net::error::operation_aborted || closing_) return;
+    if (OutOfDescriptors(ec)) {
+      // Accepting again at once would spin: the connection waits in the
+      // backlog until a descriptor is free.
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_warning_ > std::chrono::seconds(10)) {
+        last_warning_ = now;
+        spdlog::warn("cannot accept connections: {} ({} open); retrying", ec.message(),
+                     open_.load());
+      }
+      retry_.expires_after(std::chrono::milliseconds(100));
+      retry_.async_wait([this](boost::system::error_code wait) {
+        if (!wait && !closing_) Accept();
+      });
+      return;
+    }
+    if (!ec) {
+      if (open_.load() >= options_.max_connections) {
+        // Never waits: a client that does not read gets what fits.
+        const std::string& answer = OverCapAnswer();
+        (void)::send(socket.native_handle(), answer.data(), answer.size(),
+                     MSG_DONTWAIT | MSG_NOSIGNAL);
+        boost::system::error_code ignored;
+        socket.shutdown(tcp::socket::shutdown_both, ignored);
+        socket.close(ignored);
+      } else {
+        boost::system::error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
+        open_.fetch_add(1);
+        internal::ServeConnection(std::move(socket), context_);
+      }
+    }
+    Accept();
+  }
+
+  // Connections refer to these until they are destroyed, which may be in
+  // ioc_'s destructor: declared first, destroyed last.
+  ListenerOptions options_;
+  RequestHandler handler_;
+  std::atomic<int> open_{0};
+  std::atomic<int> answering_{0};
+  std::atomic<bool> closing_{false};
+  net::io_context ioc_;
+  net::executor_work_guard<net::io_context::executor_type> work_;
+  net::strand<net::io_context::executor_type> strand_;  // the acceptor's
+  tcp::acceptor acceptor_;
+  net::steady_timer retry_;
+  net::thread_pool handlers_;
+  internal::ConnectionContext context_;
+  std::atomic<bool> closed_{false};
+  std::vector<std::thread> io_threads_;
+  std::chrono::steady_clock::time_point last_warning_;
+  int port_ = 0;
 };
 
 }  // namespace
 
 StatusOr<std::unique_ptr<HttpListener>> OpenHttpListener(const ListenerOptions& options,
                                                          RequestHandler handler) {
-  auto shared = std::make_shared<RequestHandler>(std::move(handler));
-  size_t limit = options.max_body_bytes;
-  std::string last_error;
-  for (int attempt = 0; attempt < (options.port == 0 ? 10 : 1); ++attempt) {
-    int port = options.port == 0 ? FreePort(options.host) : options.port;
-    std::string url = "http://" + options.host + ":" + std::to_string(port);
-    try {
-      auto listener = std::make_unique<http_listener>(url);
-      auto handle = [shared, limit](http_request req) {
-        auto length = req.headers().content_length();
-        if (length > limit) {
-          Reply(req, ErrorResponse(Status(StatusCode::kResourceExhausted,
-                                          "request body of " + std::to_string(length) +
-                                              " bytes is over the limit of " +
-                                              std::to_string(limit))));
-          // cpprest sends the answer once the body is in: read it away.
-          std::make_shared<BodyReader>(req, limit, [](StatusOr<std::string>) {}, true)->Next();
-          return;
-        }
-        auto reader = std::make_shared<BodyReader>(
-            req, limit, [req, shared](StatusOr<std::string> body) {
-              HttpResponse response;
-              try {
-                if (!body.ok()) {
-                  response = ErrorResponse(body.status());
-                } else {
-                  HttpRequest r = Convert(req);
-                  r.body = std::move(*body);
-                  response = (*shared)(r);
-                }
-              } catch (const std::exception& e) {
-                response = ErrorResponse(InvalidArgument(std::string("bad request: ") + e.what()));
-              }
-              Reply(req, response);
-            });
-        reader->Next();
-      };
-      listener->support(handle);
-      // cpprestsdk answers OPTIONS itself, before any token check.
-      listener->support(web::http::methods::OPTIONS, handle);
-      // cpprestsdk answers TRACE itself, echoing the request's headers
-      // (Authorization included) before any handler or token check.
-      listener->support(web::http::methods::TRCE, [](http_request req) {
-        Reply(req, JsonResponse(405, {{"error",
-                                       {{"code", 405},
-                                        {"status", "METHOD_NOT_ALLOWED"},
-                                        {"message", "TRACE is not supported"}}}}));
-      });
-      listener->open().wait();
-      return std::unique_ptr<HttpListener>(
-          std::make_unique<CpprestListener>(std::move(listener), port));
-    } catch (const std::exception& e) {
-      last_error = e.what();
+  auto listener = std::make_unique<BeastListener>(options, std::move(handler));
+  HPT_RETURN_IF_ERROR(listener->Listen());
+  return std::unique_ptr<HttpListener>(std::move(listener));
+}
+
+int64_t RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+      spdlog::warn("cannot raise the open-file limit to {}", limit.rlim_max);
     }
   }
-  return Unavailable("cannot listen on " + options.host + ":" +
-                     std::to_string(options.port) + ": " + last_error);
+  return OpenFileLimit();
 }
 
 }  // namespace hpt::server

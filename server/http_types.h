@@ -1,5 +1,5 @@
 #pragma once
-// Transport-neutral HTTP request/response values. The cpprestsdk adapter
+// Transport-neutral HTTP request/response values. The socket side
 // (http_listener.cc) converts to and from them, so routing and handlers are
 // plain functions that tests can call without a socket.
 

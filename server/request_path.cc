@@ -57,4 +57,49 @@ StatusOr<std::string> NormalizeRequestPath(std::string_view raw) {
   return out;
 }
 
+namespace {
+
+StatusOr<std::string> DecodeQueryPart(std::string_view part) {
+  std::string out;
+  out.reserve(part.size());
+  for (size_t i = 0; i < part.size(); ++i) {
+    if (part[i] != '%') {
+      out.push_back(part[i]);
+      continue;
+    }
+    const bool whole = i + 2 < part.size();
+    int hi = whole ? HexValue(part[i + 1]) : -1;
+    int lo = whole ? HexValue(part[i + 2]) : -1;
+    if (hi < 0 || lo < 0) {
+      return InvalidArgument("malformed query string: '" + std::string(part) +
+                             "' has a malformed percent escape");
+    }
+    out.push_back(static_cast<char>(hi * 16 + lo));
+    i += 2;
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::map<std::string, std::string>> ParseQueryString(std::string_view query) {
+  std::map<std::string, std::string> out;
+  size_t pos = 0;
+  while (pos <= query.size()) {
+    size_t end = query.find('&', pos);
+    if (end == std::string_view::npos) end = query.size();
+    std::string_view piece = query.substr(pos, end - pos);
+    pos = end + 1;
+    if (piece.empty()) continue;
+    size_t eq = piece.find('=');
+    HPT_ASSIGN_OR_RETURN(std::string key, DecodeQueryPart(piece.substr(0, eq)));
+    std::string value;
+    if (eq != std::string_view::npos) {
+      HPT_ASSIGN_OR_RETURN(value, DecodeQueryPart(piece.substr(eq + 1)));
+    }
+    out[std::move(key)] = std::move(value);
+  }
+  return out;
+}
+
 }  // namespace hpt::server

@@ -12,6 +12,7 @@
 //   characters (encoded or raw), and malformed escapes ("%G1", "%4").
 // The result is the decoded path: segments joined by '/', "/" for the root.
 
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -22,5 +23,12 @@ namespace hpt::server {
 inline constexpr size_t kMaxRequestPath = 2048;
 
 StatusOr<std::string> NormalizeRequestPath(std::string_view raw);
+
+// The query string's parameters ("a=1&b=%41" -> {a: 1, b: A}), each key and
+// value percent-decoded once ('+' stays '+'); a key without '=' has the
+// value "", empty pieces are skipped and a later duplicate wins.
+// InvalidArgument ("malformed query string: ...") on a malformed escape:
+// ignoring it would answer a different question than the one asked.
+StatusOr<std::map<std::string, std::string>> ParseQueryString(std::string_view query);
 
 }  // namespace hpt::server

@@ -50,6 +50,9 @@ class ServerImpl : public Server {
   Status Init(const ServerOptions& options) {
     options_ = options;
     InitLogging(options.log_level);
+    // A descriptor per connection, trial and log: a low soft limit (ulimit
+    // -n 256) must not decide how many clients the server can hold.
+    RaiseOpenFileLimit();
     origin_policy_ =
         MakeOriginPolicy(options.host, options.advertise_url, !options.token.empty());
     storage::SqliteOptions sqlite;

@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <grp.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -24,7 +26,8 @@ namespace hpt::testing {
 namespace {
 
 // fork+exec with stdout/stderr redirected to the given fds.
-pid_t Spawn(const std::vector<std::string>& args, int out_fd, int err_fd) {
+pid_t Spawn(const std::vector<std::string>& args, int out_fd, int err_fd,
+            const HptProcessOptions& options = {}) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -33,6 +36,20 @@ pid_t Spawn(const std::vector<std::string>& args, int out_fd, int err_fd) {
   if (pid == 0) {
     dup2(out_fd, 1);
     dup2(err_fd, 2);
+    for (const auto& [child, parent] : options.descriptors) {
+      if (child != parent) {
+        dup2(parent, child);
+      } else {
+        fcntl(child, F_SETFD, 0);  // kept across exec
+      }
+    }
+    if (options.open_files && setrlimit(RLIMIT_NOFILE, &*options.open_files) != 0) _exit(126);
+    if (options.user) {
+      if (setgroups(0, nullptr) != 0 || setgid(options.user->second) != 0 ||
+          setuid(options.user->first) != 0) {
+        _exit(126);
+      }
+    }
     execv(argv[0], argv.data());
     _exit(127);
   }
@@ -56,10 +73,12 @@ std::string HptBinary() {
   return other && *other ? other : HPT_BINARY;
 }
 
-HptProcess::HptProcess(const std::string& db_path, std::vector<std::string> extra_args) {
+HptProcess::HptProcess(const std::string& db_path, std::vector<std::string> extra_args,
+                       const HptProcessOptions& options) {
   int fds[2];
   HPT_CHECK(pipe(fds) == 0);
-  std::vector<std::string> args = {HptBinary(), "serve", "--db", db_path};
+  std::vector<std::string> args = {options.binary.empty() ? HptBinary() : options.binary,
+                                   "serve", "--db", db_path};
   // Port 0 unless the test names one.
   if (std::find(extra_args.begin(), extra_args.end(), "--port") == extra_args.end()) {
     extra_args.insert(extra_args.end(), {"--port", "0"});
@@ -69,7 +88,7 @@ HptProcess::HptProcess(const std::string& db_path, std::vector<std::string> extr
     extra_args.insert(extra_args.end(), {"--gpus", "none"});
   }
   args.insert(args.end(), extra_args.begin(), extra_args.end());
-  pid_ = Spawn(args, fds[1], 2);
+  pid_ = Spawn(args, fds[1], 2, options);
   close(fds[1]);
   // The first line is "hpt serving on http://HOST:PORT (...)".
   std::string line;

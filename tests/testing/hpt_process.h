@@ -2,10 +2,13 @@
 // HptProcess: the real `hpt serve` binary started on port 0 with its own
 // database, for integration tests. The constructor waits until it listens.
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,11 +19,22 @@ namespace hpt::testing {
 // Path of the built `hpt` binary.
 std::string HptBinary();
 
+// How the server process starts, where a test needs more than arguments.
+struct HptProcessOptions {
+  std::optional<rlimit> open_files;  // its RLIMIT_NOFILE
+  // Its user and group (started as root, dropped before exec); nullopt: ours.
+  std::optional<std::pair<uid_t, gid_t>> user;
+  // Descriptors it inherits: its number -> ours (e.g. {3, fd} for --token-fd 3).
+  std::map<int, int> descriptors;
+  std::string binary;  // "": HptBinary()
+};
+
 class HptProcess {
  public:
   // Starts `hpt serve --port 0 --db <db_path> <extra_args...>` (extra_args
   // may name another --port).
-  HptProcess(const std::string& db_path, std::vector<std::string> extra_args = {});
+  HptProcess(const std::string& db_path, std::vector<std::string> extra_args = {},
+             const HptProcessOptions& options = {});
   // SIGKILLs the server if still running, and then its trials (they would
   // outlive it under their supervisors).
   ~HptProcess();
