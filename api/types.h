@@ -240,6 +240,11 @@ struct Experiment {
   // trials:enqueue'd assignments not yet made trials, oldest first: they
   // are suggested before the algorithm is asked.
   std::vector<Assignment> queue;
+  // A secret drawn at creation, never sent to a client: the tokens of the
+  // trials the server runs are bound to it, so a deleted experiment's
+  // tokens open nothing of a later one with the same name. "" for
+  // experiments stored before it existed (their tokens are as they were).
+  std::string trial_token_salt;
 };
 
 // Names as the API spells them ("Running", "logUniform", ...).

@@ -3,6 +3,7 @@
 #include "api/json_reader.h"
 
 #include "controller/builtins.h"
+#include "controller/trial_token.h"
 #include "api/text.h"
 
 #include <spdlog/spdlog.h>
@@ -118,6 +119,11 @@ std::optional<Controller::Entry> Controller::FindLoaded(const std::string& name)
   return it->second;
 }
 
+std::string Controller::TrialTokenFor(const std::string& experiment, const std::string& trial) {
+  auto entry = FindLoaded(experiment);
+  return entry ? entry->runner->TrialTokenFor(trial) : "";
+}
+
 StatusOr<Controller::Entry> Controller::Find(const std::string& name) {
   if (auto entry = FindLoaded(name)) return *entry;
   HPT_RETURN_IF_ERROR(store_->GetExperiment(name).status());
@@ -143,6 +149,7 @@ StatusOr<Experiment> Controller::CreateExperiment(const api::ExperimentSpec& spe
   if (spec.trial_template) {
     exp.phase = ExperimentPhase::kRunning;
     exp.start_time_ms = exp.creation_time_ms;
+    exp.trial_token_salt = NewTrialTokenSalt();
   }
   // Warm start: the earlier experiments' trials are read (and checked)
   // before anything is stored, and imported before the first suggestion.

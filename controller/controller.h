@@ -94,6 +94,11 @@ class Controller : public runner::ExecutorListener {
   StatusOr<earlystop::StopDecision> ShouldStop(const std::string& experiment,
                                                const std::string& trial);
 
+  // The token the server gave the trial (controller/trial_token.h), to
+  // check a caller's against; "" when it gave none: no such experiment (a
+  // deleted one included), a client-run one, or no admin token.
+  std::string TrialTokenFor(const std::string& experiment, const std::string& trial);
+
   std::string LogPath(const std::string& experiment, const std::string& trial) const;
   // A piece of a trial's log, read through the executor (query's log_path
   // is filled in). Unavailable once the server is shutting down.

@@ -26,6 +26,7 @@ ExperimentRunner::ExperimentRunner(const RunnerDeps& deps, api::Experiment exper
       executor_name_(runner_run_ && !experiment.spec.trial_template->executor.empty()
                          ? experiment.spec.trial_template->executor
                          : deps.default_executor),
+      trial_token_salt_(experiment.trial_token_salt),
       exp_(std::move(experiment)),
       trials_(std::move(trials)),
       tally_(exp_.spec.objective) {

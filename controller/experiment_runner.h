@@ -93,6 +93,10 @@ class ExperimentRunner {
 
   const std::string& name() const { return name_; }
   bool runner_run() const { return runner_run_; }
+  // The HPT_TOKEN its trial `trial` is given (controller/trial_token.h);
+  // "" when it gives none: a client-run experiment, or a server without an
+  // admin token. Takes no lock.
+  std::string TrialTokenFor(const std::string& trial) const;
 
   // After a restart: trials stored as Running with a trialTemplate are
   // handed to the executor to re-attach (their output since, and their end,
@@ -247,6 +251,7 @@ class ExperimentRunner {
   const std::string name_;
   const bool runner_run_;
   const std::string executor_name_;  // of deps_.executors
+  const std::string trial_token_salt_;  // exp_'s, readable without mu_
 
   // Exits the executor delivered that OnExit() has not applied yet (they
   // wait on the strand): PrepareDelete() must not wait for them again.

@@ -87,6 +87,11 @@ constexpr char kWaiting[] = "WaitingForResources";
 constexpr char kQueued[] = "QueuedInCluster";
 }  // namespace
 
+std::string ExperimentRunner::TrialTokenFor(const std::string& trial) const {
+  if (!runner_run_ || deps_.token.empty()) return "";
+  return TrialToken(deps_.token, name_, trial_token_salt_, trial);
+}
+
 bool ExperimentRunner::StartTrialLocked(Trial& trial) {
   const api::TrialTemplate& tmpl = *exp_.spec.trial_template;
   runner::LaunchSpec launch = BaseLaunchSpecLocked(trial);
@@ -109,8 +114,10 @@ bool ExperimentRunner::StartTrialLocked(Trial& trial) {
   launch.env["HPT_URL"] = deps_.server_url;
   launch.env["HPT_EXPERIMENT"] = name_;
   launch.env["HPT_TRIAL"] = trial.name;
-  // A credential for this trial alone: the admin token never leaves the server.
-  if (!deps_.token.empty()) launch.env["HPT_TOKEN"] = TrialToken(deps_.token, name_, trial.name);
+  // A credential for this trial alone: the admin token never leaves the
+  // server. (A token the server itself was started with must not reach
+  // the trial either, when there is no trial token to replace it.)
+  launch.env["HPT_TOKEN"] = TrialTokenFor(trial.name);
 
   StatusOr<runner::JobHandle> job =
       status.ok() ? executor()->Start(launch) : StatusOr<runner::JobHandle>(status);

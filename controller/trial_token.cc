@@ -3,27 +3,56 @@
 #include <openssl/evp.h>
 #include <openssl/crypto.h>
 #include <openssl/hmac.h>
+#include <openssl/rand.h>
 #include <openssl/sha.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "api/status.h"
 
 namespace hpt::controller {
 
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+std::string Hex(const unsigned char* bytes, size_t size) {
+  std::string out;
+  for (size_t i = 0; i < size; ++i) {
+    out.push_back(kHex[bytes[i] >> 4]);
+    out.push_back(kHex[bytes[i] & 15]);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string TrialToken(const std::string& admin_token, const std::string& experiment,
-                       const std::string& trial) {
-  // The length prefix keeps ("a/b", "c") and ("a", "b/c") apart.
+                       const std::string& salt, const std::string& trial) {
+  // The length prefixes keep ("a/b", "c") and ("a", "b/c") apart.
   const std::string message =
-      "hpt-trial-v1:" + std::to_string(experiment.size()) + ":" + experiment + ":" + trial;
+      salt.empty()
+          ? "hpt-trial-v1:" + std::to_string(experiment.size()) + ":" + experiment + ":" + trial
+          : "hpt-trial-v2:" + std::to_string(salt.size()) + ":" + salt + ":" +
+                std::to_string(experiment.size()) + ":" + experiment + ":" + trial;
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   HMAC(EVP_sha256(), admin_token.data(), static_cast<int>(admin_token.size()),
        reinterpret_cast<const unsigned char*>(message.data()), message.size(), digest,
        &length);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "hpt-trial-";
-  for (unsigned int i = 0; i < length; ++i) {
-    out.push_back(kHex[digest[i] >> 4]);
-    out.push_back(kHex[digest[i] & 15]);
+  return "hpt-trial-" + Hex(digest, length);
+}
+
+std::string NewTrialTokenSalt() {
+  unsigned char bytes[16];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) {
+    // OpenSSL's generator failed (no entropy yet): the kernel's.
+    std::ifstream in("/dev/urandom", std::ios::binary);
+    in.read(reinterpret_cast<char*>(bytes), sizeof bytes);
+    HPT_CHECK(in.gcount() == sizeof bytes);
   }
-  return out;
+  return Hex(bytes, sizeof bytes);
 }
 
 bool SameToken(const std::string& a, const std::string& b) {

@@ -185,8 +185,8 @@ class ServerImpl : public Server {
     auto name = route.vars.find("name");
     auto trial = route.vars.find("trial");
     if (name == route.vars.end() || trial == route.vars.end()) return false;
-    return controller::SameToken(given,
-                                 controller::TrialToken(options_.token, name->second, trial->second));
+    const std::string expected = controller_->TrialTokenFor(name->second, trial->second);
+    return !expected.empty() && controller::SameToken(given, expected);
   }
 
   ServerOptions options_;

@@ -87,6 +87,11 @@ ALTER TABLE trials ADD COLUMN outputs_json TEXT NOT NULL DEFAULT '{}';
     R"sql(
 ALTER TABLE experiments ADD COLUMN queue_json TEXT NOT NULL DEFAULT '[]';
 )sql",
+    // Version 5: the experiment's secret that its trials' tokens are bound
+    // to (api::Experiment::trial_token_salt); '' for older experiments.
+    R"sql(
+ALTER TABLE experiments ADD COLUMN trial_token_salt TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 constexpr int kLatestVersion =

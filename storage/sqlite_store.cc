@@ -27,7 +27,8 @@ using sqlite::Transaction;
 
 constexpr const char* kSelectExperiment =
     "SELECT name, spec_json, phase, reason, message, creation_time_ms, "
-    "start_time_ms, completion_time_ms, algorithm_state, queue_json FROM experiments ";
+    "start_time_ms, completion_time_ms, algorithm_state, queue_json, trial_token_salt "
+    "FROM experiments ";
 
 // Reads one row of kSelectExperiment. A row that cannot be decoded is
 // FailedPrecondition: the request is fine, the stored data is not.
@@ -64,6 +65,7 @@ StatusOr<api::Experiment> ReadExperiment(const Statement& row) {
   std::optional<std::vector<api::Assignment>> queue = QueueFromJson(row.ColumnText(9));
   if (!queue) return FailedPrecondition(prefix + "its stored queue is not a list of assignments");
   experiment.queue = std::move(*queue);
+  experiment.trial_token_salt = row.ColumnText(10);
   return experiment;
 }
 
@@ -157,8 +159,8 @@ Status SqliteStore::CreateExperiment(const api::Experiment& experiment) {
       Statement insert,
       db_->Prepare("INSERT INTO experiments (name, spec_json, phase, reason, "
                    "message, creation_time_ms, start_time_ms, "
-                   "completion_time_ms, algorithm_state, queue_json) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                   "completion_time_ms, algorithm_state, queue_json, trial_token_salt) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   insert.Bind(1, name);
   insert.Bind(2, spec_json);
   insert.Bind(3, api::ToString(experiment.phase));
@@ -169,6 +171,7 @@ Status SqliteStore::CreateExperiment(const api::Experiment& experiment) {
   insert.Bind(8, experiment.completion_time_ms);
   insert.BindBlob(9, experiment.algorithm_state);
   insert.Bind(10, QueueToJson(experiment.queue));
+  insert.Bind(11, experiment.trial_token_salt);
   if (Status s = insert.Run(); !s.ok()) {
     if (insert.last_error() == SQLITE_CONSTRAINT_UNIQUE) {
       return AlreadyExists("experiment '" + name + "' already exists");
