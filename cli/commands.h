@@ -25,6 +25,7 @@ struct ServeOptions {
   int port = 8750;
   std::string db = "hpt-data/hpt.db";
   std::string token_file;
+  int token_fd = -1;  // --token-fd: read the token from this descriptor
   std::string gpus;  // "0,1"; "" = detect with nvidia-smi; "none"
   std::string ui_dir;
   bool sync_full = false;

@@ -104,17 +104,36 @@ std::string RuntimeTokenPath(int port) {
   return (dir / ("server-" + std::to_string(port) + ".token")).string();
 }
 
+// The runtime folder must be this user's own: a folder someone else made
+// first (in /tmp, say), or a link to one, would let them read the token.
+Status CheckPrivateFolder(const std::filesystem::path& dir) {
+  struct stat st;
+  if (lstat(dir.c_str(), &st) != 0) {
+    return Internal("cannot create " + dir.string() + ": " + std::strerror(errno));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return PermissionDenied("not writing the token into " + dir.string() +
+                            ": it is not a folder (a symbolic link?)");
+  }
+  if (st.st_uid != geteuid()) {
+    return PermissionDenied("not writing the token into " + dir.string() + ": it belongs to uid " +
+                            std::to_string(st.st_uid) + ", not this user");
+  }
+  if ((st.st_mode & 077) != 0 && chmod(dir.c_str(), 0700) != 0) {
+    return Internal("cannot make " + dir.string() + " private: " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
 Status WriteRuntimeToken(int port, const std::string& token) {
   const std::filesystem::path path = RuntimeTokenPath(port);
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec || chmod(path.parent_path().c_str(), 0700) != 0) {
-    return Internal("cannot create " + path.parent_path().string() + ": " +
-                    (ec ? ec.message() : std::string("chmod failed")));
-  }
+  if (ec) return Internal("cannot create " + path.parent_path().string() + ": " + ec.message());
+  HPT_RETURN_IF_ERROR(CheckPrivateFolder(path.parent_path()));
   std::filesystem::remove(path, ec);
   // Created 0600, never readable by anyone else, however briefly.
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return Internal("cannot write " + path.string() + ": " + std::strerror(errno));
   const std::string line = token + "\n";
   const bool written = write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
@@ -131,7 +150,15 @@ void RemoveRuntimeToken(int port) {
 std::string RuntimeTokenFor(const std::string& url) {
   const int port = LoopbackPort(url);
   if (port <= 0) return "";
-  auto token = server::ReadTokenFile(RuntimeTokenPath(port));
+  // Only a file of this user's own that no one else can read: one planted
+  // by someone else is no token `hpt run` left.
+  const std::string path = RuntimeTokenPath(port);
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & 077) != 0) {
+    return "";
+  }
+  auto token = server::ReadTokenFile(path);
   return token.ok() ? *token : "";
 }
 

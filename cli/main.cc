@@ -8,6 +8,7 @@
 #include "api/version.h"
 #include "api/validation.h"
 #include "cli/commands.h"
+#include "cli/hide_secrets.h"
 #include "cli/local_server.h"
 #include "trial-runner/trial_shim.h"
 
@@ -52,8 +53,16 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--host", serve.host, "Address to bind (default 127.0.0.1)");
   serve_cmd->add_option("--port", serve.port, "Port (0: any free port)")->check(CLI::Range(0, 65535));
   serve_cmd->add_option("--db", serve.db, "SQLite database file");
-  serve_cmd->add_option("--token-file", serve.token_file,
-                        "File holding the bearer token every API call must carry");
+  auto* token_file_opt = serve_cmd->add_option(
+      "--token-file", serve.token_file,
+      "File holding the bearer token every API call must carry (its path is then "
+      "blanked from the command line; see --token-fd)");
+  serve_cmd
+      ->add_option("--token-fd", serve.token_fd,
+                   "Read the bearer token from this inherited descriptor, then close it "
+                   "(e.g. --token-fd 3 3<FILE): no path anywhere a trial can look")
+      ->check(CLI::Range(0, 1 << 20))
+      ->excludes(token_file_opt);
   serve_cmd->add_option("--gpus", serve.gpus,
                         "GPU ids trials may use, e.g. 0,1 (default: nvidia-smi -L; 'none')");
   serve_cmd->add_option("--executor", serve.executor,
@@ -206,6 +215,7 @@ int main(int argc, char** argv) {
   for (auto* read : {list_cmd, get_cmd, trials_cmd, best_cmd, logs_cmd, export_cmd, watch_cmd}) {
     if (*read) conn.read_command = CommandLine(argc, argv);
   }
+  HideSecretArguments(argc, argv);
   if (*serve_cmd) return Serve(serve);
   if (*run_cmd) return Run(run);
   if (*validate_cmd) return Validate(file);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/hide_secrets.h"
 #include "server/server.h"
 
 namespace hpt::cli {
@@ -93,7 +94,14 @@ int Serve(const ServeOptions& options) {
     auto token = server::ReadTokenFile(options.token_file);
     if (!token.ok()) return Fail(token.status());
     so.token = *token;
+  } else if (options.token_fd >= 0) {
+    auto token = server::ReadTokenDescriptor(options.token_fd);
+    if (!token.ok()) return Fail(token.status());
+    so.token = *token;
   }
+  // Trials run as this user: they must not read the token out of this
+  // process (/proc/<pid>/environ, mem, fd) nor ptrace it.
+  HideProcessFromSameUser();
   // Block the stop signals before any thread starts, so only sigwait sees them.
   sigset_t signals;
   sigemptyset(&signals);

@@ -5,6 +5,11 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -27,6 +32,14 @@ namespace hpt::server {
 namespace {
 
 using hpt::kVersion;
+
+constexpr size_t kMaxTokenBytes = 4096;
+
+std::string Trimmed(std::string token) {
+  token.erase(0, token.find_first_not_of(" \t\r\n"));
+  token.erase(token.find_last_not_of(" \t\r\n") + 1);
+  return token;
+}
 
 const char kUnauthenticated[] =
     "missing or wrong bearer token (send 'Authorization: Bearer <token>')";
@@ -221,10 +234,41 @@ StatusOr<std::string> ReadTokenFile(const std::string& path) {
   if (!in) return InvalidArgument("--token-file: cannot read '" + path + "'");
   std::stringstream ss;
   ss << in.rdbuf();
-  std::string token = ss.str();
-  token.erase(0, token.find_first_not_of(" \t\r\n"));
-  token.erase(token.find_last_not_of(" \t\r\n") + 1);
+  std::string token = Trimmed(ss.str());
   if (token.empty()) return InvalidArgument("--token-file: '" + path + "' is empty");
+  return token;
+}
+
+StatusOr<std::string> ReadTokenDescriptor(int fd) {
+  const std::string name = "--token-fd: descriptor " + std::to_string(fd);
+  struct stat st;
+  if (fd < 0 || ::fstat(fd, &st) != 0) {
+    return InvalidArgument(name + " is not open (e.g. hpt serve --token-fd 3 3<FILE)");
+  }
+  if (::isatty(fd)) {
+    ::close(fd);
+    return InvalidArgument(name + " is a terminal; give a file or a pipe (3<FILE)");
+  }
+  std::string text;
+  char buffer[4096];
+  while (text.size() <= kMaxTokenBytes) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      return InvalidArgument(name + " cannot be read: " + why);
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  if (text.size() > kMaxTokenBytes) {
+    return InvalidArgument(name + " holds more than " + std::to_string(kMaxTokenBytes) +
+                           " bytes; a token is one line");
+  }
+  std::string token = Trimmed(text);
+  if (token.empty()) return InvalidArgument(name + " is empty");
   return token;
 }
 

@@ -63,5 +63,9 @@ class Server {
 
 // Reads a token file (trimmed). InvalidArgument when empty or unreadable.
 StatusOr<std::string> ReadTokenFile(const std::string& path);
+// Reads a token (trimmed) from descriptor `fd` to its end, then closes it.
+// InvalidArgument, naming --token-fd, when it is not open, is a terminal,
+// is empty or holds more than 4 KiB.
+StatusOr<std::string> ReadTokenDescriptor(int fd);
 
 }  // namespace hpt::server
