@@ -1,7 +1,12 @@
 #include "trial-runner/slurm_cli.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <optional>
+#include <random>
 #include <set>
-#include <sstream>
+#include <string_view>
 
 #include "api/text.h"
 #include "trial-runner/command.h"
@@ -76,39 +81,74 @@ StatusOr<std::string> SlurmCli::Submit(const SlurmSubmit& job) const {
   return id;
 }
 
-std::map<std::string, SlurmJob> SlurmCli::ParseJobs(const std::string& output) {
+std::vector<std::string> SlurmCli::JobsCommand(uid_t user, const std::string& terminator) {
+  // Every state, so that a job that ended is seen with its end; names last
+  // (see ParseJobs). squeue's "exit_code" is the job's wait status.
+  return {"squeue",         "--noheader",
+          "--states=all",   "--user=" + std::to_string(user),
+          "--Format=JobID:|,State:|,exit_code:|,Name:" + terminator};
+}
+
+StatusOr<std::map<std::string, SlurmJob>> SlurmCli::ParseJobs(const std::string& output,
+                                                              const std::string& terminator) {
   std::map<std::string, SlurmJob> jobs;
-  std::istringstream lines(output);
-  for (std::string line; std::getline(lines, line);) {
+  const std::string end = terminator + "\n";
+  auto bad = [](std::string_view record) {
+    return InvalidArgument("squeue printed '" + FirstLine(std::string(record)) +
+                           "' where a job was expected");
+  };
+  size_t at = 0;
+  while (at < output.size()) {
+    const size_t stop = output.find(end, at);
+    if (stop == std::string::npos) return bad(std::string_view(output).substr(at));
+    std::string_view record = std::string_view(output).substr(at, stop - at);
+    at = stop + end.size();
+    // id, state and exit code are Slurm's own; everything after them is
+    // the name, whatever it holds ('|', newlines, "JobState=").
+    size_t a = record.find('|');
+    size_t b = a == std::string_view::npos ? a : record.find('|', a + 1);
+    size_t c = b == std::string_view::npos ? b : record.find('|', b + 1);
+    if (c == std::string_view::npos) return bad(record);
     SlurmJob job;
-    std::istringstream words(line);
-    for (std::string word; words >> word;) {
-      size_t eq = word.find('=');
-      if (eq == std::string::npos) continue;
-      std::string key = word.substr(0, eq), value = word.substr(eq + 1);
-      if (key == "JobId") job.id = value;
-      if (key == "JobName") job.name = value;
-      if (key == "JobState") job.state = value;
-      if (key == "ExitCode") {
-        size_t colon = value.find(':');
-        job.exit_code = static_cast<int>(api::ParseInt(value.substr(0, colon)).value_or(0));
-        if (colon != std::string::npos) {
-          job.signal = static_cast<int>(api::ParseInt(value.substr(colon + 1)).value_or(0));
-        }
-      }
+    job.id = std::string(record.substr(0, a));
+    job.state = std::string(record.substr(a + 1, b - a - 1));
+    std::string_view exit = record.substr(b + 1, c - b - 1);
+    job.name = std::string(record.substr(c + 1));
+    if (job.id.empty() || job.id.find_first_not_of("0123456789_") != std::string::npos ||
+        job.state.empty() || job.state.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_") !=
+                                 std::string::npos ||
+        jobs.count(job.id)) {
+      return bad(record);
     }
-    if (!job.id.empty()) jobs[job.id] = job;
+    const size_t colon = exit.find(':');
+    auto code = api::ParseInt(exit.substr(0, colon));
+    auto signal = colon == std::string_view::npos ? std::optional<int64_t>(0)
+                                                  : api::ParseInt(exit.substr(colon + 1));
+    if (!code || !signal || *code < 0 || *signal < 0) return bad(record);
+    if (colon == std::string_view::npos) {  // a wait status
+      job.exit_code = static_cast<int>((*code >> 8) & 0xff);
+      job.signal = static_cast<int>(*code & 0x7f);
+    } else {
+      job.exit_code = static_cast<int>(*code);
+      job.signal = static_cast<int>(*signal);
+    }
+    jobs[job.id] = std::move(job);
   }
   return jobs;
 }
 
 StatusOr<std::map<std::string, SlurmJob>> SlurmCli::Jobs() const {
-  HPT_ASSIGN_OR_RETURN(CommandResult r, RunCommand({"scontrol", "-o", "show", "job"}));
-  if (r.exit_code != 0) {
-    if (r.output.find("No jobs") != std::string::npos) return std::map<std::string, SlurmJob>{};
-    return Unavailable("scontrol show job: " + FirstLine(r.output));
-  }
-  return ParseJobs(r.output);
+  // Unguessable per call: a name cannot end a record early.
+  std::random_device random;
+  char terminator[24];
+  std::snprintf(terminator, sizeof terminator, "#hpt%08x%08x#", random(), random());
+  HPT_ASSIGN_OR_RETURN(CommandResult r, RunCommand(JobsCommand(::geteuid(), terminator)));
+  if (r.exit_code != 0) return Unavailable("squeue: " + FirstLine(r.output));
+  // RunCommand keeps the first MiB: a longer answer may lack jobs.
+  if (r.output.size() >= (1u << 20)) return Unavailable("squeue: more than 1 MiB of jobs");
+  auto jobs = ParseJobs(r.output, terminator);
+  if (!jobs.ok()) return Unavailable(jobs.status().message());
+  return jobs;
 }
 
 Status SlurmCli::Cancel(const std::string& id) const {

@@ -1,10 +1,19 @@
 #pragma once
 // SlurmCli: the one place hpt drives Slurm's command-line tools (sbatch,
-// scontrol, scancel), so that the Slurm executor speaks in jobs and states
+// squeue, scancel), so that the Slurm executor speaks in jobs and states
 // and a later cluster backend (Kubernetes Jobs) slots in beside it.
 //
 // The tools find the cluster as they always do (SLURM_CONF, or
 // /etc/slurm/slurm.conf). Thread-safe: every call runs its own command.
+//
+// Jobs are read from squeue, restricted to this process's user, as
+// delimited records whose only free-form field (the name, which any job's
+// owner chooses, newlines included) comes last and is closed by a random
+// terminator made afresh for each call: no job can shift another's fields
+// or forge a record, and output that is not wholly such records is an
+// error (the caller's "cannot tell"), never a shorter list of jobs.
+
+#include <sys/types.h>
 
 #include <map>
 #include <string>
@@ -54,13 +63,22 @@ class SlurmCli {
   // The new job's id. Unavailable naming what sbatch said;
   // FailedPrecondition for an output path sbatch cannot take (a backslash).
   StatusOr<std::string> Submit(const SlurmSubmit& job) const;
-  // Every job the controller still knows (running, queued, or finished
-  // within its MinJobAge), by id.
+  // Every job of this process's user that the controller still knows
+  // (running, queued, or finished within its MinJobAge), by id.
+  // Unavailable when squeue fails or says anything it cannot be trusted
+  // with (a malformed or cut-off record): nothing can be concluded then
+  // about any job, least of all that it is gone.
   StatusOr<std::map<std::string, SlurmJob>> Jobs() const;
   Status Cancel(const std::string& id) const;
 
-  // `scontrol -o show job` output, one job a line.
-  static std::map<std::string, SlurmJob> ParseJobs(const std::string& output);
+  // squeue's arguments for Jobs(), each record closed by `terminator`
+  // (no ',' in it, and its first character no digit or '.').
+  static std::vector<std::string> JobsCommand(uid_t user, const std::string& terminator);
+  // What that squeue printed: "<id>|<state>|<exit>|<name><terminator>\n"
+  // a job, <exit> its wait status (or "<code>:<signal>"). InvalidArgument,
+  // quoting the first bad record, for anything else.
+  static StatusOr<std::map<std::string, SlurmJob>> ParseJobs(const std::string& output,
+                                                             const std::string& terminator);
   // `path` as sbatch's --output takes it literally (its '%' escaped).
   static std::string OutputPattern(const std::string& path);
   // argv as one shell command line (each word single-quoted).

@@ -2,7 +2,7 @@
 // output written by Slurm to the trial's log, which this executor follows
 // for metrics as the local executor follows a supervised trial's. One
 // thread polls the logs (every 0.5 s) and the controller's view of the jobs
-// (scontrol, every poll), cancels what Kill() asked for, and calls the
+// (squeue, every poll), cancels what Kill() asked for, and calls the
 // listener without holding any lock. Jobs outlive this executor: destroying
 // it stops the following, and Recover() adopts the jobs by id (or by name,
 // when the id was never stored).
@@ -234,7 +234,7 @@ class SlurmExecutor : public Executor {
   void Follow(Job& job, bool finish, std::vector<api::Observation>& out);
 
   // Slurm's jobs for recovery, which asks once per experiment at start-up:
-  // one scontrol answers the experiments that ask within a second or two.
+  // one squeue answers the experiments that ask within a second or two.
   StatusOr<std::map<std::string, SlurmJob>> KnownJobs() const {
     std::lock_guard<std::mutex> lock(known_mu_);
     const auto now = std::chrono::steady_clock::now();

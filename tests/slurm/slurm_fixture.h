@@ -5,11 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "client/api_client.h"
 #include "trial-runner/slurm_cli.h"
 
 namespace hpt::testing {
@@ -35,6 +38,15 @@ class SlurmExecutorTest : public ::testing::Test {
     return live;
   }
   static std::vector<std::string> Serve() { return {"--executor", "slurm"}; }
+  // Waits until trial <exp>-1 is Running with a live job.
+  static bool RunsInSlurm(hpt::client::ApiClient& client, const std::string& exp) {
+    for (int i = 0; i < 200; ++i) {
+      auto t = client.Json("GET", "/api/v1/experiments/" + exp + "/trials/" + exp + "-1");
+      if (t.ok() && (*t)["phase"] == "Running" && LiveJobs(exp) == 1) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
 };
 
 }  // namespace hpt::testing

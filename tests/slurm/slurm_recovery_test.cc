@@ -19,17 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-// Waits until trial <exp>-1 is Running with a live job.
-bool RunsInSlurm(hpt::client::ApiClient& client, const std::string& exp,
-                 int (*live_jobs)(const std::string&)) {
-  for (int i = 0; i < 200; ++i) {
-    auto t = client.Json("GET", "/api/v1/experiments/" + exp + "/trials/" + exp + "-1");
-    if (t.ok() && (*t)["phase"] == "Running" && live_jobs(exp) == 1) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return false;
-}
-
 // The server died between storing a trial as Killed and scancelling its
 // job: the next server cancels it.
 TEST_F(SlurmExecutorTest, AJobOfAKilledTrialLeftRunningIsCancelledOnRestart) {
@@ -41,7 +30,7 @@ TEST_F(SlurmExecutorTest, AJobOfAKilledTrialLeftRunningIsCancelledOnRestart) {
     ASSERT_TRUE(client->Json("POST", "/api/v1/experiments",
                              ShellExperiment("sgap", "sleep 120; echo loss=1", 1, 1))
                     .ok());
-    ASSERT_TRUE(RunsInSlurm(*client, "sgap", &LiveJobs));
+    ASSERT_TRUE(RunsInSlurm(*client, "sgap"));
     server.Kill(SIGKILL);
   }
   ExecSql(db, "UPDATE trials SET phase = 'Killed', reason = 'StoppedByUser' WHERE name = 'sgap-1';");
@@ -72,7 +61,7 @@ TEST_F(SlurmExecutorTest, ALostJobIdIsFoundOnlyByItsOwnDatabasesServer) {
     ASSERT_TRUE(client->Json("POST", "/api/v1/experiments",
                              ShellExperiment("sname", "sleep 6; echo loss=1", 1, 1))
                     .ok());
-    ASSERT_TRUE(RunsInSlurm(*client, "sname", &LiveJobs));
+    ASSERT_TRUE(RunsInSlurm(*client, "sname"));
     server.Kill(SIGKILL);
   }
   ExecSql(db, "UPDATE trials SET job_id = '';");

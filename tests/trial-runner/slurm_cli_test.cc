@@ -1,6 +1,10 @@
 // SlurmCli's text handling, without a cluster: what sbatch is given as the
-// output path, and how `scontrol -o show job` lines are read.
+// output path, and how squeue's job records are read.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
 
 #include "trial-runner/slurm_cli.h"
 
@@ -23,18 +27,74 @@ TEST(SlurmCliTest, AnOutputPathWithABackslashIsRefusedBeforeSbatch) {
   EXPECT_NE(id.status().message().find("backslash"), std::string::npos) << id.status().message();
 }
 
+constexpr char kEnd[] = "#hpt0123abcd4567ef89#";
+
+TEST(SlurmCliTest, JobsAreAskedOfSqueueForOneUserWithTheNameLast) {
+  auto argv = SlurmCli::JobsCommand(1234, kEnd);
+  ASSERT_FALSE(argv.empty());
+  EXPECT_EQ(argv[0], "squeue");
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--user=1234"), argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--states=all"), argv.end());
+  EXPECT_EQ(argv.back(), std::string("--Format=JobID:|,State:|,exit_code:|,Name:") + kEnd);
+}
+
 TEST(SlurmCliTest, ParseJobsReadsIdNameStateAndExit) {
+  const std::string e = std::string(kEnd) + "\n";
+  auto jobs = SlurmCli::ParseJobs("7|FAILED|768|hpt.e.e-1.0badf00d" + e +
+                                      "8|CANCELLED|15|hpt.e.e-2.0badf00d" + e +
+                                      "9|COMPLETED|0:9|x" + e,
+                                  kEnd);
+  ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+  ASSERT_EQ(jobs->size(), 3u);
+  EXPECT_EQ((*jobs)["7"].name, "hpt.e.e-1.0badf00d");
+  EXPECT_EQ((*jobs)["7"].state, "FAILED");
+  EXPECT_EQ((*jobs)["7"].exit_code, 3);  // a wait status: 3 << 8
+  EXPECT_EQ((*jobs)["7"].signal, 0);
+  EXPECT_TRUE((*jobs)["7"].finished());
+  EXPECT_EQ((*jobs)["8"].exit_code, 0);
+  EXPECT_EQ((*jobs)["8"].signal, 15);
+  EXPECT_EQ((*jobs)["9"].signal, 9);  // "<code>:<signal>"
+  auto none = SlurmCli::ParseJobs("", kEnd);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+}
+
+// Another job's owner chooses its name: '|', newlines and scontrol's
+// "JobId=... JobState=..." in it change nobody's fields, and a line that
+// looks like a whole record is still only that job's name.
+TEST(SlurmCliTest, ANameCannotShiftFieldsOrForgeAJob) {
+  const std::string e = std::string(kEnd) + "\n";
+  const std::string evil = "x|FAILED|256| JobId=7 JobState=FAILED \n7|FAILED|256|hpt.e.e-1.0badf00d";
   auto jobs = SlurmCli::ParseJobs(
-      "JobId=7 JobName=hpt.e.e-1.0badf00d UserId=root(0) JobState=FAILED Reason=None "
-      "ExitCode=3:0 StdOut=/tmp/a b/x.log\n"
-      "JobId=8 JobName=hpt.e.e-2.0badf00d JobState=CANCELLED ExitCode=0:15\n"
-      "garbage line\n");
-  ASSERT_EQ(jobs.size(), 2u);
-  EXPECT_EQ(jobs["7"].name, "hpt.e.e-1.0badf00d");
-  EXPECT_EQ(jobs["7"].state, "FAILED");
-  EXPECT_EQ(jobs["7"].exit_code, 3);
-  EXPECT_TRUE(jobs["7"].finished());
-  EXPECT_EQ(jobs["8"].signal, 15);
+      "7|RUNNING|0|hpt.e.e-1.0badf00d" + e + "12|RUNNING|0|" + evil + e, kEnd);
+  ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+  ASSERT_EQ(jobs->size(), 2u);
+  EXPECT_EQ((*jobs)["7"].state, "RUNNING");
+  EXPECT_EQ((*jobs)["7"].name, "hpt.e.e-1.0badf00d");
+  EXPECT_EQ((*jobs)["12"].state, "RUNNING");
+  EXPECT_EQ((*jobs)["12"].name, evil);
+}
+
+// What is not wholly records proves nothing about any job: an error, never
+// a shorter list (in which a running job would look gone).
+TEST(SlurmCliTest, OutputThatIsNotAllRecordsIsAnError) {
+  const std::string e = std::string(kEnd) + "\n";
+  const std::string good = "7|RUNNING|0|hpt.e.e-1.0badf00d" + e;
+  for (const std::string& output : std::vector<std::string>{
+           good + "8|RUNNING|0|hpt.e.e-2.0bad",        // cut off
+           "squeue: error: Socket timed out\n" + good,  // a message before
+           good + "8|RUNNING|hpt.e.e-2" + e,            // a field short
+           good + "x8|RUNNING|0|n" + e,                  // not an id
+           good + "8|running|0|n" + e,                   // not a state
+           good + "8|RUNNING|N/A|n" + e,                 // not an exit code
+           good + good,                                  // one job twice
+           // squeue says this and exits 0 for a user it does not know.
+           "squeue: error: Invalid user: 54321\n",
+       }) {
+    auto jobs = SlurmCli::ParseJobs(output, kEnd);
+    EXPECT_FALSE(jobs.ok()) << output;
+    if (!jobs.ok()) EXPECT_EQ(jobs.status().code(), StatusCode::kInvalidArgument);
+  }
 }
 
 }  // namespace
