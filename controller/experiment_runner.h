@@ -105,20 +105,26 @@ class ExperimentRunner {
   // (ServerRestarted), what is left of them killed (identity checked).
   // Trials stored as Killed or EarlyStopped whose job still runs (the
   // previous server died before signalling them) are stopped, as are the
-  // unfinished trials of an experiment stored as ended.
+  // unfinished trials of an experiment stored as ended. Trials the
+  // executor cannot tell about (its cluster does not answer) keep their
+  // phase, are not started again, and are asked about again by Reconcile()
+  // every few seconds until it can.
   void Recover();
 
-  // Writes what the store refused before, then starts Pending trials and
+  // Writes what the store refused before, asks the executor again about
+  // trials Recover() could not tell about, then starts Pending trials and
   // asks for new ones up to parallelTrialCount, or ends the experiment. A
   // no-op for a finished one; for a client-run one, the writes and its end.
   void Reconcile();
   // True while Reconcile() has work to do later: trials waiting for GPUs,
-  // or writes the store refused. Takes no lock: the periodic sweep must not
+  // writes the store refused, or trials to ask the executor about again. Takes no lock: the periodic sweep must not
   // wait on a busy runner.
   bool NeedsSweep() const {
     const int64_t lease = next_lease_expiry_ms_.load();
+    const int64_t recovery = next_recovery_ms_.load();
     return waiting_for_resources_.load() || dirty_.load() ||
-           (lease > 0 && api::NowMillis() >= lease);
+           (lease > 0 && api::NowMillis() >= lease) ||
+           (recovery > 0 && api::NowMillis() >= recovery);
   }
 
   Status Stop();
@@ -234,6 +240,15 @@ class ExperimentRunner {
   // What a launch of `trial` needs besides its command and environment.
   runner::LaunchSpec BaseLaunchSpecLocked(const api::Trial& trial) const;
   bool StartTrialLocked(api::Trial& trial);
+  // Recovery (runner_recovery.cc): hands `jobs` (of trials `names`;
+  // `ended`: stored as ended, their jobs to be stopped) to the executor and
+  // applies its answers; those it cannot tell about go to
+  // recovery_pending_. What it said it could not tell ("" : nothing).
+  std::string RecoverJobsLocked(std::vector<runner::RunningJob> jobs,
+                                const std::vector<std::string>& names,
+                                const std::vector<bool>& ended);
+  // Asks again about recovery_pending_ once it is due.
+  void RetryRecoveryLocked();
   bool FinishIfDoneLocked();
   void FinishLocked(api::ExperimentPhase phase, const std::string& reason,
                     const std::string& message);
@@ -270,6 +285,12 @@ class ExperimentRunner {
   // Re-attached trials stored as ended (Killed, EarlyStopped) that still
   // ran: stopped, and nothing new of theirs stored.
   std::set<std::string> ended_leftovers_;  // guarded by mu_
+  // Trials whose jobs the executor could not tell about after a restart:
+  // their phase as stored, not started again until it can.
+  std::set<std::string> recovery_pending_;  // guarded by mu_
+  // When to ask about them again (ms; 0: none); read without mu_ by the
+  // sweep.
+  std::atomic<int64_t> next_recovery_ms_{0};
   std::map<std::string, int64_t> last_step_;            // guarded by mu_
   // Client-run trials: when each Running one last reported (ms).
   std::map<std::string, int64_t> lease_renewed_ms_;     // guarded by mu_

@@ -23,14 +23,19 @@ void ExperimentRunner::Reconcile() {
   // Nothing new starts, and the experiment does not end, before the store
   // holds what already happened.
   if (!FlushUnwrittenLocked()) return;
+  RetryRecoveryLocked();  // whatever the phase: a stopped trial's job may run
   if (exp_.phase != ExperimentPhase::kRunning || !executor()) return;
   // A client-run experiment is here when the sweep retries its end or a
   // lease runs out.
   if (!runner_run_) ExpireLeasesLocked();
   if (FinishIfDoneLocked() || !runner_run_) return;
   for (Trial& t : trials_) {
-    // A Pending trial with a job waits in a cluster's queue: started already.
-    if (t.phase == TrialPhase::kPending && t.job_id.empty() && !StartTrialLocked(t)) return;
+    // A Pending trial with a job waits in a cluster's queue: started
+    // already. One whose recovery is pending may have a job unseen yet.
+    if (t.phase == TrialPhase::kPending && t.job_id.empty() && !recovery_pending_.count(t.name) &&
+        !StartTrialLocked(t)) {
+      return;
+    }
   }
   // Trials that cannot start at all (StartFailed) end at once: no exit
   // will come to reconcile again, so their room is filled here, until the

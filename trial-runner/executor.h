@@ -88,6 +88,11 @@ struct RecoveredJob {
   // a job that ended meanwhile gets its real end). False: nothing is left
   // of it to follow, and what was left running of it has been killed.
   bool attached = false;
+  // The executor cannot tell now (its cluster did not answer): nothing was
+  // attached or killed, the job may well run on; ask again later, and
+  // never take it as gone. `why` says what failed.
+  bool unknown = false;
+  std::string why;
   // Attached: the job's id (found again where none was stored), and
   // whether it runs already (false: still queued in a cluster).
   std::string job_id;
@@ -134,7 +139,9 @@ class Executor {
   // After a restart, for the jobs a previous server started: one result
   // per job, in order. A job that is not attached is killed, but only what
   // provably belongs to it (same boot, same process start time, or the
-  // job's cookie), never a process that merely reuses its pid.
+  // job's cookie), never a process that merely reuses its pid. One the
+  // executor cannot tell about now is `unknown`: neither attached nor
+  // killed, to be asked about again.
   virtual std::vector<RecoveredJob> Recover(const std::vector<RunningJob>& jobs) = 0;
   // After a restart, for jobs of trials the store holds as ended (killed or
   // early stopped, whose signal a crash may have cut off): one result per

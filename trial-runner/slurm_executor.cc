@@ -174,7 +174,15 @@ class SlurmExecutor : public Executor {
   std::vector<RecoveredJob> Recover(const std::vector<RunningJob>& jobs) override {
     std::vector<RecoveredJob> out(jobs.size());
     auto known = KnownJobs();
-    if (!known.ok()) return out;  // Slurm unreachable: nothing can be adopted
+    if (!known.ok()) {
+      // Slurm did not answer: the jobs may run on, and a trial taken as
+      // gone would be started a second time beside its job.
+      for (RecoveredJob& r : out) {
+        r.unknown = true;
+        r.why = known.status().message();
+      }
+      return out;
+    }
     for (size_t i = 0; i < jobs.size(); ++i) {
       const LaunchSpec& spec = jobs[i].spec;
       const SlurmJob* found = FindJob(*known, jobs[i]);

@@ -48,15 +48,27 @@ class FakeExecutor : public runner::Executor {
   }
 
   // Re-attaches the trials AttachOnRecover() names (they run again, as
-  // far as the test is concerned); the others count as stale kills.
+  // far as the test is concerned); the others count as stale kills. While
+  // CannotTellOnRecover() says so, every job is unknown instead.
   std::vector<runner::RecoveredJob> Recover(
       const std::vector<runner::RunningJob>& jobs) override {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<runner::RecoveredJob> out(jobs.size());
+    ++recover_calls_;
+    if (cannot_tell_ > 0) {
+      --cannot_tell_;
+      for (runner::RecoveredJob& r : out) {
+        r.unknown = true;
+        r.why = "the cluster does not answer";
+      }
+      return out;
+    }
     for (size_t i = 0; i < jobs.size(); ++i) {
       const runner::LaunchSpec& spec = jobs[i].spec;
       if (attach_.count(spec.trial)) {
         out[i].attached = true;
+        out[i].job_id = "fake:" + Key(spec.experiment, spec.trial);
+        out[i].running = true;
         runner::GpuLease lease =
             runner::LeaseFromEnv(attach_[spec.trial], std::nullopt, std::nullopt);
         gpus_.Claim(lease);
@@ -100,6 +112,16 @@ class FakeExecutor : public runner::Executor {
   void AttachOnRecover(const std::string& trial, const std::string& gpus = "") {
     std::lock_guard<std::mutex> lock(mu_);
     attach_[trial] = gpus;
+  }
+  // The next `calls` Recover() calls can tell nothing (a cluster that
+  // does not answer).
+  void CannotTellOnRecover(int calls) {
+    std::lock_guard<std::mutex> lock(mu_);
+    cannot_tell_ = calls;
+  }
+  int recover_calls() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return recover_calls_;
   }
   // The jobs Recover() re-attached, as the controller described them.
   std::vector<runner::RunningJob> recovered() const {
@@ -207,6 +229,8 @@ class FakeExecutor : public runner::Executor {
   std::set<std::string> no_job_id_;          // guarded by mu_
   std::map<std::string, std::string> attach_;  // guarded by mu_
   std::vector<runner::RunningJob> recovered_;  // guarded by mu_
+  int cannot_tell_ = 0;                        // guarded by mu_
+  int recover_calls_ = 0;                      // guarded by mu_
 };
 
 }  // namespace hpt::controller::testing
