@@ -80,7 +80,7 @@ struct Job {
   std::unique_ptr<TrialLogFollower> follower;
   LineBuffer lines;
   TailLines tail{20};
-  bool kill_requested = false;
+  bool kill_requested = false;  // guarded by the executor's mu_ (Kill() sets it)
   bool cancelled = false;
   bool running = false;  // OnRunning() was said
 };
@@ -327,9 +327,14 @@ void SlurmExecutor::Loop() {
       Follow(*job, ended, observations);
       for (const auto& o : observations) listener_->OnObservation(key.first, key.second, o);
       if (!ended) continue;
+      bool killed = false;
+      {
+        std::lock_guard<std::mutex> lock(mu_);  // Kill() may set it meanwhile
+        killed = job->kill_requested;
+      }
       ExitInfo info;
       if (state) {
-        info = ExitOf(*state, job->kill_requested);
+        info = ExitOf(*state, killed);
       } else {
         info.kind = ExitKind::kSignaled;
         info.signal = SIGKILL;
