@@ -105,6 +105,7 @@ HttpResponse ExperimentAction(const ApiContext& ctx, const HttpRequest& req,
   Status s = (ctx.controller->*action)(req.Var("name"));
   if (!s.ok()) return ErrorResponse(s);
   if (action == &controller::Controller::DeleteExperiment) {
+    if (ctx.importance) ctx.importance->Forget(req.Var("name"));
     return JsonResponse(200, {{"name", req.Var("name")}, {"deleted", true}});
   }
   return GetExperiment(ctx, req);
@@ -281,6 +282,7 @@ HttpResponse Metrics(const ApiContext& ctx, const HttpRequest&) {
       << "# HELP hpt_http_requests_total HTTP requests served.\n"
       << "# TYPE hpt_http_requests_total counter\nhpt_http_requests_total "
       << ctx.requests_total->load() << "\n";
+  WriteImportanceMetrics(ctx, out);
   std::vector<runner::GpuUsage> gpus = ctx.gpus ? ctx.gpus->Latest() : std::vector<runner::GpuUsage>{};
   if (!gpus.empty()) {
     auto series = [&](const char* name, const char* help, auto value) {

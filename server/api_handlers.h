@@ -3,9 +3,11 @@
 // store. Every handler answers JSON; errors use ErrorResponse.
 
 #include <atomic>
+#include <ostream>
 #include <string>
 
 #include "controller/controller.h"
+#include "controller/importance_service.h"
 #include "server/router.h"
 #include "storage/store.h"
 #include "suggestion/algorithm.h"
@@ -20,13 +22,18 @@ struct ApiContext {
   std::atomic<int64_t>* requests_total;  // for /metrics
   std::string version;
   const runner::GpuMonitor* gpus = nullptr;  // null: no GPUs to report
+  // Computes GET .../importance off the HTTP threads; null: on the request's.
+  controller::ImportanceService* importance = nullptr;
 };
 
 // Adds every /api/v1, /healthz and /metrics route to `router`.
 void AddApiRoutes(const ApiContext& context, Router& router);
 
 // GET .../experiments/{name}/importance (importance_handler.cc).
+// 503 or 429 with Retry-After while it is computed or the queue is full.
 HttpResponse GetImportance(const ApiContext& context, const HttpRequest& request);
+// The importance service's counters, for /metrics.
+void WriteImportanceMetrics(const ApiContext& context, std::ostream& out);
 // GET .../experiments/{name}/pareto (pareto_handler.cc).
 HttpResponse GetPareto(const ApiContext& context, const HttpRequest& request);
 // POST .../trials:enqueue and .../trials:import (warm_start_handlers.cc).

@@ -1,23 +1,25 @@
 // GET /api/v1/experiments/{name}/importance: how much each parameter
-// matters to the objective (suggestion/importance.h computes it).
+// matters to the objective (suggestion/importance.h computes it, on
+// controller/importance_service.h's worker).
+#include <ostream>
+
+#include "controller/importance_service.h"
 #include "server/api_handlers.h"
 #include "suggestion/importance.h"
 
 namespace hpt::server {
+namespace {
 
 using nlohmann::json;
 
+// How long a request waits for a computation before it is told to come
+// back. It holds one of the HTTP pool's threads meanwhile, so it is short
+// (and the service lets only a few requests wait at once).
+constexpr std::chrono::milliseconds kImportanceWait{1500};
+
 // {"method": "gp"|"fanova", "metric", "trials", "parameters": [{"name",
 // "importance", "lengthScale" (gp only)}], "note" (when there is one)}.
-// A GP fit on a few hundred trials takes a moment; it runs on the request's
-// thread and holds no lock (the store hands back copies).
-HttpResponse GetImportance(const ApiContext& ctx, const HttpRequest& req) {
-  auto exp = ctx.store->GetExperiment(req.Var("name"));
-  if (!exp.ok()) return ErrorResponse(exp.status());
-  auto trials = ctx.store->ListTrials(req.Var("name"));
-  if (!trials.ok()) return ErrorResponse(trials.status());
-  suggestion::ImportanceSummary s =
-      suggestion::ComputeImportance(exp->spec, *trials);
+HttpResponse SummaryResponse(const suggestion::ImportanceSummary& s) {
   json parameters = json::array();
   for (const auto& p : s.parameters) {
     json item = {{"name", p.name}, {"importance", p.importance}};
@@ -30,6 +32,83 @@ HttpResponse GetImportance(const ApiContext& ctx, const HttpRequest& req) {
                {"parameters", std::move(parameters)}};
   if (!s.note.empty()) body["note"] = s.note;
   return JsonResponse(200, body);
+}
+
+// 503 (being computed) or 429 (too many computations queued), each with
+// Retry-After: the statuses generic HTTP retry logic already honours.
+HttpResponse ComeBackLater(int code, const char* status,
+                           const std::string& message, int retry_after_s) {
+  HttpResponse r = JsonResponse(
+      code,
+      {{"error", {{"code", code}, {"status", status}, {"message", message}}}});
+  r.headers["Retry-After"] = std::to_string(retry_after_s);
+  return r;
+}
+
+}  // namespace
+
+// The experiment and its trials are read here (copies, no lock held); the
+// computation runs on the importance service's worker, once per history.
+HttpResponse GetImportance(const ApiContext& ctx, const HttpRequest& req) {
+  const std::string& name = req.Var("name");
+  auto load = [&]() -> StatusOr<controller::ImportanceHistory> {
+    controller::ImportanceHistory h;
+    HPT_ASSIGN_OR_RETURN(h.experiment, ctx.store->GetExperiment(name));
+    HPT_ASSIGN_OR_RETURN(h.trials, ctx.store->ListTrials(name));
+    return h;
+  };
+  // No service (the offline client, with no HTTP threads to spare): inline.
+  if (!ctx.importance) {
+    auto h = load();
+    if (!h.ok()) return ErrorResponse(h.status());
+    return SummaryResponse(
+        suggestion::ComputeImportance(h->experiment.spec, h->trials));
+  }
+  auto answer = ctx.importance->Get(load, kImportanceWait);
+  if (!answer.ok()) return ErrorResponse(answer.status());
+  const controller::ImportanceAnswer& a = *answer;
+  const std::string retry = std::to_string(a.retry_after_s);
+  switch (a.kind) {
+    case controller::ImportanceAnswer::Kind::kReady:
+      return SummaryResponse(*a.summary);
+    case controller::ImportanceAnswer::Kind::kPending:
+      return ComeBackLater(503, "UNAVAILABLE",
+                           "the importance of experiment " + name +
+                               " is not ready (being computed, or asked for "
+                               "by many at once); ask again in " +
+                               retry + " s",
+                           a.retry_after_s);
+    case controller::ImportanceAnswer::Kind::kBusy:
+      break;
+  }
+  return ComeBackLater(
+      429, "RESOURCE_EXHAUSTED",
+      "too many importance computations are queued (other experiments'); "
+      "ask again in " +
+          retry + " s",
+      a.retry_after_s);
+}
+
+void WriteImportanceMetrics(const ApiContext& ctx, std::ostream& out) {
+  if (!ctx.importance) return;
+  const controller::ImportanceService::Counters c = ctx.importance->counters();
+  auto counter = [&](const char* name, const char* help) {
+    out << "# HELP " << name << " " << help << "\n# TYPE " << name
+        << " counter\n";
+  };
+  counter("hpt_importance_computations_total",
+          "Parameter-importance computations (GP fits or fANOVA), one per "
+          "experiment history.");
+  out << "hpt_importance_computations_total " << c.computations << "\n";
+  counter("hpt_importance_answers_total",
+          "Importance requests answered from the cache, with 503 (not ready) "
+          "or with 429 (too many computations queued).");
+  out << "hpt_importance_answers_total{answer=\"cached\"} " << c.cache_hits
+      << "\nhpt_importance_answers_total{answer=\"pending\"} " << c.pending
+      << "\nhpt_importance_answers_total{answer=\"busy\"} " << c.busy << "\n";
+  counter("hpt_importance_lined_up_total",
+          "Importance requests that waited for a place to read the history.");
+  out << "hpt_importance_lined_up_total " << c.lined_up << "\n";
 }
 
 }  // namespace hpt::server

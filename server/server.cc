@@ -16,6 +16,7 @@
 
 #include "controller/builtins.h"
 #include "controller/controller.h"
+#include "controller/importance_service.h"
 #include "controller/trial_token.h"
 #include "server/api_handlers.h"
 #include "server/http_listener.h"
@@ -122,8 +123,9 @@ class ServerImpl : public Server {
     if ((!options.gpus || !options.gpus->empty()) && !runner::QueryGpuUsage().empty()) {
       gpu_monitor_ = std::make_unique<runner::GpuMonitor>();
     }
+    importance_ = std::make_unique<controller::ImportanceService>();
     AddApiRoutes({store_.get(), controller_.get(), &builtins_->algorithms, &requests_total_,
-                  kVersion, gpu_monitor_.get()},
+                  kVersion, gpu_monitor_.get(), importance_.get()},
                  router_);
     if (!options.ui_dir.empty()) static_files_ = std::make_unique<StaticFiles>(options.ui_dir);
     std::map<std::string, runner::Executor*> executors;
@@ -210,6 +212,7 @@ class ServerImpl : public Server {
   std::unique_ptr<controller::Controller> controller_;
   std::map<std::string, std::unique_ptr<runner::Executor>> executors_;
   std::unique_ptr<runner::GpuMonitor> gpu_monitor_;
+  std::unique_ptr<controller::ImportanceService> importance_;
   Router router_;
   std::unique_ptr<StaticFiles> static_files_;
   std::atomic<int64_t> requests_total_{0};
