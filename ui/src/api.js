@@ -7,9 +7,11 @@ const TOKEN_KEY = 'hpt.token';
 const BASE = '/api/v1/experiments';
 
 export class ApiError extends Error {
-  constructor(status, message) {
+  // `retryAfter`: the Retry-After header's seconds (503, 429), else null.
+  constructor(status, message, retryAfter = null) {
     super(message);
     this.status = status;
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -76,7 +78,8 @@ export async function request(method, path, { body, contentType, text, response 
         const j = await res.json();
         if (j && j.error && j.error.message) message = j.error.message;
       } catch { /* not JSON: keep the status line */ }
-      throw new ApiError(res.status, message);
+      const retry = Number(res.headers.get('Retry-After'));
+      throw new ApiError(res.status, message, retry > 0 ? retry : null);
     }
     if (response) return res;
     return text ? res.text() : res.json();

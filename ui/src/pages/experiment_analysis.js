@@ -69,6 +69,16 @@ export class Analysis {
     try {
       result = await api.importance(this.experiment);
     } catch (e) {
+      // Being computed (503) or the server's queue is full (429): ask again
+      // when it says, while this history is still the one shown.
+      if (e.retryAfter && (e.status === 503 || e.status === 429)) {
+        if (!this.ctx.alive || key !== this.importanceKey) return;
+        $('#importance-note').textContent = 'computing importance…';
+        setTimeout(() => {
+          if (this.ctx.alive && key === this.importanceKey) this.fetchImportance(key);
+        }, e.retryAfter * 1000);
+        return;
+      }
       result = { method: '', trials: 0, parameters: [], note: `importance unavailable: ${e.message}` };
     }
     if (!this.ctx.alive || key !== this.importanceKey) return;
