@@ -1,6 +1,8 @@
 #include "cli/table.h"
 
 #include <algorithm>
+#include <cctype>
+#include <string_view>
 
 namespace hpt::cli {
 
@@ -27,10 +29,47 @@ void Table::Print(std::ostream& out) const {
   for (const auto& r : rows_) print(r);
 }
 
+namespace {
+
+// [+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?, the dashboard's PLAIN_NUMBER.
+bool IsPlainNumber(std::string_view s) {
+  size_t i = 0;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    return i - start;
+  };
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  size_t whole = digits();
+  size_t fraction = 0;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    fraction = digits();
+  }
+  if (whole == 0 && fraction == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == s.size();
+}
+
+}  // namespace
+
 std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  // The dashboard's rule (ui/src/csv.js): a spreadsheet runs a cell that
+  // starts with = + - @ tab or CR as a formula, and values, names and
+  // reasons are whatever API callers sent, so such a cell gets a leading '
+  // (OWASP's advice). A plain number cannot be a formula and keeps its sign.
+  std::string cell = text;
+  if (!cell.empty() && std::string_view("=+-@\t\r").find(cell[0]) != std::string_view::npos &&
+      !IsPlainNumber(cell)) {
+    cell.insert(0, "'");
+  }
+  if (cell.find_first_of(",\"\n\r") == std::string::npos) return cell;
   std::string out = "\"";
-  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  for (char ch : cell) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
   return out + "\"";
 }
 

@@ -7,7 +7,10 @@
 
 namespace hpt::cli {
 
-// RFC 4180: a field quoted when it holds a comma, quote or line break.
+// RFC 4180: a field quoted when it holds a comma, quote or line break. A
+// field a spreadsheet would run as a formula (starting with = + - @, tab
+// or CR) gets a leading ', plain numbers ("-0.5", "1e-3") excepted: the
+// dashboard's rule (ui/src/csv.js), for every CSV the CLI writes.
 std::string CsvField(const std::string& text);
 
 class Table {
