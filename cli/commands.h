@@ -2,6 +2,7 @@
 // The `hpt` subcommands. Each returns the process exit code and prints one
 // readable line to stderr on error.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,9 @@ struct ServeOptions {
   std::string db = "hpt-data/hpt.db";
   std::string token_file;
   int token_fd = -1;  // --token-fd: read the token from this descriptor
-  std::string gpus;  // "0,1"; "" = detect with nvidia-smi; "none"
+  // --gpus: "0,1", or "none"/"" for no GPU (runner::ParseGpuList);
+  // absent: the cards nvidia-smi lists.
+  std::optional<std::string> gpus;
   std::string ui_dir;
   bool sync_full = false;
   int64_t max_log_bytes = 64ll << 20;
@@ -49,6 +52,9 @@ struct RunOptions {
 };
 
 int Serve(const ServeOptions& options);
+// The GPUs --gpus gives the server: nullopt when absent (nvidia-smi
+// decides), else runner::ParseGpuList's reading, errors naming --gpus.
+StatusOr<std::optional<std::vector<int>>> ServeGpus(const std::optional<std::string>& option);
 int Run(const RunOptions& options);
 int Validate(const std::string& file);
 int List(const Connection& c);

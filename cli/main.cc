@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1 << 20))
       ->excludes(token_file_opt);
   serve_cmd->add_option("--gpus", serve.gpus,
-                        "GPU ids trials may use, e.g. 0,1 (default: nvidia-smi -L; 'none')");
+                        "GPU indices trials may use: 0,1, or none (default: every card nvidia-smi lists)");
   serve_cmd->add_option("--executor", serve.executor,
                         "What runs trials: local (default) or slurm (each trial an sbatch job)");
   serve_cmd->add_option("--slurm-partition", serve.slurm_partition,

@@ -4,35 +4,19 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/hide_secrets.h"
 #include "server/server.h"
+#include "trial-runner/gpu_inventory.h"
 
 namespace hpt::cli {
-namespace {
 
-StatusOr<std::optional<std::vector<int>>> ParseGpus(const std::string& text) {
-  if (text.empty()) return std::optional<std::vector<int>>();
-  std::vector<int> ids;
-  if (text == "none") return std::optional<std::vector<int>>(ids);
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    try {
-      size_t used = 0;
-      int id = std::stoi(item, &used);
-      if (used != item.size() || id < 0) throw std::invalid_argument(item);
-      ids.push_back(id);
-    } catch (...) {
-      return InvalidArgument("--gpus: '" + item + "' is not a GPU index (e.g. --gpus 0,1)");
-    }
-  }
-  return std::optional<std::vector<int>>(ids);
+StatusOr<std::optional<std::vector<int>>> ServeGpus(const std::optional<std::string>& option) {
+  if (!option) return std::optional<std::vector<int>>();  // nvidia-smi decides
+  HPT_ASSIGN_OR_RETURN(std::vector<int> ids, runner::ParseGpuList(*option, "--gpus"));
+  return std::optional<std::vector<int>>(std::move(ids));
 }
-
-}  // namespace
 
 std::string DefaultUiDir() {
   const char* env = std::getenv("HPT_UI_DIR");
@@ -87,7 +71,7 @@ int Serve(const ServeOptions& options) {
     so.trial_shim_command = {self, "trial-shim"};
     so.hpt_binary = self;
   }
-  auto gpus = ParseGpus(options.gpus);
+  auto gpus = ServeGpus(options.gpus);
   if (!gpus.ok()) return Fail(gpus.status());
   so.gpus = *gpus;
   if (!options.token_file.empty()) {

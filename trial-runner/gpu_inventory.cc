@@ -95,20 +95,21 @@ std::vector<GpuDevice> ParseNvidiaSmiQuery(std::string_view csv) {
   return out;
 }
 
-StatusOr<std::vector<int>> ParseGpuList(std::string_view list) {
-  const std::string whole(list);
+StatusOr<std::vector<int>> ParseGpuList(std::string_view list, std::string_view field) {
   std::vector<int> ids;
+  const std::string_view trimmed = api::Trim(list);
+  if (trimmed.empty() || trimmed == "none") return ids;
+  const std::string prefix = std::string(field) + ": '" + std::string(list) + "': ";
   std::set<int> seen;
-  if (api::Trim(list).empty()) return ids;
   for (std::string_view entry : Fields(list)) {
     auto id = ParseIndex(entry);
     if (!id) {
-      return InvalidArgument("GPU list '" + whole + "': '" + std::string(entry) +
-                             "' is not a GPU index (0, 1, ...)");
+      const std::string what = entry.empty() ? std::string("an entry is empty")
+                                             : "'" + std::string(entry) + "' is not a GPU index";
+      return InvalidArgument(prefix + what + " (give indices such as 0,1, or none)");
     }
     if (!seen.insert(*id).second) {
-      return InvalidArgument("GPU list '" + whole + "': GPU " + std::to_string(*id) +
-                             " appears twice");
+      return InvalidArgument(prefix + "GPU " + std::to_string(*id) + " is given twice");
     }
     ids.push_back(*id);
   }

@@ -40,9 +40,13 @@ std::vector<GpuUsage> QueryGpuUsage();
 // skipped.
 std::vector<GpuUsage> ParseGpuUsage(std::string_view csv);
 
-// "0,1,3" -> {0, 1, 3}; "" -> {}. InvalidArgument naming the entry that is
-// not a non-negative integer or appears twice.
-StatusOr<std::vector<int>> ParseGpuList(std::string_view list);
+// The one reading of a list of GPU indices, for `hpt serve --gpus` and for
+// CUDA_VISIBLE_DEVICES as hpt writes it: "0,1,3" -> {0, 1, 3}, blanks
+// around entries allowed (" 0, 1 "); "none" or "" (blanks only) -> no GPU.
+// InvalidArgument "<field>: ..." naming the list and the entry that is not
+// an index in decimal digits ("x", "-1", "+1", "1.5", the empty entry of
+// "0," or "0,,1") or that appears twice ("1,1").
+StatusOr<std::vector<int>> ParseGpuList(std::string_view list, std::string_view field);
 
 // Devices of unknown memory for the given indices.
 std::vector<GpuDevice> DevicesFromIndices(const std::vector<int>& indices);

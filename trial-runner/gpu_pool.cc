@@ -42,7 +42,7 @@ GpuLease LeaseFromEnv(const std::optional<std::string>& visible,
                       const std::optional<std::string>& memory) {
   GpuLease lease;
   if (!visible) return lease;
-  auto ids = ParseGpuList(*visible);
+  auto ids = ParseGpuList(*visible, "CUDA_VISIBLE_DEVICES");
   if (!ids.ok()) return lease;
   lease.ids = *ids;
   lease.share = kWhole;

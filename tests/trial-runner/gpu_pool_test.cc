@@ -130,12 +130,42 @@ TEST(GpuInventoryTest, ParsesNvidiaSmiAndGpuLists) {
   EXPECT_EQ(cards[1].index, 1);
   EXPECT_EQ(cards[1].uuid, "GPU-bbbb");
   EXPECT_EQ(cards[1].memory, 81559ll << 20);
-  EXPECT_EQ(*ParseGpuList(" 2 , 5 "), (std::vector<int>{2, 5}));
-  EXPECT_TRUE(ParseGpuList("")->empty());
-  for (const char* bad : {"a", "0,", "-1", "1,1", "1.5"}) {
-    auto ids = ParseGpuList(bad);
-    ASSERT_FALSE(ids.ok()) << bad;
+  EXPECT_EQ(*ParseGpuList(" 2 , 5 ", "--gpus"), (std::vector<int>{2, 5}));
+  for (const char* none : {"", "  ", "none", " none "}) {
+    auto ids = ParseGpuList(none, "--gpus");
+    ASSERT_TRUE(ids.ok()) << none;
+    EXPECT_TRUE(ids->empty()) << none;
+  }
+  const std::pair<const char*, const char*> bad[] = {
+      {"a", "--gpus: 'a': 'a' is not a GPU index"},
+      {"0,", "--gpus: '0,': an entry is empty"},
+      {"0,,1", "an entry is empty"},
+      {",0", "an entry is empty"},
+      {"-1", "'-1' is not a GPU index"},
+      {"+1", "'+1' is not a GPU index"},
+      {"1.5", "'1.5' is not a GPU index"},
+      {"0-3", "'0-3' is not a GPU index"},
+      {"1 1", "'1 1' is not a GPU index"},
+      {"99999999999", "is not a GPU index"},
+      {"1,1", "--gpus: '1,1': GPU 1 is given twice"},
+      {"0, 1, 01", "GPU 1 is given twice"},
+      {"none,0", "'none' is not a GPU index"},
+  };
+  for (const auto& [list, why] : bad) {
+    auto ids = ParseGpuList(list, "--gpus");
+    ASSERT_FALSE(ids.ok()) << list;
     EXPECT_EQ(ids.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(ids.status().message().find(why), std::string::npos) << ids.status().message();
+  }
+}
+
+// CUDA_VISIBLE_DEVICES of a re-attached trial is read by the same rule.
+TEST(GpuInventoryTest, LeasesFromTheEnvironmentUseTheSameRule) {
+  EXPECT_EQ(LeaseFromEnv(std::string("0, 3"), std::nullopt, std::nullopt).ids,
+            (std::vector<int>{0, 3}));
+  for (const char* unreadable : {"1,1", "0,", "GPU-aaaa", "none", ""}) {
+    EXPECT_TRUE(LeaseFromEnv(std::string(unreadable), std::nullopt, std::nullopt).empty())
+        << unreadable;
   }
 }
 
