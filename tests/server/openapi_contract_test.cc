@@ -5,7 +5,9 @@
 // documented for its operation and its body must fit the documented schema
 // (tests/server/openapi_contract.h). At the end, each documented
 // (operation, status) must have been produced, but for the few no test can
-// provoke on demand (listed in kExcused with why).
+// provoke on demand (listed in kExcused with why). That the document names
+// exactly the router's routes is OpenApiTest.DocumentAndRoutesAgree's
+// check (openapi_test.cc), so every route is walked here.
 #include <signal.h>
 
 #include <cstring>
