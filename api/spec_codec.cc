@@ -138,11 +138,21 @@ std::optional<T> Quantity(JsonReader& r, const json& obj, const std::string& p,
 }
 
 void DecodeResources(JsonReader& r, const json& j, const std::string& p, Resources& out) {
-  r.RejectUnknown(j, p, {"gpu", "gpuMemory", "cpu", "memory"});
+  r.RejectUnknown(j, p, {"gpu", "gpuMemory", "cpu", "memory", "pids"});
   if (auto g = r.Number(j, p, "gpu", false)) out.gpu = *g;
   if (auto m = Quantity<int64_t>(r, j, p, "gpuMemory", ParseBytes, "10Gi")) out.gpu_memory = *m;
   if (auto c = Quantity<double>(r, j, p, "cpu", ParseCpus, "2 or 500m")) out.cpu = *c;
   if (auto m = Quantity<int64_t>(r, j, p, "memory", ParseBytes, "4Gi")) out.memory = *m;
+  if (auto it = j.find("pids"); it != j.end()) {
+    double n = it->is_number() ? it->get<double>() : 0;
+    if (n >= 1 && n <= kMaxTrialPids && n == std::floor(n)) {
+      out.pids = static_cast<int64_t>(n);
+    } else {
+      r.Problem(p + ".pids", "must be a positive integer (at most " +
+                                 std::to_string(kMaxTrialPids) + "), not " +
+                                 (it->is_number() ? it->dump() : JsonTypeName(*it)));
+    }
+  }
 }
 
 json ResourcesToJson(const Resources& res) {
@@ -151,6 +161,7 @@ json ResourcesToJson(const Resources& res) {
   if (res.gpu_memory > 0) out["gpuMemory"] = FormatBytes(res.gpu_memory);
   if (res.cpu > 0) out["cpu"] = res.cpu;
   if (res.memory > 0) out["memory"] = FormatBytes(res.memory);
+  if (res.pids > 0) out["pids"] = res.pids;
   return out;
 }
 

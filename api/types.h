@@ -91,6 +91,9 @@ struct TrialParameter {
 };
 
 // What one trial needs of the machine it runs on (trialTemplate.resources).
+// The kernel's largest pids.max (PID_MAX_LIMIT).
+inline constexpr int64_t kMaxTrialPids = 4194304;
+
 struct Resources {
   // Whole GPUs (1, 2, ...), or a share of one card (0.5, 0.25: trials
   // that fit are packed onto the same card).
@@ -98,6 +101,9 @@ struct Resources {
   int64_t gpu_memory = 0;  // bytes of a card's memory; 0: not asked
   double cpu = 0;          // cores; 0: no limit
   int64_t memory = 0;      // bytes; 0: no limit
+  // Tasks (processes and threads) a local trial may have at once; 0: the
+  // executor's default (4096). At most kMaxTrialPids.
+  int64_t pids = 0;
 
   bool operator==(const Resources&) const = default;
 };

@@ -107,6 +107,11 @@ void ValidateResources(JsonReader& r, const Resources& res, const std::string& p
   } else if (res.gpu > 1024) {
     r.Problem(p + ".gpu", "must be at most 1024");
   }
+  if (res.pids < 0 || res.pids > kMaxTrialPids) {
+    r.Problem(p + ".pids", "must be a positive integer (at most " +
+                               std::to_string(kMaxTrialPids) + "), not " +
+                               std::to_string(res.pids));
+  }
   if (res.gpu_memory > 0 && res.gpu <= 0) {
     r.Problem(p + ".gpuMemory", "needs gpu: a share of a card (e.g. gpu: 0.5) or whole GPUs");
   }

@@ -163,6 +163,43 @@ TEST(SpecFromJsonTypes, ResourcesTakeSharesAndKubernetesQuantities) {
   EXPECT_THAT(err, HasSubstr("trialTemplate.resources.disk: unknown field"));
 }
 
+// resources.pids: a trial's cap on its tasks, a positive integer up to the
+// kernel's pid limit; kept through a round trip, absent when not given.
+TEST(SpecFromJsonTypes, ResourcesPidsIsAPositiveTaskCount) {
+  json j = FullJson();
+  j["trialTemplate"]["resources"] = {{"pids", 64}};
+  auto s = SpecFromJson(j);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(SpecToJson(*s)["trialTemplate"]["resources"], json({{"gpu", 0}, {"pids", 64}}));
+  j["trialTemplate"]["resources"] = {{"pids", 4194304}};
+  EXPECT_EQ(DecodeError(j), "");
+  j["trialTemplate"]["resources"] = {{"cpu", 1}};
+  s = SpecFromJson(j);
+  ASSERT_TRUE(s.ok());
+  EXPECT_FALSE(SpecToJson(*s)["trialTemplate"]["resources"].contains("pids"));
+
+  const std::string field =
+      "trialTemplate.resources.pids: must be a positive integer (at most 4194304), not ";
+  for (const auto& [bad, shown] : std::vector<std::pair<json, std::string>>{
+           {0, "0"}, {-1, "-1"}, {1.5, "1.5"}, {4194305, "4194305"}, {1e300, "1e+300"},
+           {"64", "a string"}, {true, "a boolean"}, {nullptr, "null"}}) {
+    j["trialTemplate"]["resources"] = {{"pids", bad}};
+    EXPECT_THAT(DecodeError(j), HasSubstr(field + shown)) << bad.dump();
+  }
+}
+
+TEST(SpecFromYamlTypes, ResourcesPidsReadsFromYaml) {
+  json j = FullJson();
+  j["trialTemplate"]["resources"] = {{"pids", 128}};
+  auto s = SpecFromYaml(JsonToYaml(j));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(SpecToJson(*s)["trialTemplate"]["resources"]["pids"], 128);
+  j["trialTemplate"]["resources"] = {{"pids", "lots"}};
+  s = SpecFromYaml(JsonToYaml(j));
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(),
+              HasSubstr("trialTemplate.resources.pids: must be a positive integer"));
+}
 
 }  // namespace
 }  // namespace hpt::api

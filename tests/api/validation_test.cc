@@ -305,6 +305,19 @@ TEST(ValidateSpec, TemplateCommandAndResources) {
   EXPECT_THAT(err, HasSubstr("trialTemplate.timeoutSeconds: must not be negative"));
 }
 
+TEST(ValidateSpec, PidsIsAPositiveTaskCount) {
+  ExperimentSpec s = ValidSpec();
+  for (int64_t ok : {int64_t{0}, int64_t{1}, int64_t{64}, kMaxTrialPids}) {
+    s.trial_template->resources.pids = ok;
+    EXPECT_TRUE(ValidateSpec(s).ok()) << ok << ": " << Problems(s);
+  }
+  for (int64_t bad : {int64_t{-1}, kMaxTrialPids + 1}) {
+    s.trial_template->resources.pids = bad;
+    EXPECT_THAT(Problems(s), HasSubstr("trialTemplate.resources.pids: must be a positive integer "
+                                       "(at most 4194304), not " + std::to_string(bad)));
+  }
+}
+
 TEST(ValidateSpec, GpusAreWholeCardsOrAShareOfOne) {
   ExperimentSpec s = ValidSpec();
   for (double ok : {0.0, 0.25, 0.5, 1.0, 2.0}) {

@@ -68,6 +68,8 @@ std::vector<BadRequest> BadSpecs() {
       spec([](json& s) { s["trialTemplate"]["executor"] = "k8s"; }, "trialTemplate.executor: 'k8s' is not one of this server's executors (local, slurm)"),
       spec([](json& s) { s["trialTemplate"]["resources"] = {{"gpu", 1.5}}; }, "trialTemplate.resources.gpu: 1.5 is neither whole GPUs nor a share of one card"),
       spec([](json& s) { s["trialTemplate"]["resources"] = {{"memory", "4GB"}}; }, "trialTemplate.resources.memory: '4GB' is not a quantity"),
+      spec([](json& s) { s["trialTemplate"]["resources"] = {{"pids", 0}}; }, "trialTemplate.resources.pids: must be a positive integer (at most 4194304), not 0"),
+      spec([](json& s) { s["trialTemplate"]["resources"] = {{"pids", "many"}}; }, "trialTemplate.resources.pids: must be a positive integer (at most 4194304), not a string"),
       spec([](json& s) { s["metricsCollectorSpec"] = {{"collector", {{"kind", "Prometheus"}}}}; }, "metricsCollectorSpec.collector.kind: 'Prometheus' is not supported"),
       spec([](json& s) { s["metricsCollectorSpec"] = {{"source", {{"filter", {{"metricsFormat", {"(unclosed"}}}}}}}; }, "metricsCollectorSpec.source.filter.metricsFormat[0]: invalid regular expression"),
       spec([](json& s) { s["maxTrialCont"] = 3; }, "maxTrialCont: unknown field"),
