@@ -98,8 +98,9 @@ class ServerImpl : public Server {
     ectx.local.shim_command = options.trial_shim_command;
     if (!options.trial_shim_command.empty()) {
       if (std::string why = runner::CgroupSupport(); !why.empty()) {
-        spdlog::warn("trial memory and cpu limits: no cgroups here ({}); memory is an "
-                     "RLIMIT_AS of each trial, cpu is not limited", why);
+        spdlog::warn("trial cgroups: none here ({}); memory is an RLIMIT_AS of each trial, "
+                     "cpu and pids are not limited, and what a trial leaves running is "
+                     "found by its session and HPT_JOB_COOKIE alone", why);
       }
     }
     ectx.slurm.partition = options.slurm_partition;

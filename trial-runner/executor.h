@@ -165,10 +165,13 @@ struct LocalExecutorOptions {
   // cards or a share of one (resources.gpu) as CUDA_VISIBLE_DEVICES, ""
   // when it asks for none (gpu_pool.h).
   std::vector<GpuDevice> gpus;
-  // Put each trial in a cgroup of its own for resources.memory and .cpu
-  // (cgroup.h). Only for a single-threaded launcher: the trial supervisor
-  // sets it. Otherwise, and where cgroups cannot be made, a memory limit
-  // is an RLIMIT_AS on the trial's process and cpu is not limited.
+  // Put each trial in a cgroup of its own (cgroup.h): its task cap
+  // (resources.pids), resources.memory and .cpu, and at its end every
+  // process in it is killed. Only for a single-threaded launcher: the trial
+  // supervisor sets it. Otherwise, and where cgroups cannot be made, a
+  // memory limit is an RLIMIT_AS on the trial's process, cpu and tasks are
+  // not limited, and what a trial leaves running is found by its session
+  // and its cookie alone.
   bool trial_cgroups = false;
   // How to run the trial supervisor (trial_shim.h), e.g. {"/usr/bin/hpt",
   // "trial-shim"}. Set: each trial runs under one, outlives this executor

@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "api/private_files.h"
+#include "trial-runner/cgroup.h"
 #include "trial-runner/spawn.h"
 #include "trial-runner/trial_shim.h"
 
@@ -28,6 +29,14 @@ constexpr size_t kReadLimit = 1 << 20;
 // Past the grace period, how long the supervisor may take to record the end.
 constexpr milliseconds kSupervisorSlack(5000);
 
+
+// Kills what is left in the cgroup of the trial with `cookie` (its
+// supervisor ended without cleaning up) and removes it. A no-op for one
+// whose supervisor did: the cgroup is gone.
+void DestroyTrialCgroup(const std::string& cookie) {
+  if (cookie.empty()) return;
+  if (auto cg = TrialCgroup::Find("hpt-" + cookie)) (void)cg->Destroy();
+}
 
 }  // namespace
 
@@ -70,9 +79,16 @@ StatusOr<std::unique_ptr<SupervisedTrial>> SupervisedTrial::Launch(
   trial->identity_.cookie = NewCookie();
   std::map<std::string, std::string> env = spec.env;
   env[kCookieVariable] = trial->identity_.cookie;
-  ShimOptions shim{spec.log_path,        spec.max_log_bytes,   spec.timeout_seconds,
-                   options.kill_grace_ms, spec.resources.memory, spec.resources.cpu,
-                   spec.working_dir,      spec.argv};
+  ShimOptions shim;
+  shim.log_path = spec.log_path;
+  shim.max_log_bytes = spec.max_log_bytes;
+  shim.timeout_seconds = spec.timeout_seconds;
+  shim.kill_grace_ms = options.kill_grace_ms;
+  shim.memory = spec.resources.memory;
+  shim.cpu = spec.resources.cpu;
+  shim.pids = spec.resources.pids;
+  shim.working_dir = spec.working_dir;
+  shim.argv = spec.argv;
   std::vector<std::string> argv = options.shim_command;
   for (std::string& arg : ShimArguments(shim)) argv.push_back(std::move(arg));
   // The supervisor reports through its files; its own stdio goes nowhere,
@@ -128,7 +144,10 @@ StatusOr<std::unique_ptr<SupervisedTrial>> SupervisedTrial::Attach(
     trial->exited_ = true;
     return trial;
   }
-  if (id) SweepProcesses(0, id->cookie);
+  if (id) {
+    SweepProcesses(0, id->cookie);
+    DestroyTrialCgroup(id->cookie);
+  }
   return std::unique_ptr<SupervisedTrial>();
 }
 
@@ -194,8 +213,12 @@ void SupervisedTrial::Step(const std::vector<pollfd>& fds, Clock::time_point now
     next_read_ = now + kReadInterval;
   }
   if (!exited_ && sigkill_at_ && now >= *sigkill_at_) {
-    // The supervisor did not end the trial: everything of the job goes.
+    // The supervisor did not end the trial: everything of the job goes
+    // (without waiting: this is the poll thread).
     SweepProcesses(0, identity_.cookie);
+    if (!identity_.cookie.empty()) {
+      if (auto cg = TrialCgroup::Find("hpt-" + identity_.cookie)) cg->KillAll();
+    }
     sigkill_at_.reset();
   }
 }
@@ -247,6 +270,7 @@ void SupervisedTrial::SweepAndReap() {
   if (!exited_ || swept_) return;
   swept_ = true;
   if (!identity_.cookie.empty()) SweepProcesses(0, identity_.cookie);
+  DestroyTrialCgroup(identity_.cookie);
   if (child_) {
     while (waitpid(identity_.pid, nullptr, 0) < 0 && errno == EINTR) {
     }

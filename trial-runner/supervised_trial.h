@@ -43,7 +43,7 @@ class SupervisedTrial : public LocalJob {
 
   // SIGTERM to the supervisor, which stops the trial with its grace
   // period; if the supervisor is still there well after that, everything
-  // carrying the job's cookie is SIGKILLed.
+  // carrying the job's cookie or in the trial's cgroup is SIGKILLed.
   void Kill(ExitKind why, Clock::time_point now) override;
   void AddPollFds(std::vector<pollfd>& fds, bool read_output) override;
   void Step(const std::vector<pollfd>& fds, Clock::time_point now,
@@ -51,6 +51,9 @@ class SupervisedTrial : public LocalJob {
   std::optional<Clock::time_point> NextWake(Clock::time_point now) const override;
   bool done(Clock::time_point now) const override;
   ExitInfo Finish(const MetricLineFn& emit) override;
+  // Kills what the trial left (by its cookie, and in its cgroup, which is
+  // removed: the supervisor does both, unless it was killed itself), then
+  // reaps the supervisor.
   void SweepAndReap() override;
   std::vector<std::shared_ptr<MetricsParser>> parsers() const override {
     return {stdout_parser_, file_parser_};

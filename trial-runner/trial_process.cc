@@ -38,6 +38,44 @@ void CloseFd(int& fd) {
   fd = -1;
 }
 
+// The trial's cgroup, this process inside it; null where there can be
+// none (the server warned at start). Limits that cannot be set are said in
+// the trial's log, never dropped silently: the trial then runs in a cgroup
+// with its task cap alone, memory limited by RLIMIT_AS instead, cpu not at
+// all. `memory_in_cgroup`: whether the cgroup holds the memory limit.
+std::unique_ptr<TrialCgroup> EnterTrialCgroup(const std::string& name,
+                                              const api::Resources& limits,
+                                              bool* memory_in_cgroup, TrialLogWriter& log) {
+  auto cg = TrialCgroup::Create(name, limits);
+  *memory_in_cgroup = cg.ok() && limits.memory > 0;
+  if (!cg.ok() && (limits.memory > 0 || limits.cpu > 0)) {
+    std::string line =
+        "hpt: the trial's cgroup limits cannot be set (" + cg.status().message() + "):";
+    if (limits.memory > 0) line += " memory is limited with RLIMIT_AS instead;";
+    if (limits.cpu > 0) line += " cpu is not limited;";
+    line.back() = '\n';
+    log.Write(line.data(), line.size());
+    api::Resources caps_only;
+    caps_only.pids = limits.pids;
+    cg = TrialCgroup::Create(name, caps_only);
+  }
+  if (!cg.ok()) {
+    if (limits.pids > 0) {
+      std::string line = "hpt: no cgroup for the trial (" + cg.status().message() +
+                         "): its pids cap is not enforced\n";
+      log.Write(line.data(), line.size());
+    }
+    return nullptr;
+  }
+  if (Status entered = (*cg)->EnterSelf(); !entered.ok()) {
+    std::string line = "hpt: no cgroup for the trial (" + entered.message() + ")\n";
+    log.Write(line.data(), line.size());
+    *memory_in_cgroup = false;
+    return nullptr;
+  }
+  return std::move(*cg);
+}
+
 }  // namespace
 
 TrialProcess::TrialProcess(const LocalExecutorOptions& options)
@@ -85,19 +123,13 @@ StatusOr<std::unique_ptr<TrialProcess>> TrialProcess::Launch(
   // process when it has one thread (the supervisor), set right after the
   // start otherwise.
   const api::Resources& limits = spec.resources;
-  std::optional<struct rlimit> own_as;
-  if (options.trial_cgroups && (limits.memory > 0 || limits.cpu > 0)) {
-    auto cg = TrialCgroup::Create("hpt-" + trial->cookie_, limits);
-    Status entered = cg.ok() ? (*cg)->EnterSelf() : cg.status();
-    if (entered.ok()) {
-      trial->cgroup_ = std::move(*cg);
-    } else {
-      std::string line = "hpt: no cgroup for the trial's limits (" + entered.message() +
-                         "); memory is limited with RLIMIT_AS instead\n";
-      trial->log_.Write(line.data(), line.size());
-    }
+  bool memory_in_cgroup = false;
+  if (options.trial_cgroups) {
+    trial->cgroup_ = EnterTrialCgroup("hpt-" + trial->cookie_, limits, &memory_in_cgroup,
+                                      trial->log_);
   }
-  if (options.trial_cgroups && !trial->cgroup_ && limits.memory > 0) {
+  std::optional<struct rlimit> own_as;
+  if (options.trial_cgroups && !memory_in_cgroup && limits.memory > 0) {
     struct rlimit saved;
     if (::getrlimit(RLIMIT_AS, &saved) == 0) {
       struct rlimit as = {static_cast<rlim_t>(limits.memory), saved.rlim_max};
@@ -233,8 +265,10 @@ void TrialProcess::CheckExit(Clock::time_point now) {
       signal_ = info.si_status;
     }
     // The trial ends with its main process. What it left running in its
-    // group would hold the output pipe open, and GPUs, indefinitely.
+    // group, or anywhere in its cgroup, would hold the output pipe open,
+    // and GPUs, indefinitely.
     kill(-pid_, SIGKILL);
+    if (cgroup_) cgroup_->KillAll();
   }
   exited_ = true;
   CloseFd(pid_fd_);
@@ -246,6 +280,11 @@ void TrialProcess::SweepAndReap() {
   if (!swept_) {
     swept_ = true;
     SweepProcesses(reapable_ ? pid_ : 0, cookie_);
+    // Whatever left the session and the cookie behind (setsid, env -i) is
+    // still in the cgroup. Should a process outlast the kill (stuck in the
+    // kernel), the cgroup stays, and the server's SweepAndReap() of the
+    // supervised trial tries again.
+    if (cgroup_) (void)cgroup_->Destroy();
   }
   if (reapable_) {
     while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {

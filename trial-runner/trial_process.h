@@ -57,10 +57,10 @@ class TrialProcess : public LocalJob {
   bool done(Clock::time_point now) const override;
   // The exited process stays unreaped until SweepAndReap().
   ExitInfo Finish(const MetricLineFn& emit) override;
-  // Kills whatever escaped the process group (same session, or carrying
-  // the job's cookie), then reaps the process. Reaping last keeps its pid,
-  // and so its session id, from being reused while the sweep looks for the
-  // session.
+  // Kills whatever escaped the process group (same session, carrying the
+  // job's cookie, or anywhere in the trial's cgroup) and removes the
+  // cgroup, then reaps the process. Reaping last keeps its pid, and so its
+  // session id, from being reused while the sweep looks for the session.
   void SweepAndReap() override;
   std::vector<std::shared_ptr<MetricsParser>> parsers() const override {
     return {stdout_parser_, file_parser_};
@@ -91,7 +91,7 @@ class TrialProcess : public LocalJob {
   Clock::time_point next_file_poll_;
   LineBuffer lines_;
   TailLines tail_;
-  std::unique_ptr<TrialCgroup> cgroup_;  // null: no cgroup limits
+  std::unique_ptr<TrialCgroup> cgroup_;  // null: no cgroup (not trial_cgroups, or none here)
   std::optional<Clock::time_point> deadline_;
   std::optional<ExitKind> forced_;
   std::optional<Clock::time_point> sigkill_at_;

@@ -81,6 +81,7 @@ std::vector<std::string> ShimArguments(const ShimOptions& o) {
                                    "--grace-ms", std::to_string(o.kill_grace_ms),
                                    "--memory", std::to_string(o.memory),
                                    "--cpu", api::FormatDouble(o.cpu),
+                                   "--pids", std::to_string(o.pids),
                                    "--dir", o.working_dir,
                                    "--"};
   args.insert(args.end(), o.argv.begin(), o.argv.end());
@@ -103,14 +104,16 @@ StatusOr<ShimOptions> ParseShimArguments(const std::vector<std::string>& args) {
       if (!n || *n < 0) return InvalidArgument("--cpu: '" + value + "' is not a number of cores");
       o.cpu = *n;
     } else if (name == "--max-log-bytes" || name == "--timeout" || name == "--grace-ms" ||
-               name == "--memory") {
+               name == "--memory" || name == "--pids") {
       auto n = IntArg(value);
       if (!n || *n < 0 ||
-          (name != "--max-log-bytes" && name != "--memory" && *n > INT32_MAX)) {
+          (name != "--max-log-bytes" && name != "--memory" && *n > INT32_MAX) ||
+          (name == "--pids" && *n > api::kMaxTrialPids)) {
         return InvalidArgument(name + ": '" + value + "' is not a non-negative integer");
       }
       if (name == "--max-log-bytes") o.max_log_bytes = *n;
       if (name == "--memory") o.memory = *n;
+      if (name == "--pids") o.pids = *n;
       if (name == "--timeout") o.timeout_seconds = static_cast<int>(*n);
       if (name == "--grace-ms") o.kill_grace_ms = static_cast<int>(*n);
     } else {
@@ -192,6 +195,7 @@ int RunTrialShim(const std::vector<std::string>& args) {
   spec.timeout_seconds = o.timeout_seconds;
   spec.resources.memory = o.memory;
   spec.resources.cpu = o.cpu;
+  spec.resources.pids = o.pids;
   spec.collector.kind = "None";  // the server parses the log
   if (cookie) spec.env[kCookieVariable] = cookie;
   LocalExecutorOptions options;

@@ -34,6 +34,7 @@ struct ShimOptions {
   double cpu = 0;      // cores; 0: no limit
   std::string working_dir;
   std::vector<std::string> argv;  // the trial's
+  int64_t pids = 0;               // tasks; 0: kDefaultTrialPids (cgroup.h)
 };
 
 inline std::string ShimJobPath(const std::string& log_path) { return log_path + ".job"; }

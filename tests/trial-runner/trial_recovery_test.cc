@@ -151,19 +151,22 @@ TEST(TrialRecoveryTest, ReattachedTrialKeepsItsGpu) {
 }
 
 TEST(TrialRecoveryTest, ShimArgumentsRoundTripAndBadOnesAreNamed) {
-  ShimOptions o{"/tmp/x.log", 4096, 7, 100, 64 << 20, 0.5, "/tmp", {"sh", "-c", "echo --log"}};
+  ShimOptions o{"/tmp/x.log", 4096, 7, 100, 64 << 20, 0.5, "/tmp", {"sh", "-c", "echo --log"}, 64};
   auto parsed = ParseShimArguments(ShimArguments(o));
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(parsed->log_path, o.log_path);
   EXPECT_EQ(parsed->timeout_seconds, 7);
   EXPECT_EQ(parsed->memory, 64 << 20);
   EXPECT_EQ(parsed->cpu, 0.5);
+  EXPECT_EQ(parsed->pids, 64);
   EXPECT_EQ(parsed->argv, o.argv);
   auto bad = ParseShimArguments({"--timeout", "soon", "--log", "/x", "--", "true"});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("--timeout"), std::string::npos);
   EXPECT_FALSE(ParseShimArguments({"--log", "relative.log", "--", "true"}).ok());
   EXPECT_FALSE(ParseShimArguments({"--log", "/x.log", "--"}).ok());
+  EXPECT_FALSE(ParseShimArguments({"--pids", "-1", "--log", "/x.log", "--", "true"}).ok());
+  EXPECT_FALSE(ParseShimArguments({"--pids", "4194305", "--log", "/x.log", "--", "true"}).ok());
 }
 
 }  // namespace
