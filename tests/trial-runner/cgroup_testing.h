@@ -78,15 +78,23 @@ inline std::string ReadWord(const std::string& path) {
   return word;
 }
 
-// At scope exit: SIGKILLs the processes named in pid files that still run
+// At scope exit: SIGTERMs the trial supervisors still running (each stops
+// its trial), SIGKILLs the processes named in pid files that still run
 // `sleep` (what the tests' trials leave), and every process in the cgroups
 // of the cookies in cookie files, then removes those cgroups. A failing
 // test leaves nothing running.
 class Leftovers {
  public:
+  void AddSupervisor(int pid) { supervisors_.push_back(pid); }
   void AddPidFile(std::string path) { pid_files_.push_back(std::move(path)); }
   void AddCookieFile(std::string path) { cookie_files_.push_back(std::move(path)); }
   ~Leftovers() {
+    for (int pid : supervisors_) {
+      std::string cmd = hpt::testing::ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
+      if (pid > 1 && cmd.find(std::string("\0trial-shim\0", 12)) != std::string::npos) {
+        ::kill(pid, SIGTERM);
+      }
+    }
     for (const std::string& file : pid_files_) {
       std::istringstream in(hpt::testing::ReadFile(file));
       for (int pid; in >> pid;) {
@@ -114,6 +122,7 @@ class Leftovers {
   }
 
  private:
+  std::vector<int> supervisors_;
   std::vector<std::string> pid_files_;
   std::vector<std::string> cookie_files_;
 };

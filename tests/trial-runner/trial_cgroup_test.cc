@@ -33,12 +33,13 @@ using namespace runner::testing;  // NOLINT: the fixture's helpers
 
 // Writes the trial's cookie and cgroups, then starts two processes that
 // escape its session and environment: `setsid env -i sleep 300 &`, and a
-// double-forked daemon (`env -i setsid sh -c 'sleep 301 &'`). Their pids go
-// to setsid.pid and daemon.pid; `then` runs last.
+// double-forked daemon (`env -i setsid -w sh -c 'sleep 301 &'`; -w: its pid
+// is written before the trial goes on). Their pids go to setsid.pid and
+// daemon.pid; `then` runs last.
 std::string EscapingTrial(const TempDir& dir, const std::string& then) {
   return "echo $HPT_JOB_COOKIE > " + dir.File("cookie") + "; cat /proc/self/cgroup > " +
          dir.File("cgroup") + "; setsid env -i sleep 300 & echo $! > " + dir.File("setsid.pid") +
-         "; env -i setsid sh -c 'sleep 301 & echo $! > " + dir.File("daemon.pid") + "'" +
+         "; env -i setsid -w sh -c 'sleep 301 & echo $! > " + dir.File("daemon.pid") + "'" +
          "; echo loss=1; " + then;
 }
 
@@ -60,8 +61,10 @@ void ExpectNothingLeft(const TempDir& dir, const std::string& cookie) {
 
 class TrialCgroupTest : public ::testing::TestWithParam<bool> {
  protected:
-  // With memory and cpu limits, or with none.
+  // With memory and cpu limits, or with none; over within a minute
+  // whatever happens.
   static void Limit(LaunchSpec& spec) {
+    spec.timeout_seconds = 60;
     if (!GetParam()) return;
     spec.resources.memory = 256 << 20;
     spec.resources.cpu = 1;
@@ -77,7 +80,9 @@ TEST_P(TrialCgroupTest, EscapeesDieWithTheTrialAndItsCgroupGoes) {
   auto executor = NewLocalExecutor(&listener, Supervised());
   LaunchSpec spec = Sh(dir, "t", EscapingTrial(dir, "exit 0"));
   Limit(spec);
-  ASSERT_TRUE(executor->Start(spec).ok());
+  auto job = executor->Start(spec);
+  ASSERT_TRUE(job.ok());
+  leftovers.AddSupervisor(job->pid);
   ASSERT_TRUE(listener.WaitForExits(1, std::chrono::seconds(20)));
   EXPECT_EQ(listener.ExitOf("t").kind, ExitKind::kExited);
   const std::string cookie = ReadWord(dir.File("cookie"));
@@ -96,10 +101,11 @@ TEST_P(TrialCgroupTest, KilledSupervisorsTrialIsCleanedUpByTheExecutor) {
   GuardLeftovers(leftovers, dir);
   RecordingListener listener;
   auto executor = NewLocalExecutor(&listener, Supervised());
-  LaunchSpec spec = Sh(dir, "t", EscapingTrial(dir, "sleep 300"));
+  LaunchSpec spec = Sh(dir, "t", EscapingTrial(dir, "sleep 60"));
   Limit(spec);
   auto job = executor->Start(spec);
   ASSERT_TRUE(job.ok());
+  leftovers.AddSupervisor(job->pid);
   ASSERT_TRUE(listener.WaitForObservations("t", 1));
   const std::string cookie = ReadWord(dir.File("cookie"));
   ASSERT_FALSE(cookie.empty());
@@ -126,6 +132,7 @@ TEST_P(TrialCgroupTest, ReattachingLeavesARunningTrialAloneThenCleansUp) {
     auto executor = NewLocalExecutor(&first, Supervised());
     auto job = executor->Start(spec);
     ASSERT_TRUE(job.ok());
+    leftovers.AddSupervisor(job->pid);
     job_id = job->id;
     ASSERT_TRUE(first.WaitForObservations("t", 1));
   }

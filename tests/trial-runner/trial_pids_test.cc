@@ -100,7 +100,9 @@ TEST(TrialPidsTest, ForksPastTheCapFailAndTheRestIsKilledAtTheEnd) {
                            dir.File("pids") + "; i=$((i+1)); done; echo all started");
   spec.resources.pids = 64;
   spec.timeout_seconds = 20;
-  ASSERT_TRUE(executor->Start(spec).ok());
+  auto job = executor->Start(spec);
+  ASSERT_TRUE(job.ok());
+  leftovers.AddSupervisor(job->pid);
   ASSERT_TRUE(listener.WaitForExits(1, std::chrono::seconds(30)));
   const std::string log = ReadFile(spec.log_path);
   EXPECT_EQ(log.find("all started"), std::string::npos) << log;
@@ -144,7 +146,9 @@ TEST(TrialPidsTest, ForkBombStaysUnderItsCapAndEndsWithItsTimeout) {
   spec.resources.pids = 64;
   spec.timeout_seconds = 4;
   const auto started = Clock::now();
-  ASSERT_TRUE(executor->Start(spec).ok());
+  auto job = executor->Start(spec);
+  ASSERT_TRUE(job.ok());
+  leftovers.AddSupervisor(job->pid);
   // The cap is in place before the bomb goes off.
   std::string cookie, pids_dir;
   ASSERT_TRUE(PollUntil(
