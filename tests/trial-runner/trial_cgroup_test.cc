@@ -152,6 +152,38 @@ TEST_P(TrialCgroupTest, ReattachingLeavesARunningTrialAloneThenCleansUp) {
   ExpectNothingLeft(dir, cookie);
 }
 
+// The supervisor dies while no server watches (both crashed): the next
+// server finds no recorded end, so nothing to attach to, and kills what is
+// left of the trial, in its cgroup too.
+TEST_P(TrialCgroupTest, RecoveryCleansUpATrialWhoseSupervisorDiedMeanwhile) {
+  SKIP_WITHOUT_CGROUPS();
+  TempDir dir;
+  Leftovers leftovers;
+  GuardLeftovers(leftovers, dir);
+  LaunchSpec spec = Sh(dir, "t", EscapingTrial(dir, "sleep 60"));
+  Limit(spec);
+  std::string job_id;
+  int supervisor = 0;
+  {
+    RecordingListener first;
+    auto executor = NewLocalExecutor(&first, Supervised());
+    auto job = executor->Start(spec);
+    ASSERT_TRUE(job.ok());
+    leftovers.AddSupervisor(job->pid);
+    job_id = job->id;
+    supervisor = job->pid;
+    ASSERT_TRUE(first.WaitForObservations("t", 1));
+  }
+  const std::string cookie = ReadWord(dir.File("cookie"));
+  ASSERT_FALSE(cookie.empty());
+  ASSERT_EQ(::kill(supervisor, SIGKILL), 0);
+  ASSERT_TRUE(WaitGone(supervisor));
+  RecordingListener second;
+  auto executor = NewLocalExecutor(&second, Supervised());
+  EXPECT_FALSE(executor->Recover({{spec, job_id}})[0].attached);
+  ExpectNothingLeft(dir, cookie);
+}
+
 INSTANTIATE_TEST_SUITE_P(LimitedOrNot, TrialCgroupTest, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "Limited" : "Unlimited"; });
 
