@@ -1,5 +1,7 @@
 #include "trial-runner/metrics_parser.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -18,14 +20,38 @@ namespace {
 // Katib's default StdOut format (pkg/metricscollector/v1beta1/common).
 constexpr const char* kKatibFormat = api::kKatibNumericFormat;
 
-// Matching is linear, but a line this long holds no metric worth a search.
+// A line this long holds no metric worth a search.
 constexpr size_t kMaxRegexLine = 64 * 1024;
+// The most one search with a metricsFormat may cost, in bytes times
+// program size: ~10-30 ms in RE2's NFA, the worst case (where its DFA gives
+// up). A pattern of up to 16 instructions searches the whole 64 KiB, a more
+// complex one less of a long line. Katib's default format is ours, and as
+// cheap as a DFA search: it searches 64 KiB.
+constexpr int64_t kMaxSearchUnits = 1 << 20;
+// How often (in such units) a line's CPU time is looked at, and its bound.
+constexpr int64_t kCheckUnits = 1 << 20;
+constexpr int64_t kMaxLineCpuNanos = 20'000'000;
 
-std::shared_ptr<const re2::RE2> Compile(const std::string& pattern) {
+int64_t ThreadCpuNanos() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+MetricsParser::Format MetricsParser::Compile(const std::string& pattern) {
   re2::RE2::Options options;
   options.set_log_errors(false);
-  return std::make_shared<const re2::RE2>(pattern, options);
+  MetricsParser::Format format;
+  format.re = std::make_shared<const re2::RE2>(pattern, options);
+  format.program_size = std::max(1, format.re->ProgramSize());
+  format.max_line = std::min<size_t>(
+      kMaxRegexLine, static_cast<size_t>(kMaxSearchUnits / format.program_size));
+  return format;
 }
+
+namespace {
 
 // from_chars rather than strtod: the server's locale must not change what
 // "0.5" means.
@@ -92,7 +118,8 @@ StatusOr<MetricsParser> MetricsParser::Create(
   parser.wanted_.insert(metric_names.begin(), metric_names.end());
   if (collector.metrics_format.empty()) {
     parser.formats_.push_back(Compile(kKatibFormat));
-    HPT_CHECK(parser.formats_.back()->ok());
+    HPT_CHECK(parser.formats_.back().re->ok());
+    parser.formats_.back().max_line = kMaxRegexLine;
     parser.json_lines_ = true;
     return parser;
   }
@@ -111,13 +138,30 @@ void MetricsParser::MatchRegexes(
     std::string_view line,
     const std::function<void(const std::string&, const std::string&)>& take)
     const {
-  if (line.size() > kMaxRegexLine) line = line.substr(0, kMaxRegexLine);
-  const re2::StringPiece text(line.data(), line.size());
-  for (const auto& re : formats_) {
+  // Bytes handed to RE2 times the pattern's program size: what a search
+  // costs at worst (RE2's NFA, where its DFA gives up).
+  int64_t units = 0;
+  int64_t next_check = kCheckUnits;
+  std::optional<int64_t> started_ns;  // this thread's CPU clock, once read
+  for (const Format& format : formats_) {
+    const std::string_view searched = line.substr(0, format.max_line);
+    const re2::StringPiece text(searched.data(), searched.size());
     re2::StringPiece groups[3];
     size_t pos = 0;
-    while (pos <= text.size() &&
-           re->Match(text, pos, text.size(), re2::RE2::UNANCHORED, groups, 3)) {
+    while (pos <= text.size()) {
+      const int64_t cost = static_cast<int64_t>(text.size() - pos + 1) * format.program_size;
+      if (units + cost > next_check) {
+        // Each search from `pos` may scan to the line's end before it
+        // knows its match (with (a)((?:a*b)?) every match is one "a", known
+        // only once no "b" follows): many such matches are quadratic, so
+        // past a few searches' worth, the line's CPU time bounds it.
+        const int64_t now = ThreadCpuNanos();
+        if (!started_ns) started_ns = now;
+        if (now - *started_ns > kMaxLineCpuNanos) return;
+        next_check = units + cost + kCheckUnits;
+      }
+      units += cost;
+      if (!format.re->Match(text, pos, text.size(), re2::RE2::UNANCHORED, groups, 3)) break;
       take(std::string(groups[1].data() ? groups[1] : re2::StringPiece()),
            std::string(groups[2].data() ? groups[2] : re2::StringPiece()));
       size_t end = static_cast<size_t>(groups[0].data() - text.data()) + groups[0].size();
