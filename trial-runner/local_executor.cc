@@ -5,8 +5,9 @@
 // on exits, timeouts and kills; the delivery thread parses metric lines and
 // calls the listener (which may write to a store or run an early-stopping
 // rule), so a slow listener never delays another trial's timeout or kill.
-// Their queue is bounded: past kMaxQueuedBytes the poll thread stops reading
-// output (and metrics files) and trials wait on their full pipes.
+// Their queue (delivery_queue.h) takes trials in turn, and is bounded: once
+// full, the poll thread stops reading output (and metrics files) and trials
+// wait on their full pipes.
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,8 +16,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <condition_variable>
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "trial-runner/delivery_queue.h"
 #include "trial-runner/executor.h"
 #include "trial-runner/gpu_pool.h"
 #include "trial-runner/process_identity.h"
@@ -35,12 +35,8 @@ namespace hpt::runner {
 namespace {
 
 using Clock = LocalJob::Clock;
-using Key = std::pair<std::string, std::string>;  // experiment, trial
-
-// The delivery queue's bound: no trial's output delays another's exit by
-// more than a few seconds of listener work.
-constexpr size_t kMaxQueuedBytes = 4u << 20;
-constexpr size_t kMaxQueuedEvents = 8192;
+using Key = TrialKey;
+using Event = DeliveryEvent;
 
 struct Entry {
   std::unique_ptr<LocalJob> process;  // null while Start() launches it
@@ -50,17 +46,13 @@ struct Entry {
   bool supervised = false;  // under a supervisor (trial_shim.h): outlives us
 };
 
-// What the poll thread hands to the delivery thread, in order per trial.
-struct Event {
-  Key key;
-  std::optional<MetricLine> line;
-  std::optional<ExitInfo> exit;  // set: the trial's last event
-};
-
 class LocalExecutor : public Executor {
  public:
   LocalExecutor(ExecutorListener* listener, const LocalExecutorOptions& options)
-      : listener_(listener), options_(options), gpus_(options.gpus) {
+      : listener_(listener),
+        options_(options),
+        gpus_(options.gpus),
+        queue_([this] { Wake(); }) {  // the poll thread reads output again
     HPT_CHECK(pipe2(wake_, O_CLOEXEC | O_NONBLOCK) == 0);
     delivery_ = std::thread([this] { Deliver(); });
     thread_ = std::thread([this] { Loop(); });
@@ -78,11 +70,7 @@ class LocalExecutor : public Executor {
     }
     Wake();
     thread_.join();
-    {
-      std::lock_guard<std::mutex> lock(queue_mu_);
-      queue_closed_ = true;
-    }
-    queue_cv_.notify_all();
+    queue_.Close();
     delivery_.join();
     close(wake_[0]);
     close(wake_[1]);
@@ -178,8 +166,7 @@ class LocalExecutor : public Executor {
 
   void Loop();
   void Deliver();
-  // Queues the poll thread's events; false when the queue is over its bound.
-  bool Enqueue(std::vector<Event>& events, size_t bytes);
+  void DeliverExit(Event& event);
 
   ExecutorListener* const listener_;
   const LocalExecutorOptions options_;
@@ -195,68 +182,43 @@ class LocalExecutor : public Executor {
                                   // finished, so the poll thread may use its
                                   // process unlocked until it finishes it
 
-  std::mutex queue_mu_;
-  std::condition_variable queue_cv_;
-  std::deque<Event> queue_;    // guarded by queue_mu_
-  size_t queued_bytes_ = 0;    // guarded by queue_mu_
-  bool queue_full_ = false;    // guarded by queue_mu_: the poll thread waits
-  bool queue_closed_ = false;  // guarded by queue_mu_
+  DeliveryQueue queue_;
 };
 
-bool LocalExecutor::Enqueue(std::vector<Event>& events, size_t bytes) {
-  std::lock_guard<std::mutex> lock(queue_mu_);
-  for (Event& e : events) queue_.push_back(std::move(e));
-  queued_bytes_ += bytes;
-  events.clear();
-  queue_cv_.notify_one();
-  queue_full_ = queued_bytes_ > kMaxQueuedBytes || queue_.size() > kMaxQueuedEvents;
-  return !queue_full_;
+void LocalExecutor::Deliver() {
+  while (std::optional<Event> event = queue_.Pop()) {
+    if (event->line) {
+      if (auto observation = event->line->parser->ParseLine(event->line->text)) {
+        listener_->OnObservation(event->key.first, event->key.second, *observation);
+      }
+    } else {
+      DeliverExit(*event);
+    }
+  }
 }
 
-void LocalExecutor::Deliver() {
-  std::deque<Event> batch;
-  while (true) {
-    {
-      std::unique_lock<std::mutex> lock(queue_mu_);
-      queue_cv_.wait(lock, [&] { return queue_closed_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // closed and drained
-      batch.swap(queue_);
-      bool was_full = queue_full_;
-      queued_bytes_ = 0;
-      queue_full_ = false;
-      if (was_full) Wake();  // the poll thread reads output again
-    }
-    for (Event& event : batch) {
-      if (event.line) {
-        if (auto observation = event.line->parser->ParseLine(event.line->text)) {
-          listener_->OnObservation(event.key.first, event.key.second, *observation);
-        }
-        continue;
-      }
-      // Erased first, so that the trial no longer counts in Running() and
-      // its name can be started again from OnExit().
-      std::unique_ptr<LocalJob> finished;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        auto it = entries_.find(event.key);
-        finished = std::move(it->second.process);
-        gpus_.Release(it->second.gpus);
-        entries_.erase(it);
-      }
-      if (finished) {
-        finished->SweepAndReap();
-        // Every line of the trial is parsed by now (this thread, in order).
-        for (const auto& parser : finished->parsers()) {
-          if (!parser) continue;
-          for (std::string& name : parser->OtherNames()) {
-            event.exit->other_metrics.push_back(std::move(name));
-          }
-        }
-      }
-      listener_->OnExit(event.key.first, event.key.second, *event.exit);
-    }
-    batch.clear();
+void LocalExecutor::DeliverExit(Event& event) {
+  // Erased first, so that the trial no longer counts in Running() and its
+  // name can be started again from OnExit().
+  std::unique_ptr<LocalJob> finished;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(event.key);
+    finished = std::move(it->second.process);
+    gpus_.Release(it->second.gpus);
+    entries_.erase(it);
   }
+  if (finished) {
+    finished->SweepAndReap();
+    // Every line of the trial is parsed by now (this thread, in order).
+    for (const auto& parser : finished->parsers()) {
+      if (!parser) continue;
+      for (std::string& name : parser->OtherNames()) {
+        event.exit->other_metrics.push_back(std::move(name));
+      }
+    }
+  }
+  listener_->OnExit(event.key.first, event.key.second, *event.exit);
 }
 
 void LocalExecutor::Loop() {
@@ -282,11 +244,7 @@ void LocalExecutor::Loop() {
       }
       if (stopping_ && all_finished) return;
     }
-    bool read_output;
-    {
-      std::lock_guard<std::mutex> lock(queue_mu_);
-      read_output = !queue_full_;
-    }
+    const bool read_output = !queue_.full();
 
     fds.clear();
     fds.push_back({wake_[0], POLLIN, 0});
@@ -311,11 +269,9 @@ void LocalExecutor::Loop() {
     }
 
     now = Clock::now();
-    size_t bytes = 0;
     std::vector<Key> finished;
     for (const Running& r : running) {
       auto emit = [&](MetricLine line) {
-        bytes += line.text.size() + sizeof(Event);
         events.push_back({r.key, std::move(line), std::nullopt});
       };
       r.process->Step(fds, now, emit);
@@ -329,7 +285,7 @@ void LocalExecutor::Loop() {
       std::lock_guard<std::mutex> lock(mu_);
       for (const Key& key : finished) entries_[key].finished = true;
     }
-    if (!events.empty()) Enqueue(events, bytes);
+    queue_.Push(events);
   }
 }
 
