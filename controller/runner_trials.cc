@@ -265,10 +265,23 @@ void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& 
     update.completion_time_ms = api::NowMillis();
     // A command that never started has no exit code (not 0).
     if (info.kind != runner::ExitKind::kStartFailed) update.exit_code = info.exit_code;
-    const std::string tail = info.log_tail.empty() ? "" : "; log tail:\n" + info.log_tail;
+    // Output the log lost (a full disk) is named in every message.
+    const std::string lost =
+        info.log_bytes_lost > 0 ? std::to_string(info.log_bytes_lost) +
+                                      " bytes of the trial's output were lost: " + info.log_error
+                                : "";
+    const std::string tail = (lost.empty() ? "" : "; " + lost) +
+                             (info.log_tail.empty() ? "" : "; log tail:\n" + info.log_tail);
     switch (info.kind) {
       case runner::ExitKind::kExited:
-        if (info.exit_code == 0) {
+        if (info.exit_code == 0 && info.metrics_lost) {
+          // Its metrics were read from that output: what was stored is a
+          // partial curve, whose last value is no result to tune on.
+          update.phase = TrialPhase::kFailed;
+          update.reason = "LogIncomplete";
+          update.message = lost + "; the metrics it printed there were lost with it" +
+                           (info.log_tail.empty() ? "" : "; log tail:\n" + info.log_tail);
+        } else if (info.exit_code == 0) {
           const std::string missing = api::MissingObjective(reported, exp_.spec.objective);
           const bool has_objective = missing.empty();
           update.phase = has_objective ? TrialPhase::kSucceeded : TrialPhase::kMetricsUnavailable;
@@ -281,6 +294,11 @@ void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& 
             update.message = "exited 0 without reporting the objective metric '" +
                              missing + "' (it reported: " + printed +
                              ")" + tail;
+          } else if (!lost.empty()) {
+            // The metrics were read from the output itself, whole: the
+            // result stands, and only the log is short.
+            update.reason = "LogIncomplete";
+            update.message = lost + " (from its log only: its metrics were read from the output itself)";
           }
         } else {
           update.phase = TrialPhase::kFailed;
@@ -302,6 +320,7 @@ void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& 
       case runner::ExitKind::kKilled:
         update.phase = TrialPhase::kKilled;
         update.reason = "Killed";
+        if (!lost.empty()) update.message = lost;
         break;
       case runner::ExitKind::kStartFailed:
         update.phase = TrialPhase::kFailed;

@@ -74,6 +74,13 @@ struct ExitInfo {
   std::string log_tail;  // the last lines of the captured output
   // Names the trial printed with a number that are not among its metrics.
   std::vector<std::string> other_metrics;
+  // Bytes of the trial's output its log lost (a full disk: see
+  // TrialLogWriter), and why ("No space left on device writing <file>").
+  int64_t log_bytes_lost = 0;
+  std::string log_error;
+  // The lost output is where its metrics were read from (a trial under
+  // `hpt trial-shim` with a StdOut collector): metrics in it are lost too.
+  bool metrics_lost = false;
 };
 
 // A job a previous server started, to re-attach to after a restart.

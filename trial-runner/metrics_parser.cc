@@ -13,6 +13,7 @@
 
 #include "api/metrics_format.h"
 #include "api/nas.h"
+#include "trial-runner/trial_log.h"
 
 namespace hpt::runner {
 namespace {
@@ -173,6 +174,9 @@ void MetricsParser::MatchRegexes(
 std::optional<api::Observation> MetricsParser::ParseLine(
     std::string_view line) {
   if (line.substr(0, sizeof(kStartFailedPrefix) - 1) == kStartFailedPrefix) return std::nullopt;
+  // What precedes the marker on its line is the start of a line whose rest
+  // was lost: "loss=0.0" may have been "loss=0.0731".
+  if (line.find(kLostOutputMarker) != std::string_view::npos) return std::nullopt;
   std::map<std::string, double> metrics;
   std::optional<int64_t> step;
   auto take_number = [&](const std::string& name, double value) {

@@ -18,6 +18,9 @@
 // instructions searches less than the first 64 KiB of a line (1M bytes x
 // instructions: where RE2's DFA gives up, its NFA costs that).
 //
+// A line holding hpt's note that output was lost there (kLostOutputMarker,
+// trial_log.h) holds no metric: what precedes the note was cut short.
+//
 // Only the configured metric names are collected; non-finite values (nan,
 // inf) are ignored. The step is the value of collector.step_key found in the
 // same line, else the previous observation's step + 1 (the first is 0).

@@ -241,20 +241,25 @@ bool SupervisedTrial::done(Clock::time_point) const {
 
 ExitInfo SupervisedTrial::Finish(const MetricLineFn& emit) {
   if (start_failure_) return *start_failure_;
+  std::optional<ExitInfo> recorded = ReadShimExit(spec_.log_path);
+  // A log that lost output may end in the first part of a line (the disk
+  // took no more): its numbers are cut short, so it is not parsed.
+  const bool cut_short = recorded && recorded->log_bytes_lost > 0;
   lines_.Flush([&](std::string_view line) {
     tail_.Add(line);
-    if (stdout_parser_) emit(MetricLine{stdout_parser_, std::string(line)});
+    if (stdout_parser_ && !cut_short) emit(MetricLine{stdout_parser_, std::string(line)});
   });
   if (file_) {
     file_->Finish([&](std::string_view line) {
       emit(MetricLine{file_parser_, std::string(line)});
     });
   }
-  std::optional<ExitInfo> recorded = ReadShimExit(spec_.log_path);
   if (recorded) {
     // The supervisor's tail is the start failure's reason; otherwise the
     // lines read here are the same output, kept as this executor is told.
     if (recorded->kind != ExitKind::kStartFailed) recorded->log_tail = tail_.Join();
+    // Its metrics were read from the log.
+    recorded->metrics_lost = cut_short && stdout_parser_ != nullptr;
     return *recorded;
   }
   ExitInfo info;

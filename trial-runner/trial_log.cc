@@ -91,59 +91,163 @@ Status TrialLogWriter::Open(const std::string& path, int64_t max_bytes) {
   head_written_ = tail_written_ = 0;
   in_tail_ = false;
   chunk_ = 0;
+  pending_.clear();
+  pending_bytes_ = 0;
+  gap_open_ = false;
+  gap_bytes_ = lost_bytes_ = 0;
+  gap_ended_line_ = false;
+  write_error_.clear();
+  error_text_.clear();
   HPT_RETURN_IF_ERROR(api::CreatePrivateParentFolders(path));
   for (int64_t k : TrialLogChunks(path)) ::unlink(Chunk(path, k).c_str());
   fd_ = OpenForWrite(path);
   if (fd_ < 0) return Unavailable("log file " + path + ": " + std::strerror(errno));
+  open_ = true;
   return Status::Ok();
 }
 
-void TrialLogWriter::WriteFd(const char* data, size_t size) {
-  while (fd_ >= 0 && size > 0) {
-    ssize_t n = ::write(fd_, data, size);
+void TrialLogWriter::NoteError(int err, const std::string& file) {
+  if (!write_error_.empty()) return;
+  error_text_ = std::strerror(err);
+  write_error_ = error_text_ + " writing " + file;
+}
+
+size_t TrialLogWriter::WriteFd(const char* data, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::write(fd_, data + done, size - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    data += n;
-    size -= static_cast<size_t>(n);
+    if (n <= 0) {
+      NoteError(n < 0 ? errno : ENOSPC, in_tail_ ? Chunk(path_, chunk_) : path_);
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return done;
+}
+
+bool TrialLogWriter::OpenCurrent() {
+  // The next chunk exists only once the one before is complete: a
+  // follower that sees it may finish that one and move on.
+  const std::string file = Chunk(path_, chunk_);
+  fd_ = OpenForWrite(file);
+  if (fd_ < 0) {
+    NoteError(errno, file);
+    return false;
+  }
+  if (chunk_ >= 2) ::unlink(Chunk(path_, chunk_ - 2).c_str());
+  return true;
+}
+
+size_t TrialLogWriter::WriteNow(const char* data, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    if (fd_ < 0 && !OpenCurrent()) return done;
+    int64_t& written = in_tail_ ? tail_written_ : head_written_;
+    const int64_t limit = in_tail_ ? tail_limit_ : head_limit_;
+    if (written >= limit) {
+      ::close(fd_);
+      fd_ = -1;
+      if (in_tail_) ++chunk_;
+      in_tail_ = true;
+      tail_written_ = 0;
+      continue;
+    }
+    const size_t want = std::min(static_cast<size_t>(limit - written), size - done);
+    const size_t n = WriteFd(data + done, want);
+    written += static_cast<int64_t>(n);
+    done += n;
+    if (n < want) return done;
+  }
+  return done;
+}
+
+void TrialLogWriter::Hold(const char* data, size_t size) {
+  if (gap_open_) {
+    if (pending_bytes_ >= kMaxPendingLogBytes) return Drop(data, size);
+    // Output resumes at a line's start, so no line is a splice of two.
+    if (!gap_ended_line_) {
+      const void* eol = std::memchr(data, '\n', size);
+      const size_t skip = eol ? static_cast<size_t>(static_cast<const char*>(eol) - data) + 1 : size;
+      Drop(data, skip);
+      data += skip;
+      size -= skip;
+      if (!gap_ended_line_) return;
+    }
+    CloseGap();
+    if (size == 0) return;
+  }
+  const size_t room = kMaxPendingLogBytes - std::min(kMaxPendingLogBytes, pending_bytes_);
+  const size_t n = std::min(room, size);
+  if (n > 0) {
+    if (pending_.empty() || pending_.back().marker) pending_.push_back({});
+    pending_.back().bytes.append(data, n);
+    pending_bytes_ += n;
+  }
+  if (n < size) {
+    gap_open_ = true;
+    Drop(data + n, size - n);
+  }
+}
+
+void TrialLogWriter::Drop(const char* data, size_t size) {
+  if (size == 0) return;
+  gap_bytes_ += static_cast<int64_t>(size);
+  lost_bytes_ += static_cast<int64_t>(size);
+  gap_ended_line_ = data[size - 1] == '\n';
+}
+
+void TrialLogWriter::CloseGap() {
+  std::string marker =
+      kLostOutputMarker + std::to_string(gap_bytes_) + " bytes (" + error_text_ + ")]\n";
+  pending_bytes_ += marker.size();
+  pending_.push_back({std::move(marker), true});
+  gap_open_ = false;
+  gap_bytes_ = 0;
+  gap_ended_line_ = false;
+}
+
+void TrialLogWriter::Drain() {
+  while (!pending_.empty()) {
+    Piece& piece = pending_.front();
+    const size_t n = WriteNow(piece.bytes.data(), piece.bytes.size());
+    pending_bytes_ -= n;
+    if (n < piece.bytes.size()) {
+      piece.bytes.erase(0, n);
+      return;
+    }
+    pending_.pop_front();
   }
 }
 
 void TrialLogWriter::Write(const char* data, size_t size) {
-  while (fd_ >= 0 && size > 0) {
-    if (!in_tail_) {
-      size_t room = static_cast<size_t>(head_limit_ - head_written_);
-      size_t n = std::min(room, size);
-      WriteFd(data, n);
-      head_written_ += static_cast<int64_t>(n);
-      data += n;
-      size -= n;
-      if (head_written_ < head_limit_) return;
-      ::close(fd_);
-      in_tail_ = true;
-      fd_ = OpenForWrite(Chunk(path_, chunk_));
-      tail_written_ = 0;
-      continue;
-    }
-    if (tail_written_ >= tail_limit_) {
-      // The next chunk exists only once this one is complete: a follower
-      // that sees it may finish this one and move on.
-      ::close(fd_);
-      fd_ = OpenForWrite(Chunk(path_, chunk_ + 1));
-      if (chunk_ > 0) ::unlink(Chunk(path_, chunk_ - 1).c_str());
-      ++chunk_;
-      tail_written_ = 0;
-    }
-    size_t n = std::min(static_cast<size_t>(tail_limit_ - tail_written_), size);
-    WriteFd(data, n);
-    tail_written_ += static_cast<int64_t>(n);
+  if (!open_ || size == 0) return;
+  Drain();
+  if (pending_.empty() && !gap_open_) {
+    const size_t n = WriteNow(data, size);
     data += n;
     size -= n;
   }
+  if (size > 0) Hold(data, size);
+}
+
+void TrialLogWriter::Flush() {
+  if (open_) Drain();
 }
 
 void TrialLogWriter::Close() {
+  if (open_) {
+    if (gap_open_) CloseGap();
+    Drain();
+    for (const Piece& piece : pending_) {
+      if (!piece.marker) lost_bytes_ += static_cast<int64_t>(piece.bytes.size());
+    }
+    pending_.clear();
+    pending_bytes_ = 0;
+  }
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+  open_ = false;
 }
 
 TrialLogFollower::~TrialLogFollower() {

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,20 @@
 namespace hpt::runner {
 
 inline constexpr int64_t kDefaultMaxLogBytes = 64ll << 20;
+// Output the disk refused, held in memory to be written later (per log).
+inline constexpr size_t kMaxPendingLogBytes = 1 << 20;
+// Starts the line that marks where output was lost; the metrics parser
+// ignores a line holding it (it may end a line the loss cut short).
+inline constexpr char kLostOutputMarker[] = "[hpt: output lost here: ";
 
-// Writes one trial's log. Not thread-safe. Write errors (a full disk) are
-// dropped: they must not stop the trial.
+// Writes one trial's log. Not thread-safe. A full disk (or any write error)
+// does not stop the trial: what the disk refuses waits in memory, up to
+// kMaxPendingLogBytes, and is written at the next Write() or Flush(). Past
+// that bound output is dropped, from there to the end of a line that comes
+// once there is room again; where the log goes on, a line says so:
+// "[hpt: output lost here: <n> bytes (<errno text>)]" (it ends the line
+// that was cut short, if any). lost_bytes() counts what never reached the
+// log.
 class TrialLogWriter {
  public:
   TrialLogWriter() = default;
@@ -35,11 +47,34 @@ class TrialLogWriter {
   // <= 0: the default cap. The error names the file.
   Status Open(const std::string& path, int64_t max_bytes);
   void Write(const char* data, size_t size);
+  // Tries again to write what waits.
+  void Flush();
+  // Tries a last time; what still waits is lost.
   void Close();
-  bool is_open() const { return fd_ >= 0; }
+  bool is_open() const { return open_; }
+  // Output waits to be written (call Flush() later).
+  bool pending() const { return !pending_.empty() || gap_open_; }
+  // Output bytes that never reached the log (final once closed), and why
+  // ("No space left on device writing <file>"; the first error).
+  int64_t lost_bytes() const { return lost_bytes_; }
+  const std::string& write_error() const { return write_error_; }
 
  private:
-  void WriteFd(const char* data, size_t size);
+  struct Piece {
+    std::string bytes;
+    bool marker = false;  // ours, not the trial's output
+  };
+
+  // Writes through the head and the tail chunks; returns the bytes written
+  // (fewer than `size` when the disk refused the rest).
+  size_t WriteNow(const char* data, size_t size);
+  size_t WriteFd(const char* data, size_t size);
+  bool OpenCurrent();  // the file WriteNow() writes to next
+  void Hold(const char* data, size_t size);
+  void Drop(const char* data, size_t size);  // counts it as lost
+  void Drain();
+  void CloseGap();  // queues the marker line for what was dropped
+  void NoteError(int err, const std::string& file);
 
   std::string path_;
   int64_t head_limit_ = 0;
@@ -48,7 +83,16 @@ class TrialLogWriter {
   int64_t tail_written_ = 0;
   bool in_tail_ = false;
   int64_t chunk_ = 0;  // the tail chunk being written
-  int fd_ = -1;
+  int fd_ = -1;        // -1 while open_: the current file is still to make
+  bool open_ = false;
+  std::deque<Piece> pending_;
+  size_t pending_bytes_ = 0;
+  bool gap_open_ = false;  // dropping output, until a line ends with room
+  int64_t gap_bytes_ = 0;  // dropped since the last marker
+  bool gap_ended_line_ = false;  // the last byte dropped was a '\n'
+  int64_t lost_bytes_ = 0;
+  std::string write_error_;
+  std::string error_text_;  // strerror() of the first error
 };
 
 // Reads a log while another process writes it, in order, without the

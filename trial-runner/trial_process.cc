@@ -25,6 +25,8 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr milliseconds kFilePollInterval(100);
+// While the log's disk refuses output, how often to try it again.
+constexpr milliseconds kLogRetryInterval(500);
 // Without a pidfd, how often to look for the exit; see NextWake().
 constexpr milliseconds kExitPollInterval(100);
 // Once the process group is gone, how long to keep reading output from
@@ -211,6 +213,10 @@ void TrialProcess::Step(const std::vector<pollfd>& fds, Clock::time_point now,
     PollFile(emit, false);
     next_file_poll_ = now + kFilePollInterval;
   }
+  if (log_.pending() && now >= next_log_retry_) {
+    log_.Flush();  // the disk may have room again
+    next_log_retry_ = now + kLogRetryInterval;
+  }
 }
 
 void TrialProcess::PollFile(const MetricLineFn& emit, bool finish) {
@@ -305,6 +311,7 @@ std::optional<TrialProcess::Clock::time_point> TrialProcess::NextWake(
   if (deadline_ && !forced_) at(*deadline_);
   if (sigkill_at_) at(*sigkill_at_);
   if (file_) at(next_file_poll_);
+  if (log_.pending()) at(next_log_retry_);
   if (pid_fd_ < 0) {
     // No pidfd: the exit usually follows EOF at once, so look soon after
     // it, then back off.
@@ -344,6 +351,8 @@ ExitInfo TrialProcess::Finish(const MetricLineFn& emit) {
     info.kind = signal_ != 0 ? ExitKind::kSignaled : ExitKind::kExited;
   }
   info.log_tail = tail_.Join();
+  info.log_bytes_lost = log_.lost_bytes();
+  if (info.log_bytes_lost > 0) info.log_error = log_.write_error();
   return info;
 }
 

@@ -89,6 +89,7 @@ class TrialProcess : public LocalJob {
   bool file_problem_logged_ = false;
   bool reading_ = true;  // AddPollFds()'s read_output
   Clock::time_point next_file_poll_;
+  Clock::time_point next_log_retry_;
   LineBuffer lines_;
   TailLines tail_;
   std::unique_ptr<TrialCgroup> cgroup_;  // null: no cgroup (not trial_cgroups, or none here)

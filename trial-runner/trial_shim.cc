@@ -44,11 +44,16 @@ std::optional<ExitKind> KindFromName(const std::string& name) {
   return std::nullopt;
 }
 
+// Room kept on disk for "<log>.exit": its header and a log tail of 20
+// lines of at most 4 KiB each.
+constexpr off_t kExitReserve = 128 << 10;
+
 // Writes `content` to `path` through a temporary file renamed over it, so a
-// reader sees all of it or nothing.
+// reader sees all of it or nothing. The temporary file is written over, not
+// truncated first, so that space reserved in it (ReserveExitRecord) serves.
 Status WriteAtomically(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return Unavailable(tmp + ": " + std::strerror(errno));
   const char* data = content.data();
   size_t left = content.size();
@@ -63,10 +68,27 @@ Status WriteAtomically(const std::string& path, const std::string& content) {
     data += n;
     left -= static_cast<size_t>(n);
   }
+  if (::ftruncate(fd, static_cast<off_t>(content.size())) != 0) {
+    int err = errno;
+    ::close(fd);
+    return Unavailable(tmp + ": " + std::strerror(err));
+  }
   ::close(fd);
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     return Unavailable(path + ": " + std::strerror(errno));
   }
+  return Status::Ok();
+}
+
+// The trial's end must be recorded even when its output has filled the
+// disk: the space for the record is taken before the trial starts.
+Status ReserveExitRecord(const std::string& log_path) {
+  const std::string tmp = ShimExitPath(log_path) + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return Unavailable(tmp + ": " + std::strerror(errno));
+  int err = ::posix_fallocate(fd, 0, kExitReserve);
+  ::close(fd);
+  if (err != 0) return Unavailable(tmp + ": " + std::strerror(err));
   return Status::Ok();
 }
 
@@ -132,8 +154,10 @@ StatusOr<ShimOptions> ParseShimArguments(const std::vector<std::string>& args) {
 Status WriteShimExit(const std::string& log_path, const ExitInfo& info) {
   std::ostringstream out;
   out << kExitMagic << ' ' << KindName(info.kind) << ' ' << info.exit_code << ' '
-      << info.signal << ' ' << (info.oom_killed ? "oom" : "-") << '\n'
-      << info.log_tail;
+      << info.signal << ' ' << (info.oom_killed ? "oom" : "-") << ' ' << info.log_bytes_lost
+      << '\n';
+  if (info.log_bytes_lost > 0) out << info.log_error << '\n';
+  out << info.log_tail;
   return WriteAtomically(ShimExitPath(log_path), out.str());
 }
 
@@ -145,16 +169,20 @@ std::optional<ExitInfo> ReadShimExit(const std::string& log_path) {
   if (!std::getline(in, header)) return std::nullopt;
   std::istringstream fields(header);
   if (!(fields >> magic >> kind >> code >> sig) || magic != kExitMagic) return std::nullopt;
-  fields >> oom;  // absent in files of an older supervisor
+  std::string lost = "0";
+  fields >> oom >> lost;  // absent in files of an older supervisor
   auto k = KindFromName(kind);
   auto c = api::ParseInt(code);
   auto s = api::ParseInt(sig);
-  if (!k || !c || !s) return std::nullopt;
+  auto l = api::ParseInt(lost);
+  if (!k || !c || !s || !l) return std::nullopt;
   ExitInfo info;
   info.kind = *k;
   info.exit_code = static_cast<int>(*c);
   info.signal = static_cast<int>(*s);
   info.oom_killed = oom == "oom";
+  info.log_bytes_lost = std::max<int64_t>(*l, 0);
+  if (info.log_bytes_lost > 0 && !std::getline(in, info.log_error)) return std::nullopt;
   std::ostringstream rest;
   rest << in.rdbuf();
   info.log_tail = rest.str();
@@ -186,6 +214,10 @@ int RunTrialShim(const std::vector<std::string>& args) {
                                                   BootId(), cookie ? cookie : ""}))
                    : folders;
   if (!job.ok()) std::fprintf(stderr, "hpt trial-shim: %s\n", job.message().c_str());
+  if (folders.ok()) {
+    Status reserved = ReserveExitRecord(o.log_path);
+    if (!reserved.ok()) std::fprintf(stderr, "hpt trial-shim: %s\n", reserved.message().c_str());
+  }
 
   LaunchSpec spec;
   spec.argv = o.argv;

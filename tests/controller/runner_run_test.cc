@@ -124,6 +124,43 @@ TEST_F(RunnerRunTest, ExitKindsBecomePhases) {
             "no trial reported the objective metric 'loss' (metrics reported: none)");
 }
 
+// Issue 30, finding 5: output the log lost (a full disk) is never a plain
+// Succeeded. Metrics read from the output itself stand (Succeeded, reason
+// LogIncomplete); metrics read from the lost log do not (Failed: a partial
+// curve is no result to tune on); any other end names the loss too.
+TEST_F(RunnerRunTest, LostOutputIsNamedInTheTrialsEnd) {
+  Create(RunnerSpec("e", 3, 3, /*max_failed=*/3));
+  ASSERT_TRUE(WaitForRunning("e", 3));
+  runner::ExitInfo info;
+  info.log_bytes_lost = 12345;
+  info.log_error = "No space left on device writing /logs/e/e-1.log";
+  const std::string lost =
+      "12345 bytes of the trial's output were lost: No space left on device writing "
+      "/logs/e/e-1.log";
+  for (const char* trial : {"e-1", "e-2"}) executor_->Observe("e", trial, 1, {{"loss", 0.5}});
+  executor_->Exit("e", "e-1", info);
+  info.metrics_lost = true;
+  executor_->Exit("e", "e-2", info);
+  info.metrics_lost = false;
+  info.exit_code = 2;
+  info.log_tail = "boom";
+  executor_->Exit("e", "e-3", info);
+  ASSERT_TRUE(WaitForPhase("e", ExperimentPhase::kSucceeded));
+
+  std::vector<api::Trial> t = Trials("e");
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[0].phase, TrialPhase::kSucceeded);
+  EXPECT_EQ(t[0].reason, "LogIncomplete");
+  EXPECT_EQ(t[0].message,
+            lost + " (from its log only: its metrics were read from the output itself)");
+  EXPECT_EQ(t[1].phase, TrialPhase::kFailed);
+  EXPECT_EQ(t[1].reason, "LogIncomplete");
+  EXPECT_EQ(t[1].message, lost + "; the metrics it printed there were lost with it");
+  EXPECT_EQ(t[2].phase, TrialPhase::kFailed);
+  EXPECT_EQ(t[2].reason, "ExitCode");
+  EXPECT_EQ(t[2].message, "exited with code 2; " + lost + "; log tail:\nboom");
+}
+
 TEST_F(RunnerRunTest, MaxFailedTrialCountFailsTheExperiment) {
   Create(RunnerSpec("e", 10, 1, /*max_failed=*/1));
   ASSERT_TRUE(WaitForRunning("e", 1));

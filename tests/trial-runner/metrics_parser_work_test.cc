@@ -7,6 +7,7 @@
 #include <string>
 
 #include "trial-runner/metrics_parser.h"
+#include "trial-runner/trial_log.h"
 
 namespace hpt::runner {
 namespace {
@@ -59,6 +60,16 @@ TEST(MetricsParserWorkTest, LongLinesOfManyPairsAreReadWhole) {
   auto last = parser->ParseLine(std::string(60000, ' ') + "loss=0.125");
   ASSERT_TRUE(last.has_value());
   EXPECT_DOUBLE_EQ(last->metrics.at("loss"), 0.125);
+}
+
+// Where a full disk cut a line short, the log's marker follows its start on
+// the same line: "loss=0.0" there may have been "loss=0.0731".
+TEST(MetricsParserWorkTest, ALineCutShortByLostOutputIsNoMetric) {
+  auto parser = MetricsParser::Create({}, {"loss"});
+  ASSERT_TRUE(parser.ok());
+  EXPECT_FALSE(parser->ParseLine(std::string("step=3 loss=0.0") + kLostOutputMarker +
+                                 "4096 bytes (No space left on device)]"));
+  EXPECT_TRUE(parser->ParseLine("step=4 loss=0.0731"));
 }
 
 }  // namespace
