@@ -41,7 +41,9 @@ TEST(GpuMetricsTest, NvidiaSmiCardsAreScheduledAndReported) {
             "esac\n");
   std::filesystem::permissions(smi, std::filesystem::perms::owner_all);
   PathPrefix path(dir.File("bin"));
-  HptProcess server(dir.File("hpt.db"), {"--gpus", ""});  // "": ask nvidia-smi
+  HptProcessOptions ask_nvidia_smi;  // no --gpus: the cards nvidia-smi lists
+  ask_nvidia_smi.detect_gpus = true;
+  HptProcess server(dir.File("hpt.db"), {}, ask_nvidia_smi);
   auto client = server.Client();
 
   RawResponse metrics = RawHttp(server.url(), "GET", "/metrics");

@@ -141,6 +141,7 @@ TEST(SqliteStoreDurabilityTest, MigratesVersion1Trials) {
     raw.Exec("ALTER TABLE trials DROP COLUMN job_id");
     raw.Exec("ALTER TABLE trials DROP COLUMN outputs_json");
     raw.Exec("ALTER TABLE experiments DROP COLUMN queue_json");
+    raw.Exec("ALTER TABLE experiments DROP COLUMN trial_token_salt");
     raw.Exec("PRAGMA user_version = 1");
   }
   auto store = MustOpen(path);
@@ -154,7 +155,39 @@ TEST(SqliteStoreDurabilityTest, MigratesVersion1Trials) {
   EXPECT_EQ(raw.Query("SELECT COUNT(*) FROM pragma_table_info('experiments') WHERE name = "
                       "'queue_json'"),
             "1");
+  EXPECT_EQ(raw.Query("SELECT COUNT(*) FROM pragma_table_info('experiments') WHERE name = "
+                      "'trial_token_salt'"),
+            "1");
   EXPECT_EQ(raw.Query("PRAGMA user_version"), std::to_string(sqlite::LatestSchemaVersion()));
+}
+
+// Version 5 binds trial tokens to a per-experiment secret: experiments
+// stored before it read back with none (their trials keep the tokens they
+// were given), new ones keep theirs.
+TEST(SqliteStoreDurabilityTest, ExperimentsFromBeforeTokenSaltsReadWithNone) {
+  hpt::testing::TempDir dir;
+  const std::string path = dir.File("hpt.db");
+  {
+    auto store = MustOpen(path);
+    ASSERT_NE(store, nullptr);
+    api::Experiment old = MakeExperiment("old");
+    old.trial_token_salt = "dropped-by-the-downgrade";
+    ASSERT_TRUE(store->CreateExperiment(old).ok());
+  }
+  {
+    RawDb raw(path);
+    raw.Exec("ALTER TABLE experiments DROP COLUMN trial_token_salt");
+    raw.Exec("PRAGMA user_version = 4");
+  }
+  auto store = MustOpen(path);
+  ASSERT_NE(store, nullptr);
+  auto old = store->GetExperiment("old");
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ(old->trial_token_salt, "");
+  api::Experiment fresh = MakeExperiment("fresh");
+  fresh.trial_token_salt = "0123456789abcdef";
+  ASSERT_TRUE(store->CreateExperiment(fresh).ok());
+  EXPECT_EQ(store->GetExperiment("fresh")->trial_token_salt, "0123456789abcdef");
 }
 
 TEST(SqliteStoreDurabilityTest, RefusesNewerSchema) {

@@ -84,7 +84,8 @@ HptProcess::HptProcess(const std::string& db_path, std::vector<std::string> extr
     extra_args.insert(extra_args.end(), {"--port", "0"});
   }
   // Tests see no GPUs unless they give their own list.
-  if (std::find(extra_args.begin(), extra_args.end(), "--gpus") == extra_args.end()) {
+  if (!options.detect_gpus &&
+      std::find(extra_args.begin(), extra_args.end(), "--gpus") == extra_args.end()) {
     extra_args.insert(extra_args.end(), {"--gpus", "none"});
   }
   args.insert(args.end(), extra_args.begin(), extra_args.end());

@@ -27,6 +27,9 @@ struct HptProcessOptions {
   // Descriptors it inherits: its number -> ours (e.g. {3, fd} for --token-fd 3).
   std::map<int, int> descriptors;
   std::string binary;  // "": HptBinary()
+  // Without --gpus in the arguments: true leaves the GPUs to nvidia-smi;
+  // false (tests see no GPUs unless they give their own list) adds --gpus none.
+  bool detect_gpus = false;
 };
 
 class HptProcess {
