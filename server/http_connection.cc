@@ -1,5 +1,7 @@
 #include "server/http_connection.h"
 
+#include <fcntl.h>
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -20,6 +22,7 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
 
 // The most a refused request may still send while its answer goes out
 // (read and dropped, so that closing does not reset the answer away).
@@ -35,21 +38,58 @@ bool Malformed(const beast::error_code& ec) {
          ec != http::error::partial_message;
 }
 
-class Connection : public std::enable_shared_from_this<Connection> {
+std::string Text(beast::string_view s) { return std::string(s.data(), s.size()); }
+
+// The head as the handler sees it; a malformed query is InvalidArgument.
+StatusOr<HttpRequest> ConvertHead(const http::request_header<>& head) {
+  HttpRequest out;
+  out.method = Text(head.method_string());
+  const std::string target = Text(head.target());
+  const size_t question = target.find('?');
+  out.raw_path = target.substr(0, question);
+  if (question != std::string::npos) {
+    HPT_ASSIGN_OR_RETURN(out.query, ParseQueryString(std::string_view(target).substr(question + 1)));
+  }
+  for (const auto& field : head) {
+    std::string key = Text(field.name_string());
+    std::transform(key.begin(), key.end(), key.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    const std::string value = Text(field.value());
+    auto [it, inserted] = out.headers.emplace(key, value);
+    if (!inserted) it->second += ", " + value;
+  }
+  return out;
+}
+
+class Connection : public ConnectionHandle, public std::enable_shared_from_this<Connection> {
  public:
   Connection(tcp::socket socket, const ConnectionContext& context)
       : stream_(std::move(socket)), context_(context), options_(*context.options) {}
-  ~Connection() {
+  ~Connection() override {
     Answered();
+    ReleaseBody();
     context_.open->fetch_sub(1);
   }
 
   void Start() { WaitForRequest(); }
 
+  std::optional<Clock::time_point> WaitingSince() const override {
+    const int64_t since = waiting_since_.load();
+    if (since == 0) return std::nullopt;
+    return Clock::time_point(Clock::duration(since));
+  }
+
+  void CloseIfWaiting() override {
+    net::post(stream_.get_executor(), [self = shared_from_this()] {
+      if (self->waiting_since_.load() != 0) self->Close();
+    });
+  }
+
  private:
   // Idle until the first byte of the next request (or one already read
   // with the previous request).
   void WaitForRequest() {
+    waiting_since_ = std::max<int64_t>(1, Clock::now().time_since_epoch().count());
     if (buffer_.size() > 0) return ReadHead();
     stream_.expires_after(options_.idle_timeout);
     stream_.async_read_some(buffer_.prepare(kReadPiece),
@@ -79,20 +119,55 @@ class Connection : public std::enable_shared_from_this<Connection> {
                         std::to_string(options_.max_header_bytes) + " bytes");
     }
     if (ec == http::error::body_limit) {  // a Content-Length over the limit
+      const std::string length = Text(parser_->get()[http::field::content_length]);
       return Refuse(413, "RESOURCE_EXHAUSTED",
-                    "request body of " + std::to_string(parser_->content_length().value_or(0)) +
-                        " bytes is over the limit of " + std::to_string(options_.max_body_bytes));
+                    "request body of " + length + " bytes is over the limit of " +
+                        std::to_string(options_.max_body_bytes));
     }
     if (Malformed(ec)) {
       return Refuse(400, "INVALID_ARGUMENT", "malformed HTTP request: " + ec.message());
     }
     if (ec) return Close();  // a deadline passed, or the client went away
+    waiting_since_ = 0;  // a request is under way: no longer one to evict
     const auto& request = parser_->get();
+    head_ = request.method() == http::verb::head;
+    keep_alive_ = request.keep_alive();
+    version_ = request.version();
     if (request.method() == http::verb::trace) {
       // It would echo the request's headers, Authorization included.
       return Refuse(405, "METHOD_NOT_ALLOWED", "TRACE is not supported");
     }
+    // Beast frames a body by Content-Length when Transfer-Encoding does not
+    // end in chunked; a proxy in front may frame it otherwise.
+    if (request.count(http::field::transfer_encoding) > 0 && !parser_->chunked()) {
+      return Refuse(400, "INVALID_ARGUMENT",
+                    "Transfer-Encoding other than a final 'chunked' is not supported");
+    }
+    StatusOr<HttpRequest> head = ConvertHead(request);
+    if (!head.ok()) {
+      return parser_->is_done() ? Answer(ErrorResponse(head.status()))
+                                : Refuse(ErrorResponse(head.status()));
+    }
+    request_ = std::move(*head);
     if (parser_->is_done()) return Dispatch();
+    // A body is coming: only for a request that may be made at all, and
+    // only while all the bodies being read fit the budget.
+    if (*context_.check_head) {
+      if (std::optional<HttpResponse> refused = (*context_.check_head)(request_)) {
+        return Refuse(*refused);
+      }
+    }
+    const int64_t size = static_cast<int64_t>(
+        parser_->content_length().value_or(options_.max_body_bytes));
+    if (context_.body_bytes->fetch_add(size) + size > options_.max_body_bytes_in_flight) {
+      context_.body_bytes->fetch_sub(size);
+      HttpResponse busy = RefusalResponse(503, "UNAVAILABLE",
+                                          "the server is reading as many request bodies as it "
+                                          "takes; retry shortly");
+      busy.headers["Retry-After"] = "1";
+      return Refuse(busy);
+    }
+    body_bytes_ = size;
     if (beast::iequals(request[http::field::expect], "100-continue")) {
       auto self = shared_from_this();
       static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -128,38 +203,22 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // The request, complete: to the handler pool, whose answer comes back
   // to this connection's strand to be written.
   void Dispatch() {
+    context_.dispatching->fetch_add(1);
+    struct Done {
+      std::atomic<int>* count;
+      ~Done() { count->fetch_sub(1); }
+    } done{context_.dispatching};
     if (context_.closing->load()) return Close();
-    auto& request = parser_->get();
-    keep_alive_ = request.keep_alive();
-    version_ = request.version();
-    HttpRequest converted;
-    converted.method = std::string(request.method_string());
-    const auto raw_target = request.target();
-    const std::string_view target(raw_target.data(), raw_target.size());
-    size_t question = target.find('?');
-    converted.raw_path = std::string(target.substr(0, question));
-    if (question != std::string_view::npos) {
-      auto query = ParseQueryString(target.substr(question + 1));
-      if (!query.ok()) return Write(ErrorResponse(query.status()));
-      converted.query = std::move(*query);
-    }
-    for (const auto& field : request) {
-      std::string key(field.name_string());
-      std::transform(key.begin(), key.end(), key.begin(),
-                     [](unsigned char c) { return std::tolower(c); });
-      std::string value(field.value());
-      auto [it, inserted] = converted.headers.emplace(key, value);
-      if (!inserted) it->second += ", " + value;
-    }
-    converted.body = std::move(request.body());
+    request_.body = std::move(parser_->get().body());
     parser_.reset();
+    ReleaseBody();
     answering_ = true;
     context_.answering->fetch_add(1);
     net::post(*context_.handlers, [self = shared_from_this(),
-                                   request = std::move(converted)]() mutable {
+                                   request = std::move(request_)]() mutable {
       HttpResponse response = self->Run(request);
       net::post(self->stream_.get_executor(),
-                [self, response = std::move(response)]() mutable { self->Write(response); });
+                [self, response = std::move(response)]() mutable { self->Answer(response); });
     });
   }
 
@@ -175,18 +234,25 @@ class Connection : public std::enable_shared_from_this<Connection> {
     return ErrorResponse(Internal("internal server error (logged on the server)"));
   }
 
-  void Write(const HttpResponse& response, bool close_after = false) {
-    auto message = std::make_shared<http::response<http::string_body>>();
-    message->version(version_);
-    message->result(static_cast<unsigned>(response.status));
-    message->set(http::field::content_type, response.content_type);
-    for (const auto& [name, value] : response.headers) message->set(name, value);
-    // Trial logs and names are user text: no browser may sniff them as HTML.
-    message->set("X-Content-Type-Options", "nosniff");
-    message->body() = response.body;
+  // Writes `response`; then the next request, or (close_after) closing.
+  void Answer(const HttpResponse& response, bool close_after = false) {
     const bool keep = keep_alive_ && !close_after;
-    message->keep_alive(keep);
-    message->prepare_payload();
+    auto message = std::make_shared<http::response<http::string_body>>();
+    try {
+      message->version(version_);
+      message->result(static_cast<unsigned>(response.status));
+      message->set(http::field::content_type, response.content_type);
+      for (const auto& [name, value] : response.headers) message->set(name, value);
+      // Trial logs and names are user text: no browser may sniff them as HTML.
+      message->set("X-Content-Type-Options", "nosniff");
+      if (!head_) message->body() = response.body;  // HEAD: the head alone
+      message->keep_alive(keep);
+      message->prepare_payload();
+    } catch (const std::exception& e) {
+      spdlog::error("cannot write an answer ({}): {}", response.status, e.what());
+      Answered();
+      return Close();
+    }
     stream_.expires_after(options_.write_timeout);
     http::async_write(stream_, *message,
                       [self = shared_from_this(), message, keep, close_after](
@@ -195,6 +261,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
                         if (ec) return self->Close();
                         if (close_after) return self->Drain();
                         if (!keep) return self->Close();
+                        self->head_ = false;
                         self->WaitForRequest();
                       });
   }
@@ -203,24 +270,27 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // sends is read and dropped for a while, so that the answer is not lost
   // to a reset.
   void Refuse(int status, const char* code, const std::string& message) {
+    Refuse(RefusalResponse(status, code, message));
+  }
+  void Refuse(const HttpResponse& response) {
+    waiting_since_ = 0;
     if (parser_ && parser_->is_header_done()) version_ = parser_->get().version();
     keep_alive_ = false;
-    Write(RefusalResponse(status, code, message), /*close_after=*/true);
+    ReleaseBody();
+    Answer(response, /*close_after=*/true);
   }
 
   void Drain() {
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
     buffer_.clear();
-    drain_deadline_ = std::chrono::steady_clock::now() + kDrainTime;
+    drain_deadline_ = Clock::now() + kDrainTime;
     DrainMore();
   }
 
   void DrainMore() {
-    const auto left = drain_deadline_ - std::chrono::steady_clock::now();
-    if (left <= std::chrono::steady_clock::duration::zero() || drained_ > kMaxDrainBytes) {
-      return Close();
-    }
+    const auto left = drain_deadline_ - Clock::now();
+    if (left <= Clock::duration::zero() || drained_ > kMaxDrainBytes) return Close();
     stream_.expires_after(std::chrono::duration_cast<std::chrono::milliseconds>(left));
     stream_.async_read_some(net::buffer(scratch_),
                             [self = shared_from_this()](beast::error_code ec, size_t n) {
@@ -235,7 +305,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
     answering_ = false;
   }
 
+  void ReleaseBody() {
+    if (body_bytes_ > 0) context_.body_bytes->fetch_sub(body_bytes_);
+    body_bytes_ = 0;
+  }
+
   void Close() {
+    waiting_since_ = 0;
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
     stream_.close();
@@ -246,18 +322,53 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const ListenerOptions& options_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  HttpRequest request_;  // the head being served, converted
+  std::atomic<int64_t> waiting_since_{0};  // a steady_clock count; 0: not waiting
   bool keep_alive_ = true;
+  bool head_ = false;       // the request being answered is a HEAD
   bool answering_ = false;  // counted in context_.answering
+  int64_t body_bytes_ = 0;  // counted in context_.body_bytes
   unsigned version_ = 11;
-  std::chrono::steady_clock::time_point drain_deadline_;
+  Clock::time_point drain_deadline_;
   size_t drained_ = 0;
   char scratch_[kReadPiece];
 };
 
 }  // namespace
 
+void ConnectionRegistry::Add(std::weak_ptr<ConnectionHandle> connection) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (connections_.size() >= 64 && connections_.size() % 64 == 0) {
+    std::erase_if(connections_, [](const auto& c) { return c.expired(); });
+  }
+  connections_.push_back(std::move(connection));
+}
+
+bool ConnectionRegistry::EvictLongestWaiting() {
+  std::shared_ptr<ConnectionHandle> oldest;
+  Clock::time_point since = Clock::time_point::max();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::erase_if(connections_, [](const auto& c) { return c.expired(); });
+    for (const auto& weak : connections_) {
+      auto connection = weak.lock();
+      if (!connection) continue;
+      if (auto waiting = connection->WaitingSince(); waiting && *waiting < since) {
+        since = *waiting;
+        oldest = std::move(connection);
+      }
+    }
+  }
+  if (!oldest) return false;
+  oldest->CloseIfWaiting();
+  return true;
+}
+
 void ServeConnection(tcp::socket socket, const ConnectionContext& context) {
-  std::make_shared<Connection>(std::move(socket), context)->Start();
+  ::fcntl(socket.native_handle(), F_SETFD, FD_CLOEXEC);
+  auto connection = std::make_shared<Connection>(std::move(socket), context);
+  context.registry->Add(connection);
+  connection->Start();
 }
 
 HttpResponse RefusalResponse(int status, const char* code, const std::string& message) {

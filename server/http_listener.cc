@@ -1,5 +1,6 @@
 #include "server/http_listener.h"
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 
@@ -29,6 +30,8 @@ using tcp = net::ip::tcp;
 // Descriptors kept for everything but connections (the database, logs,
 // trials' pipes).
 constexpr int64_t kReservedDescriptors = 256;
+// Connections past the cap while the ones asked to give way close.
+constexpr int kEvictionHeadroom = 64;
 
 int64_t OpenFileLimit() {
   rlimit limit{};
@@ -63,9 +66,10 @@ bool OutOfDescriptors(const boost::system::error_code& ec) {
 
 class BeastListener : public HttpListener {
  public:
-  BeastListener(const ListenerOptions& options, RequestHandler handler)
+  BeastListener(const ListenerOptions& options, RequestHandler handler, HeadCheck check_head)
       : options_(options),
         handler_(std::move(handler)),
+        check_head_(std::move(check_head)),
         ioc_(std::max(1, options.io_threads)),
         work_(net::make_work_guard(ioc_)),
         strand_(net::make_strand(ioc_)),
@@ -75,9 +79,13 @@ class BeastListener : public HttpListener {
     options_.max_connections = ConnectionCap(options.max_connections);
     context_.options = &options_;
     context_.handler = &handler_;
+    context_.check_head = &check_head_;
     context_.handlers = &handlers_;
+    context_.registry = &registry_;
     context_.open = &open_;
     context_.answering = &answering_;
+    context_.dispatching = &dispatching_;
+    context_.body_bytes = &body_bytes_;
     context_.closing = &closing_;
   }
   ~BeastListener() override { Close(); }
@@ -96,6 +104,10 @@ class BeastListener : public HttpListener {
     if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
     if (!ec) acceptor_.bind(endpoint, ec);
     if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    // Nothing this process starts (nvidia-smi, sbatch) may hold the port.
+    if (!ec && ::fcntl(acceptor_.native_handle(), F_SETFD, FD_CLOEXEC) != 0) {
+      ec.assign(errno, boost::system::system_category());
+    }
     if (ec) {
       return Unavailable("cannot listen on " + options_.host + ":" +
                          std::to_string(options_.port) + ": " + ec.message());
@@ -103,7 +115,18 @@ class BeastListener : public HttpListener {
     port_ = acceptor_.local_endpoint().port();
     Accept();
     for (int i = 0; i < std::max(1, options_.io_threads); ++i) {
-      io_threads_.emplace_back([this] { ioc_.run(); });
+      io_threads_.emplace_back([this] {
+        while (true) {
+          try {
+            ioc_.run();
+            return;
+          } catch (const std::exception& e) {
+            // One connection's failure (out of memory, say) must not end
+            // the process: that connection is dropped, the others go on.
+            spdlog::error("HTTP: {}", e.what());
+          }
+        }
+      });
     }
     return Status::Ok();
   }
@@ -123,6 +146,8 @@ class BeastListener : public HttpListener {
       });
       done.get_future().wait();
     }
+    // A connection that saw `closing` unset is about to post its request.
+    while (dispatching_.load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     handlers_.join();  // the requests in flight finish...
     // ... and their answers go out (to a client that reads them).
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
@@ -160,7 +185,17 @@ class BeastListener : public HttpListener {
       });
       return;
     }
-    if (!ec) {
+    // A full house makes room: the connection that has waited longest for
+    // a request gives way (a client holding slots idle cannot lock others
+    // out); only when every one is busy is the new one refused.
+    if (!ec && open_.load() >= options_.max_connections &&
+        open_.load() < options_.max_connections + kEvictionHeadroom &&
+        registry_.EvictLongestWaiting()) {
+      boost::system::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
+      open_.fetch_add(1);
+      internal::ServeConnection(std::move(socket), context_);
+    } else if (!ec) {
       if (open_.load() >= options_.max_connections) {
         // Never waits: a client that does not read gets what fits.
         const std::string& answer = OverCapAnswer();
@@ -183,8 +218,12 @@ class BeastListener : public HttpListener {
   // ioc_'s destructor: declared first, destroyed last.
   ListenerOptions options_;
   RequestHandler handler_;
+  HeadCheck check_head_;
+  internal::ConnectionRegistry registry_;
   std::atomic<int> open_{0};
   std::atomic<int> answering_{0};
+  std::atomic<int> dispatching_{0};
+  std::atomic<int64_t> body_bytes_{0};
   std::atomic<bool> closing_{false};
   net::io_context ioc_;
   net::executor_work_guard<net::io_context::executor_type> work_;
@@ -202,13 +241,16 @@ class BeastListener : public HttpListener {
 }  // namespace
 
 StatusOr<std::unique_ptr<HttpListener>> OpenHttpListener(const ListenerOptions& options,
-                                                         RequestHandler handler) {
-  auto listener = std::make_unique<BeastListener>(options, std::move(handler));
+                                                         RequestHandler handler,
+                                                         HeadCheck check_head) {
+  auto listener =
+      std::make_unique<BeastListener>(options, std::move(handler), std::move(check_head));
   HPT_RETURN_IF_ERROR(listener->Listen());
   return std::unique_ptr<HttpListener>(std::move(listener));
 }
 
 int64_t RaiseOpenFileLimit() {
+  const int64_t before = OpenFileLimit();
   rlimit limit{};
   if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
     limit.rlim_cur = limit.rlim_max;
@@ -216,7 +258,7 @@ int64_t RaiseOpenFileLimit() {
       spdlog::warn("cannot raise the open-file limit to {}", limit.rlim_max);
     }
   }
-  return OpenFileLimit();
+  return before;
 }
 
 }  // namespace hpt::server

@@ -81,8 +81,10 @@ class ServerImpl : public Server {
     ListenerOptions listen;
     listen.host = options.host;
     listen.port = options.port;
-    HPT_ASSIGN_OR_RETURN(listener_,
-                         OpenHttpListener(listen, [this](HttpRequest& r) { return Handle(r); }));
+    HPT_ASSIGN_OR_RETURN(
+        listener_, OpenHttpListener(
+                       listen, [this](HttpRequest& r) { return Handle(r); },
+                       [this](HttpRequest& head) { return CheckHead(head); }));
 
     controller::ControllerOptions copts;
     copts.server_url = options.advertise_url.empty() ? url() : options.advertise_url;
@@ -164,29 +166,46 @@ class ServerImpl : public Server {
   // the handler.
   HttpResponse Handle(HttpRequest& request) {
     requests_total_.fetch_add(1, std::memory_order_relaxed);
-    if (!ready_) return ErrorResponse(Unavailable("the server is starting"));
-    Status origin = CheckOrigin(origin_policy_, request.Header("host"), request.Header("origin"));
-    if (!origin.ok()) return ErrorResponse(origin);
-    StatusOr<std::string> path = NormalizeRequestPath(request.raw_path);
-    if (!path.ok()) return ErrorResponse(path.status());
-    request.path = *path;
     // HEAD is GET without the body (RFC 9110), with GET's access rules.
     const bool head = request.method == "HEAD";
-    if (head) request.method = "GET";
-    Router::Resolution route = router_.Resolve(request.method, request.path);
-    HttpResponse response = Answer(request, route);
-    if (head) response.body.clear();
-    return response;
-  }
-
-  HttpResponse Answer(HttpRequest& request, const Router::Resolution& route) {
+    Router::Resolution route;
+    if (std::optional<HttpResponse> refused = Prepare(request, &route)) return *refused;
     if (!route.found && static_files_ && request.method == "GET") {
       if (auto file = static_files_->Serve(request.path)) return *file;
     }
     if (!Authorized(request, route)) {
       return ErrorResponse(Status(StatusCode::kUnauthenticated, kUnauthenticated));
     }
-    return router_.Dispatch(request);
+    HttpResponse response = router_.Dispatch(request);
+    if (head) response.body.clear();
+    return response;
+  }
+
+  // The listener's look at the head of a request with a body, before the
+  // body is read: nothing is held for a request that would be refused.
+  std::optional<HttpResponse> CheckHead(HttpRequest head) {
+    Router::Resolution route;
+    if (std::optional<HttpResponse> refused = Prepare(head, &route)) return refused;
+    if (!Authorized(head, route)) {
+      return ErrorResponse(Status(StatusCode::kUnauthenticated, kUnauthenticated));
+    }
+    return std::nullopt;
+  }
+
+  // What every request passes first: the server is ready, its Host and
+  // Origin (origin_guard.h), one normalised path and the route it would
+  // reach. The answer that refuses it, or nullopt (request.path set, HEAD
+  // read as GET, *route resolved).
+  std::optional<HttpResponse> Prepare(HttpRequest& request, Router::Resolution* route) {
+    if (!ready_) return ErrorResponse(Unavailable("the server is starting"));
+    Status origin = CheckOrigin(origin_policy_, request.Header("host"), request.Header("origin"));
+    if (!origin.ok()) return ErrorResponse(origin);
+    StatusOr<std::string> path = NormalizeRequestPath(request.raw_path);
+    if (!path.ok()) return ErrorResponse(path.status());
+    request.path = *path;
+    if (request.method == "HEAD") request.method = "GET";
+    *route = router_.Resolve(request.method, request.path);
+    return std::nullopt;
   }
 
   bool Authorized(const HttpRequest& request, const Router::Resolution& route) const {

@@ -140,27 +140,45 @@ TEST_F(HttpListenerTest, ATricklingHeadIsCutOffAtTheHeaderDeadline) {
   EXPECT_EQ(testing::RawHttp(url_, "GET", "/after").status, 200);
 }
 
-TEST_F(HttpListenerTest, ConnectionsOverTheCapGetA503AtOnce) {
+// A full house of connections that hold their slots without asking
+// anything: the one that has waited longest gives way to a new one.
+TEST_F(HttpListenerTest, AtTheCapTheLongestWaitingConnectionGivesWay) {
   ListenerOptions options;
   options.max_connections = 3;
   Open(options);
-  for (int i = 0; i < 3; ++i) NewConnection();
+  const int first = NewConnection();
+  std::this_thread::sleep_for(milliseconds(50));
+  NewConnection();
+  Send(fds_.back(), "GET /half HTTP/1.1\r\n");  // a head still arriving waits too
+  NewConnection();
   std::this_thread::sleep_for(milliseconds(100));  // accepted
+  EXPECT_EQ(testing::RawHttp(url_, "GET", "/served").status, 200);
+  bool closed = false;
+  Receive(first, milliseconds(2000), &closed);
+  EXPECT_TRUE(closed) << "the oldest idle connection was not closed";
+}
+
+// When every connection is busy with a request, a new one is refused at
+// once (503, Retry-After) rather than left waiting.
+TEST_F(HttpListenerTest, ConnectionsOverTheCapWhenAllAreBusyGetA503AtOnce) {
+  ListenerOptions options;
+  options.max_connections = 2;
+  Open(options);
+  for (int i = 0; i < 2; ++i) {
+    Send(NewConnection(), "GET /slow HTTP/1.1\r\nHost: a\r\n\r\n");
+  }
+  std::this_thread::sleep_for(milliseconds(200));  // both being handled
+  const auto start = Clock::now();
   const int over = NewConnection();
   bool closed = false;
-  std::string answer = Receive(over, milliseconds(2000), &closed);
+  std::string answer = Receive(over, milliseconds(1000), &closed);
   EXPECT_EQ(answer.rfind("HTTP/1.1 503", 0), 0u) << answer;
   EXPECT_NE(answer.find("Retry-After"), std::string::npos) << answer;
   EXPECT_TRUE(closed);
-  // A slot freed is a slot served.
-  ::close(fds_[0]);
-  fds_.erase(fds_.begin());
-  testing::RawResponse served;
-  for (int i = 0; i < 50 && served.status != 200; ++i) {
-    std::this_thread::sleep_for(milliseconds(20));
-    served = testing::RawHttp(url_, "GET", "/served");
-  }
-  EXPECT_EQ(served.status, 200);
+  EXPECT_LT(Clock::now() - start, milliseconds(1000));
+  // The busy ones are answered.
+  EXPECT_NE(ReceiveUntil(fds_[0], "GET /slow", milliseconds(3000)).find("GET /slow"),
+            std::string::npos);
 }
 
 TEST_F(HttpListenerTest, AnOversizedHeadIsA431) {
@@ -220,6 +238,75 @@ TEST_F(HttpListenerTest, ASlowHandlerDoesNotDelayOtherConnections) {
   EXPECT_EQ(testing::RawHttp(url_, "GET", "/quick").status, 200);
   EXPECT_LT(Clock::now() - start, milliseconds(1000));
   slow.join();
+}
+
+// A body is read only for a request the head check lets through, and
+// only while all the bodies being read fit their budget.
+TEST_F(HttpListenerTest, BodiesAreReadOnlyForRequestsThatMayBeMade) {
+  ListenerOptions options;
+  options.max_body_bytes_in_flight = 5000;
+  auto listener = OpenHttpListener(
+      options,
+      [](HttpRequest& request) {
+        HttpResponse response;
+        response.body = "read " + std::to_string(request.body.size());
+        return response;
+      },
+      [](HttpRequest& head) -> std::optional<HttpResponse> {
+        if (head.Header("authorization") == "yes") return std::nullopt;
+        return JsonResponse(401, {{"error", "no"}});
+      });
+  ASSERT_TRUE(listener.ok());
+  listener_ = std::move(*listener);
+  url_ = "http://127.0.0.1:" + std::to_string(listener_->port());
+  // Refused at its head: answered before a byte of its 4 MB body is sent.
+  const int refused = NewConnection();
+  Send(refused, "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 4000000\r\n\r\n");
+  std::string answer = ReceiveUntil(refused, "\r\n\r\n", milliseconds(2000));
+  EXPECT_EQ(answer.rfind("HTTP/1.1 401", 0), 0u) << answer;
+  // Allowed: its 4,000 bytes take most of the budget while they arrive...
+  const int slow = NewConnection();
+  Send(slow, "POST /x HTTP/1.1\r\nHost: a\r\nAuthorization: yes\r\nContent-Length: 4000\r\n\r\nab");
+  std::this_thread::sleep_for(milliseconds(100));
+  // ... so a second body of 4,000 is turned away for now.
+  const int second = NewConnection();
+  Send(second, "POST /x HTTP/1.1\r\nHost: a\r\nAuthorization: yes\r\nContent-Length: 4000\r\n\r\n");
+  answer = ReceiveUntil(second, "\r\n\r\n", milliseconds(2000));
+  EXPECT_EQ(answer.rfind("HTTP/1.1 503", 0), 0u) << answer;
+  Send(slow, std::string(3998, 'c'));
+  EXPECT_NE(ReceiveUntil(slow, "read 4000", milliseconds(2000)).find("read 4000"),
+            std::string::npos);
+  // The budget is back.
+  auto fits = testing::RawHttp(url_, "POST", "/x", {{"Authorization", "yes"}},
+                               std::string(4000, 'd'));
+  EXPECT_EQ(fits.body, "read 4000");
+}
+
+TEST_F(HttpListenerTest, OnlyAFinalChunkedTransferEncodingIsRead) {
+  Open();
+  for (const char* encoding : {"gzip", "chunked, gzip"}) {
+    const int fd = NewConnection();
+    Send(fd, std::string("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: ") + encoding +
+                 "\r\nContent-Length: 3\r\n\r\nabc");
+    std::string answer = ReceiveUntil(fd, "\r\n\r\n", milliseconds(2000));
+    EXPECT_EQ(answer.rfind("HTTP/1.1 400", 0), 0u) << encoding << ": " << answer;
+  }
+}
+
+// A HEAD answer is a head alone, whatever answers it, so the next answer
+// on the connection is not read from the middle of a body.
+TEST_F(HttpListenerTest, HeadAnswersCarryNoBody) {
+  Open();
+  const int fd = NewConnection();
+  Send(fd,
+       "HEAD /x?q=%zz HTTP/1.1\r\nHost: a\r\n\r\n"
+       "HEAD /fine HTTP/1.1\r\nHost: a\r\n\r\n"
+       "GET /last HTTP/1.1\r\nHost: a\r\n\r\n");
+  std::string answers = ReceiveUntil(fd, "GET /last", milliseconds(3000));
+  EXPECT_EQ(answers.find("malformed"), std::string::npos) << answers;
+  EXPECT_EQ(answers.find("HEAD /fine"), std::string::npos) << answers;
+  EXPECT_NE(answers.find("HTTP/1.1 400"), std::string::npos) << answers;
+  EXPECT_NE(answers.find("GET /last"), std::string::npos) << answers;
 }
 
 TEST_F(HttpListenerTest, TraceIsA405AndAMalformedRequestA400) {
