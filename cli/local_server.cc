@@ -104,9 +104,12 @@ std::string RuntimeTokenPath(int port) {
   return (dir / ("server-" + std::to_string(port) + ".token")).string();
 }
 
+namespace {
+
 // The runtime folder must be this user's own: a folder someone else made
-// first (in /tmp, say), or a link to one, would let them read the token.
-Status CheckPrivateFolder(const std::filesystem::path& dir) {
+// first (in /tmp, say), or a link to one, would let them read the token
+// (or plant one). `repair`: make it 0700 if it is not.
+Status CheckPrivateFolder(const std::filesystem::path& dir, bool repair = true) {
   struct stat st;
   if (lstat(dir.c_str(), &st) != 0) {
     return Internal("cannot create " + dir.string() + ": " + std::strerror(errno));
@@ -119,11 +122,16 @@ Status CheckPrivateFolder(const std::filesystem::path& dir) {
     return PermissionDenied("not writing the token into " + dir.string() + ": it belongs to uid " +
                             std::to_string(st.st_uid) + ", not this user");
   }
+  if ((st.st_mode & 077) != 0 && !repair) {
+    return PermissionDenied(dir.string() + " is open to other users");
+  }
   if ((st.st_mode & 077) != 0 && chmod(dir.c_str(), 0700) != 0) {
     return Internal("cannot make " + dir.string() + " private: " + std::strerror(errno));
   }
   return Status::Ok();
 }
+
+}  // namespace
 
 Status WriteRuntimeToken(int port, const std::string& token) {
   const std::filesystem::path path = RuntimeTokenPath(port);
@@ -152,14 +160,22 @@ std::string RuntimeTokenFor(const std::string& url) {
   if (port <= 0) return "";
   // Only a file of this user's own that no one else can read: one planted
   // by someone else is no token `hpt run` left.
-  const std::string path = RuntimeTokenPath(port);
+  const std::filesystem::path path = RuntimeTokenPath(port);
+  if (!CheckPrivateFolder(path.parent_path(), /*repair=*/false).ok()) return "";
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return "";
   struct stat st;
-  if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-      (st.st_mode & 077) != 0) {
-    return "";
+  std::string text;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+      (st.st_mode & 077) == 0 && st.st_size <= 4096) {
+    char buffer[4096];
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n > 0) text.assign(buffer, static_cast<size_t>(n));
   }
-  auto token = server::ReadTokenFile(path);
-  return token.ok() ? *token : "";
+  close(fd);
+  text.erase(0, text.find_first_not_of(" \t\r\n"));
+  text.erase(text.find_last_not_of(" \t\r\n") + 1);
+  return text;
 }
 
 std::unique_ptr<hpt::client::ApiClient> WithReachHint(

@@ -40,6 +40,11 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "trial-shim") {
     return hpt::runner::RunTrialShim(std::vector<std::string>(argv + 2, argv + argc));
   }
+  // A server's trials run as its user: from its first instruction in main
+  // on, they cannot open its memory or attach to it (hide_secrets.h).
+  if (argc >= 2 && (std::string(argv[1]) == "serve" || std::string(argv[1]) == "run")) {
+    hpt::cli::HideProcessFromSameUser();
+  }
   signal(SIGPIPE, SIG_IGN);
   using namespace hpt::cli;
   CLI::App app{"hpt: hyperparameter tuning service and client"};

@@ -11,7 +11,6 @@
 
 #include "api/spec_codec.h"
 #include "cli/commands.h"
-#include "cli/hide_secrets.h"
 #include "cli/local_server.h"
 #include "cli/output.h"
 #include "cli/spec_file.h"
@@ -38,7 +37,6 @@ class EmbeddedServer {
     so.log_level = "warn";  // the run's own output says what happens
     so.db_path = db;
     so.token = RandomToken();  // the embedded server still runs code: lock it
-    HideProcessFromSameUser();  // its trials must not read the token out of it
     so.hpt_binary = SelfPath();
     // Its trials outlive it, as `hpt serve`'s do: a crash or kill -9 of
     // `hpt run` leaves them running, and the next server follows them.

@@ -6,7 +6,6 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/hide_secrets.h"
 #include "server/server.h"
 #include "trial-runner/gpu_inventory.h"
 
@@ -83,9 +82,6 @@ int Serve(const ServeOptions& options) {
     if (!token.ok()) return Fail(token.status());
     so.token = *token;
   }
-  // Trials run as this user: they must not read the token out of this
-  // process (/proc/<pid>/environ, mem, fd) nor ptrace it.
-  HideProcessFromSameUser();
   // Block the stop signals before any thread starts, so only sigwait sees them.
   sigset_t signals;
   sigemptyset(&signals);

@@ -5,6 +5,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -268,24 +269,37 @@ StatusOr<std::string> ReadTokenDescriptor(int fd) {
   if (fd < 0 || ::fstat(fd, &st) != 0) {
     return InvalidArgument(name + " is not open (e.g. hpt serve --token-fd 3 3<FILE)");
   }
+  // Done with it: a standard descriptor gets /dev/null in its place (so
+  // that the next file opened does not take its number), any other closes.
+  auto done = [fd] {
+    const int null = fd <= 2 ? ::open("/dev/null", O_RDWR | O_CLOEXEC) : -1;
+    if (null >= 0) {
+      ::dup2(null, fd);
+      ::close(null);
+    } else {
+      ::close(fd);
+    }
+  };
   if (::isatty(fd)) {
-    ::close(fd);
+    done();
     return InvalidArgument(name + " is a terminal; give a file or a pipe (3<FILE)");
   }
+  // One line: the read ends at its newline, so a pipe whose writer stays
+  // open does not hold the start.
   std::string text;
-  char buffer[4096];
+  char c = 0;
   while (text.size() <= kMaxTokenBytes) {
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    ssize_t n = ::read(fd, &c, 1);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       const std::string why = std::strerror(errno);
-      ::close(fd);
+      done();
       return InvalidArgument(name + " cannot be read: " + why);
     }
-    if (n == 0) break;
-    text.append(buffer, static_cast<size_t>(n));
+    if (n == 0 || (c == '\n' && !Trimmed(text).empty())) break;
+    text.push_back(c);
   }
-  ::close(fd);
+  done();
   if (text.size() > kMaxTokenBytes) {
     return InvalidArgument(name + " holds more than " + std::to_string(kMaxTokenBytes) +
                            " bytes; a token is one line");

@@ -63,9 +63,10 @@ class Server {
 
 // Reads a token file (trimmed). InvalidArgument when empty or unreadable.
 StatusOr<std::string> ReadTokenFile(const std::string& path);
-// Reads a token (trimmed) from descriptor `fd` to its end, then closes it.
-// InvalidArgument, naming --token-fd, when it is not open, is a terminal,
-// is empty or holds more than 4 KiB.
+// Reads a token (trimmed) from descriptor `fd`: its first non-empty line
+// (or all of it, without a newline). Then closes it, or puts /dev/null in
+// its place when it is 0, 1 or 2. InvalidArgument, naming --token-fd,
+// when it is not open, is a terminal, is empty or the line is over 4 KiB.
 StatusOr<std::string> ReadTokenDescriptor(int fd);
 
 }  // namespace hpt::server

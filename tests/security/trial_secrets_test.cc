@@ -145,6 +145,31 @@ TEST_F(TrialSecretsTest, ATokenOnADescriptorLeavesNoTrace) {
   }
 }
 
+// systemd's StandardInput=file:... with --token-fd 0, and a pipe whose
+// writer stays open (the token's line is enough).
+TEST(TokenDescriptorTest, StandardInputAndAnOpenPipeWork) {
+  TempDir dir;
+  WriteFile(dir.File("token"), "on-stdin\n");
+  HptProcessOptions from_stdin;
+  const int file = ::open(dir.File("token").c_str(), O_RDONLY | O_CLOEXEC);
+  from_stdin.descriptors[0] = file;
+  {
+    HptProcess server(dir.File("a.db"), {"--token-fd", "0"}, from_stdin);
+    EXPECT_EQ(server.Client()->Call("GET", "/api/v1/experiments")->status, 401);
+    EXPECT_EQ(server.Client("on-stdin")->Call("GET", "/api/v1/experiments")->status, 200);
+  }
+  ::close(file);
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC), 0);
+  ASSERT_EQ(::write(pipe_fds[1], "in-a-pipe\n", 10), 10);
+  HptProcessOptions from_pipe;
+  from_pipe.descriptors[3] = pipe_fds[0];
+  HptProcess server(dir.File("b.db"), {"--token-fd", "3"}, from_pipe);  // writer still open
+  EXPECT_EQ(server.Client("in-a-pipe")->Call("GET", "/api/v1/experiments")->status, 200);
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+}
+
 TEST(TokenDescriptorTest, ProblemsAreNamed) {
   TempDir dir;
   std::string out, err;
