@@ -67,7 +67,7 @@ class ServerImpl : public Server {
     InitLogging(options.log_level);
     // A descriptor per connection, trial and log: a low soft limit (ulimit
     // -n 256) must not decide how many clients the server can hold.
-    RaiseOpenFileLimit();
+    const int64_t open_files_before = RaiseOpenFileLimit();
     origin_policy_ =
         MakeOriginPolicy(options.host, options.advertise_url, !options.token.empty());
     storage::SqliteOptions sqlite;
@@ -99,6 +99,7 @@ class ServerImpl : public Server {
     runner::ExecutorContext ectx;
     ectx.listener = controller_.get();
     ectx.local.shim_command = options.trial_shim_command;
+    ectx.local.trial_open_files = open_files_before;
     if (!options.trial_shim_command.empty()) {
       if (std::string why = runner::CgroupSupport(); !why.empty()) {
         spdlog::warn("trial cgroups: none here ({}); memory is an RLIMIT_AS of each trial, "

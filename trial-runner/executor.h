@@ -186,6 +186,9 @@ struct LocalExecutorOptions {
   // re-attached by Recover(). Empty: trials are this process's children,
   // killed with the executor and lost to a crash.
   std::vector<std::string> shim_command;
+  // Supervised trials' soft RLIMIT_NOFILE (the server's before it raised
+  // its own); 0: what the supervisor inherits.
+  int64_t trial_open_files = 0;
 };
 
 // Runs trials as local child processes, each in its own process group.

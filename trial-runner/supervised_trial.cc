@@ -87,6 +87,7 @@ StatusOr<std::unique_ptr<SupervisedTrial>> SupervisedTrial::Launch(
   shim.memory = spec.resources.memory;
   shim.cpu = spec.resources.cpu;
   shim.pids = spec.resources.pids;
+  shim.open_files = options.trial_open_files;
   shim.working_dir = spec.working_dir;
   shim.argv = spec.argv;
   std::vector<std::string> argv = options.shim_command;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -104,6 +105,7 @@ std::vector<std::string> ShimArguments(const ShimOptions& o) {
                                    "--memory", std::to_string(o.memory),
                                    "--cpu", api::FormatDouble(o.cpu),
                                    "--pids", std::to_string(o.pids),
+                                   "--open-files", std::to_string(o.open_files),
                                    "--dir", o.working_dir,
                                    "--"};
   args.insert(args.end(), o.argv.begin(), o.argv.end());
@@ -126,16 +128,18 @@ StatusOr<ShimOptions> ParseShimArguments(const std::vector<std::string>& args) {
       if (!n || *n < 0) return InvalidArgument("--cpu: '" + value + "' is not a number of cores");
       o.cpu = *n;
     } else if (name == "--max-log-bytes" || name == "--timeout" || name == "--grace-ms" ||
-               name == "--memory" || name == "--pids") {
+               name == "--memory" || name == "--pids" || name == "--open-files") {
       auto n = IntArg(value);
       if (!n || *n < 0 ||
-          (name != "--max-log-bytes" && name != "--memory" && *n > INT32_MAX) ||
+          (name != "--max-log-bytes" && name != "--memory" && name != "--open-files" &&
+           *n > INT32_MAX) ||
           (name == "--pids" && *n > api::kMaxTrialPids)) {
         return InvalidArgument(name + ": '" + value + "' is not a non-negative integer");
       }
       if (name == "--max-log-bytes") o.max_log_bytes = *n;
       if (name == "--memory") o.memory = *n;
       if (name == "--pids") o.pids = *n;
+      if (name == "--open-files") o.open_files = *n;
       if (name == "--timeout") o.timeout_seconds = static_cast<int>(*n);
       if (name == "--grace-ms") o.kill_grace_ms = static_cast<int>(*n);
     } else {
@@ -196,6 +200,15 @@ int RunTrialShim(const std::vector<std::string>& args) {
     return 2;
   }
   const ShimOptions& o = *parsed;
+  if (o.open_files > 0) {
+    // The trial inherits it: the limit its user had before the server raised its own.
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 &&
+        static_cast<rlim_t>(o.open_files) < limit.rlim_cur) {
+      limit.rlim_cur = static_cast<rlim_t>(o.open_files);
+      (void)::setrlimit(RLIMIT_NOFILE, &limit);
+    }
+  }
   ::signal(SIGPIPE, SIG_IGN);
   ::signal(SIGHUP, SIG_IGN);
   sigset_t stop;

@@ -35,6 +35,9 @@ struct ShimOptions {
   std::string working_dir;
   std::vector<std::string> argv;  // the trial's
   int64_t pids = 0;               // tasks; 0: kDefaultTrialPids (cgroup.h)
+  // The trial's soft RLIMIT_NOFILE (the server raises its own; trials get
+  // what it had before); 0: the supervisor's.
+  int64_t open_files = 0;
 };
 
 inline std::string ShimJobPath(const std::string& log_path) { return log_path + ".job"; }
