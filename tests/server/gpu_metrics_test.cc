@@ -9,6 +9,7 @@
 
 #include "tests/server/specs.h"
 #include "tests/testing/hpt_process.h"
+#include "tests/testing/path_prefix.h"
 #include "tests/testing/raw_http.h"
 #include "tests/testing/temp_dir.h"
 
@@ -16,18 +17,6 @@ namespace hpt::testing {
 namespace {
 
 using nlohmann::json;
-
-// Puts `dir` first on PATH for the life of the object.
-class PathPrefix {
- public:
-  explicit PathPrefix(const std::string& dir) : old_(std::getenv("PATH") ? std::getenv("PATH") : "") {
-    ::setenv("PATH", (dir + ":" + old_).c_str(), 1);
-  }
-  ~PathPrefix() { ::setenv("PATH", old_.c_str(), 1); }
-
- private:
-  std::string old_;
-};
 
 TEST(GpuMetricsTest, NvidiaSmiCardsAreScheduledAndReported) {
   TempDir dir;

@@ -169,10 +169,5 @@ TEST(GpuInventoryTest, LeasesFromTheEnvironmentUseTheSameRule) {
   }
 }
 
-TEST(GpuInventoryTest, DetectGpusDoesNotFail) {
-  // Whatever this machine has; without nvidia-smi it is empty.
-  for (const GpuDevice& d : DetectGpus()) EXPECT_GE(d.index, 0);
-}
-
 }  // namespace
 }  // namespace hpt::runner
