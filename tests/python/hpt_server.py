@@ -19,9 +19,12 @@ PYTHON_CLIENT = REPO / "api" / "python"
 
 
 def binary() -> str:
-    path = os.environ.get("HPT_BINARY") or str(REPO / "build" / "cli" / "hpt")
+    given = os.environ.get("HPT_BINARY")
+    path = given or str(REPO / "build" / "cli" / "hpt")
     if not os.access(path, os.X_OK):
-        raise unittest.SkipTest(f"no hpt binary at {path}; set HPT_BINARY")
+        if given:  # ctest names the binary it built: not finding it is a failure
+            raise RuntimeError(f"HPT_BINARY={given} is not an executable file")
+        raise unittest.SkipTest(f"no hpt binary at {path}; build it or set HPT_BINARY")
     return path
 
 

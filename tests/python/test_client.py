@@ -291,13 +291,24 @@ class AskTellTest(ServerTestCase):
         exp = self.client.create_experiment(quadratic_spec(self.unique("should-stop"), 2, 1))
         (trial,) = exp.suggest()
         trial.report(1, loss=3.0)
-        try:
-            answer = trial.should_stop()
-        except hpt.ApiError as e:
-            if e.code == 404 and e.message.startswith("no route"):
-                self.skipTest("the server has no :shouldStop route yet")
-            raise
-        self.assertIs(answer, False)  # no early-stopping policy in the spec
+        self.assertIs(trial.should_stop(), False)  # no early-stopping policy in the spec
+
+    def test_should_stop_follows_the_policy(self) -> None:
+        spec = quadratic_spec(self.unique("should-stop-median"), 3, 1)
+        spec["earlyStopping"] = {"algorithmName": "medianstop", "algorithmSettings": [
+            {"name": "min_trials_required", "value": "2"}, {"name": "start_step", "value": "2"}]}
+        exp = self.client.create_experiment(spec)
+        for _ in range(2):
+            (good,) = exp.suggest()
+            for step in (1, 2, 3):
+                good.report(step, loss=1.0)
+            good.complete(loss=1.0)
+        (bad,) = exp.suggest()
+        bad.report(1, loss=5.0)
+        self.assertIs(bad.should_stop(), False)  # before start_step
+        bad.report(2, loss=5.0)
+        self.assertIs(bad.should_stop(), True)
+        self.assertIn("median", bad.stop_reason)
 
     def test_trial_stop(self) -> None:
         exp = self.client.create_experiment(quadratic_spec(self.unique("trial-stop"), 2, 1))
