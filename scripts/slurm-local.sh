@@ -15,12 +15,15 @@ cmd="${1:-}"
 dir="${2:-}"
 [ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|start-if-possible|stop DIR" >&2; exit 2; }
 # start-if-possible: as start, but where no cluster can run here (not root,
-# Slurm not installed) says why and exits 0; tests then skip.
+# Slurm not installed) says why, also in DIR.why (the tests' skip message
+# quotes it), and exits 0; tests then skip.
 if_possible=0
 if [ "$cmd" = start-if-possible ]; then if_possible=1; cmd=start; fi
+why_file="${dir%/}.why"
 cannot() {
   echo "slurm-local: $1" >&2
   rm -rf "$dir"
+  [ "$if_possible" = 1 ] && echo "$1" > "$why_file"
   [ "$if_possible" = 1 ] && exit 0
   exit 3
 }
@@ -55,6 +58,7 @@ case "$cmd" in
   *) echo "usage: $0 start|stop DIR" >&2; exit 2 ;;
 esac
 
+rm -f "$why_file"
 [ "$(id -u)" = 0 ] || cannot "needs root"
 for tool in munged slurmctld slurmd sbatch; do
   command -v "$tool" >/dev/null || cannot "$tool is not installed"

@@ -22,7 +22,15 @@ class SlurmExecutorTest : public ::testing::Test {
   void SetUp() override {
     const char* conf = std::getenv("SLURM_CONF");
     if (!conf || !std::ifstream(conf)) {
-      GTEST_SKIP() << "no local Slurm cluster (scripts/slurm-local.sh could not start one)";
+      // Why slurm-local.sh start-if-possible gave up: DIR.why for DIR/slurm.conf.
+      std::string why;
+      if (conf) {
+        std::string dir = conf;
+        dir = dir.substr(0, dir.rfind('/'));
+        std::getline(std::ifstream(dir + ".why"), why);
+      }
+      GTEST_SKIP() << "no local Slurm cluster: "
+                   << (why.empty() ? "scripts/slurm-local.sh could not start one" : why);
     }
   }
   // Jobs of `experiment` that Slurm has not finished.
