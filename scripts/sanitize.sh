@@ -42,13 +42,13 @@ tsan_folders='^(controller|server|security|cli|trial-runner|storage|slurm)$'
 declare -A result_tests result_failed result_reports result_seconds result_status
 
 run_kind() {
-  local kind=$1 dir=build-$1 flags torch=ON
+  local kind=$1 dir=build-$1 flags torch=ON scale
   case "$kind" in
-    asan) flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined" ;;
+    asan) flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined" scale=3 ;;
     # Without libtorch, which is not instrumented: nas_test segfaulted
     # under TSan as the build listed its tests, and none of the threaded
     # parts TSan checks use it.
-    tsan) flags="-fsanitize=thread" torch=OFF ;;
+    tsan) flags="-fsanitize=thread" torch=OFF scale=10 ;;
   esac
   flags="$flags -fno-omit-frame-pointer"
   local reports=$root/$dir/sanitizer-reports
@@ -63,6 +63,9 @@ run_kind() {
   # ignore_noninstrumented_modules: memcpy/new/delete that cpprestsdk,
   # spdlog or SQLite (built without TSan) call are not checked, since TSan
   # cannot see those libraries' atomics; their locks still count.
+  # Tests that bound how long something takes stretch their bounds by this
+  # (tests/testing/time_scale.h): the sanitizer's slowness, not a bug.
+  export HPT_TEST_TIME_SCALE=$scale
   export TSAN_OPTIONS="halt_on_error=1:abort_on_error=1:second_deadlock_stack=1:history_size=4:ignore_noninstrumented_modules=1:suppressions=$supp/tsan.supp:print_suppressions=0:log_path=$reports/report"
 
   echo "== sanitize: configuring and building $dir ($flags)"

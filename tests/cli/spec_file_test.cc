@@ -7,6 +7,7 @@
 
 #include "tests/testing/hpt_process.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/testing/time_scale.h"
 
 namespace hpt::testing {
 namespace {
@@ -27,7 +28,7 @@ TEST(SpecFileTest, ALargeJsonSpecIsReadAsJson) {
   TempDir dir;
   WriteFile(dir.File("wide.json"), spec.dump());
   std::string out, err;
-  EXPECT_EQ(RunHpt({"validate", dir.File("wide.json")}, &out, &err, 60), 0) << err;
+  EXPECT_EQ(RunHpt({"validate", dir.File("wide.json")}, &out, &err, static_cast<int>(60 * TimeScale())), 0) << err;
   EXPECT_NE(out.find("is valid"), std::string::npos) << out;
 }
 

@@ -15,6 +15,7 @@
 #include "tests/testing/hpt_process.h"
 #include "tests/testing/raw_http.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/testing/time_scale.h"
 
 namespace hpt::testing {
 namespace {
@@ -140,7 +141,7 @@ TEST_F(ImportanceTest, ManyCallersShareOneFitAndPlainGetsStayFast) {
   std::vector<std::thread> callers;
   for (int i = 0; i < kCallers; ++i) {
     callers.emplace_back([&] {
-      const auto deadline = Clock::now() + std::chrono::seconds(30);
+      const auto deadline = Clock::now() + Scaled(std::chrono::seconds(30));
       while (Clock::now() < deadline) {
         const auto start = Clock::now();
         RawResponse r =
