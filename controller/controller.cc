@@ -44,6 +44,7 @@ Controller::Controller(storage::Store* store,
   deps_.token = options_.token;
   deps_.log_dir = options_.log_dir;
   deps_.max_log_bytes = options_.max_log_bytes;
+  deps_.clock = options_.clock ? options_.clock : api::RealClock();
 }
 
 Controller::~Controller() { Shutdown(); }
@@ -145,7 +146,7 @@ StatusOr<Experiment> Controller::CreateExperiment(const api::ExperimentSpec& spe
   }
   Experiment exp;
   exp.spec = spec;
-  exp.creation_time_ms = api::NowMillis();
+  exp.creation_time_ms = deps_.clock->NowMillis();
   if (spec.trial_template) {
     exp.phase = ExperimentPhase::kRunning;
     exp.start_time_ms = exp.creation_time_ms;
@@ -311,18 +312,20 @@ int Controller::RunningProcesses() const {
 
 void Controller::SweepLoop() {
   std::unique_lock<std::mutex> lock(sweep_mu_);
-  while (!sweep_cv_.wait_for(lock, kSweepInterval, [&] { return shutdown_; })) {
-    std::vector<Entry> waiting;
-    {
-      std::shared_lock<std::shared_mutex> map_lock(map_mu_);
-      for (const auto& [name, entry] : runners_) {
-        if (entry.runner->NeedsSweep()) waiting.push_back(entry);
-      }
+  while (!sweep_cv_.wait_for(lock, kSweepInterval, [&] { return shutdown_; })) Sweep();
+}
+
+void Controller::Sweep() {
+  std::vector<Entry> waiting;
+  {
+    std::shared_lock<std::shared_mutex> map_lock(map_mu_);
+    for (const auto& [name, entry] : runners_) {
+      if (entry.runner->NeedsSweep()) waiting.push_back(entry);
     }
-    // Client-run ones too: a refused write of their end is retried here.
-    for (const Entry& entry : waiting) {
-      entry.strand->Post([runner = entry.runner] { runner->Reconcile(); });
-    }
+  }
+  // Client-run ones too: a refused write of their end is retried here.
+  for (const Entry& entry : waiting) {
+    entry.strand->Post([runner = entry.runner] { runner->Reconcile(); });
   }
 }
 
