@@ -93,7 +93,7 @@ Status Controller::Start(const std::map<std::string, runner::Executor*>& executo
 
 void Controller::Shutdown() {
   {
-    std::lock_guard<std::mutex> lock(sweep_mu_);
+    MutexLock lock(&sweep_mu_);
     shutdown_ = true;
   }
   sweep_cv_.notify_all();
@@ -108,13 +108,13 @@ Controller::Entry Controller::Add(Experiment experiment, std::vector<Trial> tria
   entry.runner =
       std::make_shared<ExperimentRunner>(deps_, std::move(experiment), std::move(trials));
   entry.strand = pool_.NewStrand();
-  std::unique_lock<std::shared_mutex> lock(map_mu_);
+  WriterLock lock(&map_mu_);
   runners_[name] = entry;
   return entry;
 }
 
 std::optional<Controller::Entry> Controller::FindLoaded(const std::string& name) {
-  std::shared_lock<std::shared_mutex> lock(map_mu_);
+  ReaderLock lock(&map_mu_);
   auto it = runners_.find(name);
   if (it == runners_.end()) return std::nullopt;
   return it->second;
@@ -198,7 +198,7 @@ Status Controller::DeleteExperiment(const std::string& name) {
   }
   HPT_RETURN_IF_ERROR(store_->DeleteExperiment(name));
   {
-    std::unique_lock<std::shared_mutex> lock(map_mu_);
+    WriterLock lock(&map_mu_);
     auto it = runners_.find(name);
     // Only the runner deleted here: a create may have added a new one since.
     if (it != runners_.end() && (!entry || it->second.runner == entry->runner)) {
@@ -311,14 +311,17 @@ int Controller::RunningProcesses() const {
 }
 
 void Controller::SweepLoop() {
-  std::unique_lock<std::mutex> lock(sweep_mu_);
-  while (!sweep_cv_.wait_for(lock, kSweepInterval, [&] { return shutdown_; })) Sweep();
+  MutexLock lock(&sweep_mu_);
+  while (!shutdown_) {
+    sweep_cv_.wait_for(sweep_mu_, kSweepInterval);
+    if (!shutdown_) Sweep();
+  }
 }
 
 void Controller::Sweep() {
   std::vector<Entry> waiting;
   {
-    std::shared_lock<std::shared_mutex> map_lock(map_mu_);
+    ReaderLock map_lock(&map_mu_);
     for (const auto& [name, entry] : runners_) {
       if (entry.runner->NeedsSweep()) waiting.push_back(entry);
     }

@@ -12,13 +12,13 @@
 // algorithm call, store commit or trial start never holds up another
 // experiment.
 
+#include <condition_variable>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "api/mutex.h"
 #include "controller/draining_trials.h"
 #include "controller/experiment_runner.h"
 #include "controller/work_pool.h"
@@ -146,12 +146,12 @@ class Controller : public runner::ExecutorListener {
 
   DrainingTrials draining_;  // the killed jobs of deleted experiments
 
-  mutable std::shared_mutex map_mu_;
-  std::map<std::string, Entry> runners_;  // guarded by map_mu_
+  mutable SharedMutex map_mu_;
+  std::map<std::string, Entry> runners_ GUARDED_BY(map_mu_);
 
-  std::mutex sweep_mu_;
-  std::condition_variable sweep_cv_;
-  bool shutdown_ = false;  // guarded by sweep_mu_
+  Mutex sweep_mu_;
+  std::condition_variable_any sweep_cv_;
+  bool shutdown_ GUARDED_BY(sweep_mu_) = false;
   std::thread sweep_;
 };
 

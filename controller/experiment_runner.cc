@@ -160,7 +160,7 @@ Status ExperimentRunner::Stop() {
 }
 
 void ExperimentRunner::NoteExitDelivered(const std::string& trial) {
-  std::lock_guard<std::mutex> lock(delivered_mu_);
+  MutexLock lock(&delivered_mu_);
   delivered_exits_.insert(trial);
 }
 
@@ -168,7 +168,7 @@ std::vector<std::string> ExperimentRunner::PrepareDelete() {
   Locked lock(this);
   std::set<std::string> delivered;
   {
-    std::lock_guard<std::mutex> exits(delivered_mu_);
+    MutexLock exits(&delivered_mu_);
     delivered = delivered_exits_;
   }
   std::vector<std::string> jobs;
@@ -283,9 +283,10 @@ StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count, Tri
                                                                   bool* store_failed) {
   std::vector<Trial> created;
   const int64_t now = Now();
+  const size_t existing = trials_.size();
   auto add = [&](const api::Assignment& assignment) {
     Trial t;
-    t.index = static_cast<int64_t>(trials_.size() + created.size() + 1);  // the store's seq
+    t.index = static_cast<int64_t>(existing + created.size() + 1);  // the store's seq
     t.name = name_ + "-" + std::to_string(t.index);
     t.assignment = assignment;
     t.phase = phase;

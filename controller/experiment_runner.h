@@ -14,7 +14,6 @@
 #include <atomic>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -22,6 +21,7 @@
 
 #include "api/clock.h"
 #include "api/experiment_status.h"
+#include "api/mutex.h"
 #include "api/registry.h"
 #include "api/types.h"
 #include "earlystop/policy.h"
@@ -196,10 +196,10 @@ class ExperimentRunner {
     return it == deps_.executors->end() ? nullptr : it->second;
   }
   // mu_, held for one call; on release it publishes what the sweep reads.
-  class Locked {
+  class SCOPED_CAPABILITY Locked {
    public:
-    explicit Locked(ExperimentRunner* runner);
-    ~Locked();
+    explicit Locked(ExperimentRunner* runner) ACQUIRE(runner->mu_);
+    ~Locked() RELEASE();
     Locked(const Locked&) = delete;
     Locked& operator=(const Locked&) = delete;
 
@@ -207,73 +207,73 @@ class ExperimentRunner {
     ExperimentRunner* const runner_;
   };
 
-  api::Trial* FindLocked(const std::string& trial);
+  api::Trial* FindLocked(const std::string& trial) REQUIRES(mu_);
   int64_t Now() const { return deps_.clock->NowMillis(); }
   // Applies `event` to the trial through the ledger and carries out what
   // follows (CarryLocked).
-  void ApplyLocked(api::Trial& trial, const TrialEvent& event);
+  void ApplyLocked(api::Trial& trial, const TrialEvent& event) REQUIRES(mu_);
   // Stores `effects`' writes in order, mirrors its update into the cached
   // trial whatever the store says (a refused write is held by the ledger
   // and retried by Reconcile()), kills, and judges. False: a write held.
-  bool CarryLocked(api::Trial& trial, Effects effects);
+  bool CarryLocked(api::Trial& trial, Effects effects) REQUIRES(mu_);
   // Publishes what NeedsSweep() reads; every locked entry point ends here.
-  void PublishLocked();
+  void PublishLocked() REQUIRES(mu_);
   // Copies `update` into the cached trial, and its phase into the curves
   // and the tally.
-  void MirrorLocked(api::Trial& trial, const storage::TrialUpdate& update);
+  void MirrorLocked(api::Trial& trial, const storage::TrialUpdate& update) REQUIRES(mu_);
   // Retries the held writes, oldest first; false while the store still
   // refuses one.
-  bool FlushHeldLocked();
+  bool FlushHeldLocked() REQUIRES(mu_);
   // Writes a client's request asks for, answered with the store's error
   // (nothing held: the client retries). Mirrored once stored.
-  Status WriteNowLocked(api::Trial& trial, const storage::TrialUpdate& update);
-  Status RefreshTrialLocked(api::Trial& trial);
+  Status WriteNowLocked(api::Trial& trial, const storage::TrialUpdate& update) REQUIRES(mu_);
+  Status RefreshTrialLocked(api::Trial& trial) REQUIRES(mu_);
   // One attempt of Suggest(); `full` says all of parallelTrialCount's
   // slots were taken.
-  StatusOr<std::vector<api::Trial>> SuggestLocked(int count, bool* full);
+  StatusOr<std::vector<api::Trial>> SuggestLocked(int count, bool* full) REQUIRES(mu_);
   // Client-run trial leases (runner_leases.cc): ExpireLeasesLocked() fails
   // the trials whose lease ran out (Abandoned) and says whether there were.
-  bool ExpireLeasesLocked();
+  bool ExpireLeasesLocked() REQUIRES(mu_);
   // Client-run completions (runner_client.cc).
-  Status CheckCompletableLocked(const std::string& trial);
-  Status CompleteLocked(api::Trial& trial, const Completion& completion);
+  Status CheckCompletableLocked(const std::string& trial) REQUIRES(mu_);
+  Status CompleteLocked(api::Trial& trial, const Completion& completion) REQUIRES(mu_);
   // InvalidArgument when `completion` would leave the trial without its
   // objective (unless infeasible), naming the metric and what was given.
-  Status CheckObjectiveLocked(const api::Trial& trial, const Completion& completion);
+  Status CheckObjectiveLocked(const api::Trial& trial, const Completion& completion) REQUIRES(mu_);
   // The last step stored for a running trial (-1: none), read from the
   // store once and then kept by the ledger.
-  StatusOr<int64_t> LastStepLocked(const std::string& trial);
+  StatusOr<int64_t> LastStepLocked(const std::string& trial) REQUIRES(mu_);
   // `store_failed` (if given) tells a refused write from the algorithm's error.
   StatusOr<std::vector<api::Trial>> CreateTrialsLocked(int count, api::TrialPhase phase,
-                                                       bool* store_failed = nullptr);
+                                                       bool* store_failed = nullptr) REQUIRES(mu_);
   // Checkpoint folders (controller/checkpoints.h; runner_checkpoints.cc):
   // the new trials' folders, made before they are stored (`lineage` empty,
   // or one per trial); a trial's folder, given to its launch.
   Status PrepareCheckpointsLocked(const std::vector<api::Trial>& created,
-                                  const std::vector<suggestion::Lineage>& lineage);
-  void AddCheckpointLocked(const api::Trial& trial, runner::LaunchSpec& launch) const;
+                                  const std::vector<suggestion::Lineage>& lineage) REQUIRES(mu_);
+  void AddCheckpointLocked(const api::Trial& trial, runner::LaunchSpec& launch) const REQUIRES(mu_);
   // What a launch of `trial` needs besides its command and environment.
-  runner::LaunchSpec BaseLaunchSpecLocked(const api::Trial& trial) const;
-  bool StartTrialLocked(api::Trial& trial);
+  runner::LaunchSpec BaseLaunchSpecLocked(const api::Trial& trial) const REQUIRES(mu_);
+  bool StartTrialLocked(api::Trial& trial) REQUIRES(mu_);
   // Recovery (runner_recovery.cc): asks the executor about `trials`' jobs
   // (`ended`: stored as ended, their jobs to be stopped) and applies its
   // answers. What it said it could not tell ("" : nothing).
   std::string RecoverJobsLocked(const std::vector<std::string>& trials,
-                                const std::vector<bool>& ended);
+                                const std::vector<bool>& ended) REQUIRES(mu_);
   // Asks again about the trials the ledger says are due.
-  void RetryRecoveryLocked();
-  bool FinishIfDoneLocked();
+  void RetryRecoveryLocked() REQUIRES(mu_);
+  bool FinishIfDoneLocked() REQUIRES(mu_);
   void FinishLocked(api::ExperimentPhase phase, const std::string& reason,
-                    const std::string& message);
-  void KillActiveLocked(const std::string& reason);
-  void KillTrialLocked(api::Trial& trial, const std::string& reason);
+                    const std::string& message) REQUIRES(mu_);
+  void KillActiveLocked(const std::string& reason) REQUIRES(mu_);
+  void KillTrialLocked(api::Trial& trial, const std::string& reason) REQUIRES(mu_);
 
   // Early stopping over the cached curves (runner_stopping.cc).
-  void LoadCurvesLocked();
-  void AppendCurveLocked(const std::string& trial, const api::Observation& observation);
-  void SetCurvePhaseLocked(const std::string& trial, api::TrialPhase phase);
-  StatusOr<earlystop::StopDecision> EvaluateLocked(const std::string& trial);
-  void StopIfHopelessLocked(api::Trial& trial);
+  void LoadCurvesLocked() REQUIRES(mu_);
+  void AppendCurveLocked(const std::string& trial, const api::Observation& observation) REQUIRES(mu_);
+  void SetCurvePhaseLocked(const std::string& trial, api::TrialPhase phase) REQUIRES(mu_);
+  StatusOr<earlystop::StopDecision> EvaluateLocked(const std::string& trial) REQUIRES(mu_);
+  void StopIfHopelessLocked(api::Trial& trial) REQUIRES(mu_);
 
   const RunnerDeps deps_;
   const std::string name_;
@@ -283,16 +283,16 @@ class ExperimentRunner {
 
   // Exits the executor delivered that OnExit() has not applied yet (they
   // wait on the strand): PrepareDelete() must not wait for them again.
-  std::mutex delivered_mu_;
-  std::set<std::string> delivered_exits_;  // guarded by delivered_mu_
+  Mutex delivered_mu_;
+  std::set<std::string> delivered_exits_ GUARDED_BY(delivered_mu_);
 
-  std::mutex mu_;
-  api::Experiment exp_;             // guarded by mu_
-  std::vector<api::Trial> trials_;  // guarded by mu_; creation order
-  api::TrialTally tally_;           // guarded by mu_; of trials_
-  std::map<std::string, size_t> index_;  // guarded by mu_
-  bool exhausted_ = false;               // guarded by mu_
-  TrialLedger ledger_;                   // guarded by mu_
+  Mutex mu_;
+  api::Experiment exp_ GUARDED_BY(mu_);
+  std::vector<api::Trial> trials_ GUARDED_BY(mu_);  // creation order
+  api::TrialTally tally_ GUARDED_BY(mu_);           // of trials_
+  std::map<std::string, size_t> index_ GUARDED_BY(mu_);
+  bool exhausted_ GUARDED_BY(mu_) = false;
+  TrialLedger ledger_ GUARDED_BY(mu_);
   // Published by PublishLocked() for the sweep, which reads them without
   // mu_ (see NeedsSweep()): the ledger's next deadline (0: none), a trial
   // waiting for the executor's resources (GPUs), a write to retry.
@@ -300,9 +300,9 @@ class ExperimentRunner {
   std::atomic<bool> waiting_for_resources_{false};
   std::atomic<bool> dirty_{false};
   std::unique_ptr<earlystop::Policy> policy_;         // null: none
-  bool curves_loaded_ = false;                        // guarded by mu_
-  std::vector<earlystop::TrialCurve> curves_;         // guarded by mu_
-  std::map<std::string, size_t> curve_index_;        // guarded by mu_
+  bool curves_loaded_ GUARDED_BY(mu_) = false;
+  std::vector<earlystop::TrialCurve> curves_ GUARDED_BY(mu_);
+  std::map<std::string, size_t> curve_index_ GUARDED_BY(mu_);
 };
 
 }  // namespace hpt::controller

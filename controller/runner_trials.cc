@@ -144,7 +144,7 @@ void ExperimentRunner::OnRunning(const std::string& trial) {
 void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& info) {
   Locked lock(this);
   {
-    std::lock_guard<std::mutex> exits(delivered_mu_);
+    MutexLock exits(&delivered_mu_);
     delivered_exits_.erase(trial);
   }
   // Its end is judged on everything it reported, held observations too; the
