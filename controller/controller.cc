@@ -44,6 +44,7 @@ Controller::Controller(storage::Store* store,
   deps_.token = options_.token;
   deps_.log_dir = options_.log_dir;
   deps_.max_log_bytes = options_.max_log_bytes;
+  deps_.clock = options_.clock ? options_.clock : api::RealClock();
 }
 
 Controller::~Controller() { Shutdown(); }
@@ -92,7 +93,7 @@ Status Controller::Start(const std::map<std::string, runner::Executor*>& executo
 
 void Controller::Shutdown() {
   {
-    std::lock_guard<std::mutex> lock(sweep_mu_);
+    MutexLock lock(&sweep_mu_);
     shutdown_ = true;
   }
   sweep_cv_.notify_all();
@@ -107,13 +108,13 @@ Controller::Entry Controller::Add(Experiment experiment, std::vector<Trial> tria
   entry.runner =
       std::make_shared<ExperimentRunner>(deps_, std::move(experiment), std::move(trials));
   entry.strand = pool_.NewStrand();
-  std::unique_lock<std::shared_mutex> lock(map_mu_);
+  WriterLock lock(&map_mu_);
   runners_[name] = entry;
   return entry;
 }
 
 std::optional<Controller::Entry> Controller::FindLoaded(const std::string& name) {
-  std::shared_lock<std::shared_mutex> lock(map_mu_);
+  ReaderLock lock(&map_mu_);
   auto it = runners_.find(name);
   if (it == runners_.end()) return std::nullopt;
   return it->second;
@@ -145,7 +146,7 @@ StatusOr<Experiment> Controller::CreateExperiment(const api::ExperimentSpec& spe
   }
   Experiment exp;
   exp.spec = spec;
-  exp.creation_time_ms = api::NowMillis();
+  exp.creation_time_ms = deps_.clock->NowMillis();
   if (spec.trial_template) {
     exp.phase = ExperimentPhase::kRunning;
     exp.start_time_ms = exp.creation_time_ms;
@@ -197,7 +198,7 @@ Status Controller::DeleteExperiment(const std::string& name) {
   }
   HPT_RETURN_IF_ERROR(store_->DeleteExperiment(name));
   {
-    std::unique_lock<std::shared_mutex> lock(map_mu_);
+    WriterLock lock(&map_mu_);
     auto it = runners_.find(name);
     // Only the runner deleted here: a create may have added a new one since.
     if (it != runners_.end() && (!entry || it->second.runner == entry->runner)) {
@@ -310,19 +311,24 @@ int Controller::RunningProcesses() const {
 }
 
 void Controller::SweepLoop() {
-  std::unique_lock<std::mutex> lock(sweep_mu_);
-  while (!sweep_cv_.wait_for(lock, kSweepInterval, [&] { return shutdown_; })) {
-    std::vector<Entry> waiting;
-    {
-      std::shared_lock<std::shared_mutex> map_lock(map_mu_);
-      for (const auto& [name, entry] : runners_) {
-        if (entry.runner->NeedsSweep()) waiting.push_back(entry);
-      }
+  MutexLock lock(&sweep_mu_);
+  while (!shutdown_) {
+    sweep_cv_.wait_for(sweep_mu_, kSweepInterval);
+    if (!shutdown_) Sweep();
+  }
+}
+
+void Controller::Sweep() {
+  std::vector<Entry> waiting;
+  {
+    ReaderLock map_lock(&map_mu_);
+    for (const auto& [name, entry] : runners_) {
+      if (entry.runner->NeedsSweep()) waiting.push_back(entry);
     }
-    // Client-run ones too: a refused write of their end is retried here.
-    for (const Entry& entry : waiting) {
-      entry.strand->Post([runner = entry.runner] { runner->Reconcile(); });
-    }
+  }
+  // Client-run ones too: a refused write of their end is retried here.
+  for (const Entry& entry : waiting) {
+    entry.strand->Post([runner = entry.runner] { runner->Reconcile(); });
   }
 }
 

@@ -12,13 +12,13 @@
 // algorithm call, store commit or trial start never holds up another
 // experiment.
 
+#include <condition_variable>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "api/mutex.h"
 #include "controller/draining_trials.h"
 #include "controller/experiment_runner.h"
 #include "controller/work_pool.h"
@@ -34,6 +34,8 @@ struct ControllerOptions {
   std::string log_dir;     // <log_dir>/<experiment>/<trial>.log
   int64_t max_log_bytes = 0;
   int worker_threads = 4;
+  // Where the time comes from (tests: tests/testing/fake_clock.h); never null.
+  const api::Clock* clock = api::RealClock();
 };
 
 
@@ -104,6 +106,14 @@ class Controller : public runner::ExecutorListener {
   // is filled in). Unavailable once the server is shutting down.
   StatusOr<runner::LogRange> ReadTrialLog(runner::LogQuery query);
   int RunningProcesses() const;
+  // One pass of the sweep, now: posts Reconcile() for every experiment that
+  // waits for GPUs, has writes to retry, or whose deadline (a lease, a
+  // recovery retry) has come. The sweep thread does this every 500 ms;
+  // tests call it after advancing a fake clock.
+  void Sweep();
+  // Returns once none of the work posted to the experiments' strands runs
+  // or waits (work posted meanwhile included): tests, after Sweep().
+  void WaitIdle() { pool_.WaitIdle(); }
 
   // runner::ExecutorListener: posted to the experiment's strand.
   void OnObservation(const std::string& experiment, const std::string& trial,
@@ -136,12 +146,12 @@ class Controller : public runner::ExecutorListener {
 
   DrainingTrials draining_;  // the killed jobs of deleted experiments
 
-  mutable std::shared_mutex map_mu_;
-  std::map<std::string, Entry> runners_;  // guarded by map_mu_
+  mutable SharedMutex map_mu_;
+  std::map<std::string, Entry> runners_ GUARDED_BY(map_mu_);
 
-  std::mutex sweep_mu_;
-  std::condition_variable sweep_cv_;
-  bool shutdown_ = false;  // guarded by sweep_mu_
+  Mutex sweep_mu_;
+  std::condition_variable_any sweep_cv_;
+  bool shutdown_ GUARDED_BY(sweep_mu_) = false;
   std::thread sweep_;
 };
 

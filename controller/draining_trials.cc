@@ -3,14 +3,14 @@
 namespace hpt::controller {
 
 void DrainingTrials::Begin(const std::string& experiment) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Entry& e = entries_[experiment];
   e.since = std::chrono::steady_clock::now();
 }
 
 void DrainingTrials::Expect(const std::string& experiment,
                             const std::vector<std::string>& trials) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = entries_.find(experiment);
   if (it == entries_.end()) return;
   for (const std::string& t : trials) {
@@ -23,7 +23,7 @@ void DrainingTrials::Expect(const std::string& experiment,
 }
 
 bool DrainingTrials::Exited(const std::string& experiment, const std::string& trial) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = entries_.find(experiment);
   if (it == entries_.end()) return false;
   if (!it->second.waiting.erase(trial)) {
@@ -37,12 +37,18 @@ bool DrainingTrials::Exited(const std::string& experiment, const std::string& tr
 }
 
 bool DrainingTrials::Wait(const std::string& experiment, std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return cv_.wait_for(lock, timeout, [&] { return !entries_.count(experiment); });
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  MutexLock lock(&mu_);
+  while (entries_.count(experiment)) {
+    if (cv_.wait_until(mu_, deadline) == std::cv_status::timeout) {
+      return !entries_.count(experiment);
+    }
+  }
+  return true;
 }
 
 int DrainingTrials::Pending(const std::string& experiment) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   ExpireLocked();
   auto it = entries_.find(experiment);
   return it == entries_.end() ? 0 : static_cast<int>(it->second.waiting.size());

@@ -8,10 +8,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <map>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "api/mutex.h"
 
 namespace hpt::controller {
 
@@ -40,11 +41,11 @@ class DrainingTrials {
     bool expected = false;         // Expect() was called
     std::chrono::steady_clock::time_point since;
   };
-  void ExpireLocked();
+  void ExpireLocked() REQUIRES(mu_);
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<std::string, Entry> entries_;  // guarded by mu_
+  Mutex mu_;
+  std::condition_variable_any cv_;
+  std::map<std::string, Entry> entries_ GUARDED_BY(mu_);
 };
 
 }  // namespace hpt::controller

@@ -29,14 +29,16 @@ ExperimentRunner::ExperimentRunner(const RunnerDeps& deps, api::Experiment exper
       trial_token_salt_(experiment.trial_token_salt),
       exp_(std::move(experiment)),
       trials_(std::move(trials)),
-      tally_(exp_.spec.objective) {
+      tally_(exp_.spec.objective),
+      ledger_(&exp_.spec, runner_run_) {
   for (size_t i = 0; i < trials_.size(); ++i) index_[trials_[i].name] = i;
   // Client-run trials still Running after a restart: a full lease from now.
   if (!runner_run_) {
-    for (const Trial& t : trials_) {
-      if (t.phase == api::TrialPhase::kRunning) RenewLeaseLocked(t.name);
+    for (Trial& t : trials_) {
+      if (t.phase == api::TrialPhase::kRunning) ApplyLocked(t, event::Renewed{});
     }
   }
+  PublishLocked();
   if (!exp_.spec.early_stopping.name.empty()) {
     auto policy = deps_.policies->Create(exp_.spec.early_stopping.name);
     if (policy.ok()) policy_ = std::move(*policy);
@@ -49,21 +51,6 @@ Trial* ExperimentRunner::FindLocked(const std::string& trial) {
 }
 
 namespace {
-
-// `later`'s set fields over `earlier`'s.
-storage::TrialUpdate Merged(storage::TrialUpdate earlier, const storage::TrialUpdate& later) {
-  if (later.phase) earlier.phase = later.phase;
-  if (later.reason) earlier.reason = later.reason;
-  if (later.message) earlier.message = later.message;
-  if (later.start_time_ms) earlier.start_time_ms = later.start_time_ms;
-  if (later.completion_time_ms) earlier.completion_time_ms = later.completion_time_ms;
-  if (later.exit_code) earlier.exit_code = later.exit_code;
-  if (later.pid) earlier.pid = later.pid;
-  if (later.job_id) earlier.job_id = later.job_id;
-  earlier.observations.insert(earlier.observations.end(), later.observations.begin(),
-                              later.observations.end());
-  return earlier;
-}
 
 void Mirror(Trial& trial, const storage::TrialUpdate& update) {
   if (update.phase) trial.phase = *update.phase;
@@ -78,16 +65,57 @@ void Mirror(Trial& trial, const storage::TrialUpdate& update) {
 
 }  // namespace
 
-Status ExperimentRunner::UpdateTrialLocked(Trial& trial, const storage::TrialUpdate& update) {
-  // Fields refused earlier go along, so that their retry never undoes this.
-  auto pending = unwritten_.find(trial.name);
-  Status s = deps_.store->UpdateTrial(
-      name_, trial.name, pending == unwritten_.end() ? update : Merged(pending->second, update));
-  if (!s.ok()) {
-    spdlog::error("experiment {}: storing trial {} failed: {}", name_, trial.name, s.message());
-    return s;
+void ExperimentRunner::ApplyLocked(Trial& trial, const TrialEvent& event) {
+  (void)CarryLocked(trial, ledger_.Apply(trial, event, Now()));
+}
+
+bool ExperimentRunner::CarryLocked(Trial& trial, Effects effects) {
+  if (!effects.note.empty()) spdlog::info("experiment {}: trial {} {}", name_, trial.name, effects.note);
+  if (effects.kill && executor()) executor()->Kill(name_, trial.name);
+  Status stored = Status::Ok();
+  bool observations_stored = false;
+  if (!effects.observations.empty()) {
+    stored = deps_.store->AddObservations(name_, trial.name, effects.observations);
+    if (stored.ok()) {
+      observations_stored = true;
+      for (const api::Observation& o : effects.observations) AppendCurveLocked(trial.name, o);
+      Status refreshed = RefreshTrialLocked(trial);
+      if (!refreshed.ok()) spdlog::warn("experiment {}: {}", name_, refreshed.message());
+    }
   }
-  if (pending != unwritten_.end()) unwritten_.erase(pending);
+  if (effects.update) {
+    // After refused observations the fields wait too: never ahead of them.
+    if (stored.ok()) stored = deps_.store->UpdateTrial(name_, trial.name, *effects.update);
+    MirrorLocked(trial, *effects.update);
+  }
+  if (!stored.ok()) {
+    spdlog::error("experiment {}: storing trial {} failed, held for a retry: {}", name_,
+                  trial.name, stored.message());
+    if (observations_stored) effects.observations.clear();  // only the refused part waits
+    ledger_.Hold(trial.name, std::move(effects));
+    dirty_ = true;
+    return false;
+  }
+  if (effects.judge) StopIfHopelessLocked(trial);
+  return true;
+}
+
+ExperimentRunner::Locked::Locked(ExperimentRunner* runner) : runner_(runner) {
+  runner_->mu_.lock();
+}
+
+ExperimentRunner::Locked::~Locked() {
+  runner_->PublishLocked();
+  runner_->mu_.unlock();
+}
+
+void ExperimentRunner::PublishLocked() {
+  next_deadline_ms_ = ledger_.NextDeadline();
+  if (ledger_.HasHeld()) dirty_ = true;
+}
+
+Status ExperimentRunner::WriteNowLocked(Trial& trial, const storage::TrialUpdate& update) {
+  HPT_RETURN_IF_ERROR(deps_.store->UpdateTrial(name_, trial.name, update));
   MirrorLocked(trial, update);
   return Status::Ok();
 }
@@ -100,33 +128,13 @@ void ExperimentRunner::MirrorLocked(Trial& trial, const storage::TrialUpdate& up
   tally_.PhaseChanged(trials_, static_cast<size_t>(&trial - trials_.data()), from);
 }
 
-void ExperimentRunner::RecordTrialLocked(Trial& trial, const storage::TrialUpdate& update) {
-  if (UpdateTrialLocked(trial, update).ok()) return;
-  MirrorLocked(trial, update);
-  unwritten_[trial.name] = Merged(unwritten_[trial.name], update);
-  dirty_ = true;
-}
-
-bool ExperimentRunner::FlushUnwrittenLocked() {
-  // Observations first: a trial's end is judged on what it reported.
-  while (!unwritten_observations_.empty()) {
-    Trial* t = FindLocked(unwritten_observations_.begin()->first);
-    if (!t) {
-      unwritten_observations_.erase(unwritten_observations_.begin());
-      continue;
-    }
-    if (!FlushObservationsLocked(*t)) return false;
-  }
-  while (!unwritten_.empty()) {
-    auto it = unwritten_.begin();
-    Status s = deps_.store->UpdateTrial(name_, it->first, it->second);
-    if (!s.ok()) {
-      spdlog::error("experiment {}: storing trial {} failed again: {}", name_, it->first,
-                    s.message());
-      dirty_ = true;
-      return false;
-    }
-    unwritten_.erase(it);
+bool ExperimentRunner::FlushHeldLocked() {
+  // Trial by trial, each one's observations before its fields: a trial's
+  // end is judged on what it reported.
+  while (auto held = ledger_.TakeHeld()) {
+    Trial* t = FindLocked(held->first);
+    if (!t) continue;  // deleted meanwhile
+    if (!CarryLocked(*t, std::move(held->second))) return false;
   }
   return true;
 }
@@ -142,7 +150,7 @@ Status ExperimentRunner::RefreshTrialLocked(Trial& trial) {
 }
 
 Status ExperimentRunner::Stop() {
-  std::lock_guard<std::mutex> lock(mu_);
+  Locked lock(this);
   if (api::IsFinished(exp_.phase)) {
     return FailedPrecondition("experiment '" + name_ + "' is already " +
                               api::ToString(exp_.phase));
@@ -152,15 +160,15 @@ Status ExperimentRunner::Stop() {
 }
 
 void ExperimentRunner::NoteExitDelivered(const std::string& trial) {
-  std::lock_guard<std::mutex> lock(delivered_mu_);
+  MutexLock lock(&delivered_mu_);
   delivered_exits_.insert(trial);
 }
 
 std::vector<std::string> ExperimentRunner::PrepareDelete() {
-  std::lock_guard<std::mutex> lock(mu_);
+  Locked lock(this);
   std::set<std::string> delivered;
   {
-    std::lock_guard<std::mutex> exits(delivered_mu_);
+    MutexLock exits(&delivered_mu_);
     delivered = delivered_exits_;
   }
   std::vector<std::string> jobs;
@@ -175,7 +183,7 @@ std::vector<std::string> ExperimentRunner::PrepareDelete() {
 }
 
 Status ExperimentRunner::StopTrial(const std::string& trial) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Locked lock(this);
   Trial* t = FindLocked(trial);
   if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
   if (api::IsFinished(t->phase)) {
@@ -246,7 +254,7 @@ void ExperimentRunner::FinishLocked(ExperimentPhase phase, const std::string& re
   update.phase = phase;
   update.reason = reason;
   update.message = message;
-  update.completion_time_ms = api::NowMillis();
+  update.completion_time_ms = Now();
   Status s = deps_.store->UpdateExperiment(name_, update);
   if (!s.ok()) {
     // Left Running: the next event or sweep tries again.
@@ -268,24 +276,17 @@ void ExperimentRunner::KillActiveLocked(const std::string& reason) {
 }
 
 void ExperimentRunner::KillTrialLocked(Trial& t, const std::string& reason) {
-  // Running, or queued in a cluster: either way it has a job to stop.
-  bool running = t.phase == TrialPhase::kRunning || !t.job_id.empty();
-  storage::TrialUpdate update;
-  update.phase = TrialPhase::kKilled;
-  update.reason = reason;
-  update.completion_time_ms = api::NowMillis();
-  (void)UpdateTrialLocked(t, update);  // logged there
-  // The process's exit is reported later and keeps the Killed phase.
-  if (running && executor()) executor()->Kill(name_, t.name);
+  ApplyLocked(t, event::StopRequested{reason});
 }
 
 StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count, TrialPhase phase,
                                                                   bool* store_failed) {
   std::vector<Trial> created;
-  const int64_t now = api::NowMillis();
+  const int64_t now = Now();
+  const size_t existing = trials_.size();
   auto add = [&](const api::Assignment& assignment) {
     Trial t;
-    t.index = static_cast<int64_t>(trials_.size() + created.size() + 1);  // the store's seq
+    t.index = static_cast<int64_t>(existing + created.size() + 1);  // the store's seq
     t.name = name_ + "-" + std::to_string(t.index);
     t.assignment = assignment;
     t.phase = phase;

@@ -14,17 +14,19 @@
 #include <atomic>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "api/clock.h"
 #include "api/experiment_status.h"
+#include "api/mutex.h"
 #include "api/registry.h"
 #include "api/types.h"
 #include "earlystop/policy.h"
 #include "storage/store.h"
+#include "controller/trial_ledger.h"
 #include "suggestion/algorithm.h"
 #include "trial-runner/executor.h"
 
@@ -83,6 +85,7 @@ struct RunnerDeps {
   std::string token;          // admin token; trials get a TrialToken of it
   std::string log_dir;        // <log_dir>/<experiment>/<trial>.log
   int64_t max_log_bytes = 0;  // each trial log's cap; 0: the default
+  const api::Clock* clock = api::RealClock();  // never null
 };
 
 class ExperimentRunner {
@@ -120,11 +123,13 @@ class ExperimentRunner {
   // writes the store refused, or trials to ask the executor about again. Takes no lock: the periodic sweep must not
   // wait on a busy runner.
   bool NeedsSweep() const {
-    const int64_t lease = next_lease_expiry_ms_.load();
-    const int64_t recovery = next_recovery_ms_.load();
+    // Read without mu_ on purpose: the values are published at the end of
+    // every locked call, so a stale one is at most one call old, and the
+    // Reconcile() it triggers (or skips until the next sweep, 500 ms on)
+    // decides again under the lock.
+    const int64_t deadline = next_deadline_ms_.load();
     return waiting_for_resources_.load() || dirty_.load() ||
-           (lease > 0 && api::NowMillis() >= lease) ||
-           (recovery > 0 && api::NowMillis() >= recovery);
+           (deadline > 0 && deps_.clock->NowMillis() >= deadline);
   }
 
   Status Stop();
@@ -190,77 +195,85 @@ class ExperimentRunner {
     auto it = deps_.executors->find(executor_name_);
     return it == deps_.executors->end() ? nullptr : it->second;
   }
-  api::Trial* FindLocked(const std::string& trial);
-  // Writes `update` and mirrors it into the cached trial; a failed write is
-  // logged and the cache left as stored.
-  Status UpdateTrialLocked(api::Trial& trial, const storage::TrialUpdate& update);
-  // For what happened whatever the store says (a process started or
-  // exited): the cache follows at once, and a refused write is kept and
-  // retried by Reconcile() until the store takes it.
-  void RecordTrialLocked(api::Trial& trial, const storage::TrialUpdate& update);
+  // mu_, held for one call; on release it publishes what the sweep reads.
+  class SCOPED_CAPABILITY Locked {
+   public:
+    explicit Locked(ExperimentRunner* runner) ACQUIRE(runner->mu_);
+    ~Locked() RELEASE();
+    Locked(const Locked&) = delete;
+    Locked& operator=(const Locked&) = delete;
+
+   private:
+    ExperimentRunner* const runner_;
+  };
+
+  api::Trial* FindLocked(const std::string& trial) REQUIRES(mu_);
+  int64_t Now() const { return deps_.clock->NowMillis(); }
+  // Applies `event` to the trial through the ledger and carries out what
+  // follows (CarryLocked).
+  void ApplyLocked(api::Trial& trial, const TrialEvent& event) REQUIRES(mu_);
+  // Stores `effects`' writes in order, mirrors its update into the cached
+  // trial whatever the store says (a refused write is held by the ledger
+  // and retried by Reconcile()), kills, and judges. False: a write held.
+  bool CarryLocked(api::Trial& trial, Effects effects) REQUIRES(mu_);
+  // Publishes what NeedsSweep() reads; every locked entry point ends here.
+  void PublishLocked() REQUIRES(mu_);
   // Copies `update` into the cached trial, and its phase into the curves
   // and the tally.
-  void MirrorLocked(api::Trial& trial, const storage::TrialUpdate& update);
-  // Retries the refused writes; false while the store still refuses one.
-  bool FlushUnwrittenLocked();
-  // Stores a runner-run trial's observations in order, after any the store
-  // refused before; what it refuses is held for the sweep. False: held.
-  bool StoreObservationLocked(api::Trial& trial, const api::Observation& observation);
-  bool FlushObservationsLocked(api::Trial& trial);
-  // The trial's metric summaries with its held observations counted in.
-  std::vector<api::MetricSummary> WithHeldLocked(const api::Trial& trial) const;
-  Status RefreshTrialLocked(api::Trial& trial);
+  void MirrorLocked(api::Trial& trial, const storage::TrialUpdate& update) REQUIRES(mu_);
+  // Retries the held writes, oldest first; false while the store still
+  // refuses one.
+  bool FlushHeldLocked() REQUIRES(mu_);
+  // Writes a client's request asks for, answered with the store's error
+  // (nothing held: the client retries). Mirrored once stored.
+  Status WriteNowLocked(api::Trial& trial, const storage::TrialUpdate& update) REQUIRES(mu_);
+  Status RefreshTrialLocked(api::Trial& trial) REQUIRES(mu_);
   // One attempt of Suggest(); `full` says all of parallelTrialCount's
   // slots were taken.
-  StatusOr<std::vector<api::Trial>> SuggestLocked(int count, bool* full);
-  // Client-run trial leases (runner_leases.cc): renewed by any report;
-  // ExpireLeasesLocked() fails the trials whose lease ran out (Abandoned)
-  // and says whether there were any.
-  void RenewLeaseLocked(const std::string& trial);
-  bool ExpireLeasesLocked();
+  StatusOr<std::vector<api::Trial>> SuggestLocked(int count, bool* full) REQUIRES(mu_);
+  // Client-run trial leases (runner_leases.cc): ExpireLeasesLocked() fails
+  // the trials whose lease ran out (Abandoned) and says whether there were.
+  bool ExpireLeasesLocked() REQUIRES(mu_);
   // Client-run completions (runner_client.cc).
-  Status CheckCompletableLocked(const std::string& trial);
-  Status CompleteLocked(api::Trial& trial, const Completion& completion);
+  Status CheckCompletableLocked(const std::string& trial) REQUIRES(mu_);
+  Status CompleteLocked(api::Trial& trial, const Completion& completion) REQUIRES(mu_);
   // InvalidArgument when `completion` would leave the trial without its
   // objective (unless infeasible), naming the metric and what was given.
-  Status CheckObjectiveLocked(const api::Trial& trial, const Completion& completion);
+  Status CheckObjectiveLocked(const api::Trial& trial, const Completion& completion) REQUIRES(mu_);
   // The last step stored for a running trial (-1: none), read from the
-  // store once and then kept.
-  StatusOr<int64_t> LastStepLocked(const std::string& trial);
-  void NoteStepLocked(const std::string& trial, int64_t step);
+  // store once and then kept by the ledger.
+  StatusOr<int64_t> LastStepLocked(const std::string& trial) REQUIRES(mu_);
   // `store_failed` (if given) tells a refused write from the algorithm's error.
   StatusOr<std::vector<api::Trial>> CreateTrialsLocked(int count, api::TrialPhase phase,
-                                                       bool* store_failed = nullptr);
+                                                       bool* store_failed = nullptr) REQUIRES(mu_);
   // Checkpoint folders (controller/checkpoints.h; runner_checkpoints.cc):
   // the new trials' folders, made before they are stored (`lineage` empty,
   // or one per trial); a trial's folder, given to its launch.
   Status PrepareCheckpointsLocked(const std::vector<api::Trial>& created,
-                                  const std::vector<suggestion::Lineage>& lineage);
-  void AddCheckpointLocked(const api::Trial& trial, runner::LaunchSpec& launch) const;
+                                  const std::vector<suggestion::Lineage>& lineage) REQUIRES(mu_);
+  void AddCheckpointLocked(const api::Trial& trial, runner::LaunchSpec& launch) const REQUIRES(mu_);
   // What a launch of `trial` needs besides its command and environment.
-  runner::LaunchSpec BaseLaunchSpecLocked(const api::Trial& trial) const;
-  bool StartTrialLocked(api::Trial& trial);
-  // Recovery (runner_recovery.cc): hands `jobs` (of trials `names`;
-  // `ended`: stored as ended, their jobs to be stopped) to the executor and
-  // applies its answers; those it cannot tell about go to
-  // recovery_pending_. What it said it could not tell ("" : nothing).
-  std::string RecoverJobsLocked(std::vector<runner::RunningJob> jobs,
-                                const std::vector<std::string>& names,
-                                const std::vector<bool>& ended);
-  // Asks again about recovery_pending_ once it is due.
-  void RetryRecoveryLocked();
-  bool FinishIfDoneLocked();
+  runner::LaunchSpec BaseLaunchSpecLocked(const api::Trial& trial) const REQUIRES(mu_);
+  bool StartTrialLocked(api::Trial& trial) REQUIRES(mu_);
+  // Recovery (runner_recovery.cc): asks the executor about `trials`' jobs
+  // (`ended`: stored as ended, their jobs to be stopped) and applies its
+  // answers. What it said it could not tell ("" : nothing).
+  std::string RecoverJobsLocked(const std::vector<std::string>& trials,
+                                const std::vector<bool>& ended) REQUIRES(mu_);
+  // Asks again about the trials the ledger says are due.
+  void RetryRecoveryLocked() REQUIRES(mu_);
+  bool FinishIfDoneLocked() REQUIRES(mu_);
   void FinishLocked(api::ExperimentPhase phase, const std::string& reason,
-                    const std::string& message);
-  void KillActiveLocked(const std::string& reason);
-  void KillTrialLocked(api::Trial& trial, const std::string& reason);
+                    const std::string& message) REQUIRES(mu_);
+  void KillActiveLocked(const std::string& reason) REQUIRES(mu_);
+  void KillTrialLocked(api::Trial& trial, const std::string& reason) REQUIRES(mu_);
 
   // Early stopping over the cached curves (runner_stopping.cc).
-  void LoadCurvesLocked();
-  void AppendCurveLocked(const std::string& trial, const api::Observation& observation);
-  void SetCurvePhaseLocked(const std::string& trial, api::TrialPhase phase);
-  StatusOr<earlystop::StopDecision> EvaluateLocked(const std::string& trial);
-  void StopIfHopelessLocked(api::Trial& trial);
+  void LoadCurvesLocked() REQUIRES(mu_);
+  void AppendCurveLocked(const std::string& trial, const api::Observation& observation) REQUIRES(mu_);
+  void SetCurvePhaseLocked(const std::string& trial, api::TrialPhase phase) REQUIRES(mu_);
+  StatusOr<earlystop::StopDecision> EvaluateLocked(const std::string& trial) REQUIRES(mu_);
+  void StopIfHopelessLocked(api::Trial& trial) REQUIRES(mu_);
 
   const RunnerDeps deps_;
   const std::string name_;
@@ -270,45 +283,26 @@ class ExperimentRunner {
 
   // Exits the executor delivered that OnExit() has not applied yet (they
   // wait on the strand): PrepareDelete() must not wait for them again.
-  std::mutex delivered_mu_;
-  std::set<std::string> delivered_exits_;  // guarded by delivered_mu_
+  Mutex delivered_mu_;
+  std::set<std::string> delivered_exits_ GUARDED_BY(delivered_mu_);
 
-  std::mutex mu_;
-  api::Experiment exp_;             // guarded by mu_
-  std::vector<api::Trial> trials_;  // guarded by mu_; creation order
-  api::TrialTally tally_;           // guarded by mu_; of trials_
-  std::map<std::string, size_t> index_;               // guarded by mu_
-  bool exhausted_ = false;                            // guarded by mu_
-  // Re-attached trials: the observations stored before the restart, not
-  // yet met again as their log is read anew (those met are replays).
-  std::map<std::string, std::vector<api::Observation>> replay_pending_;  // guarded by mu_
-  // Re-attached trials stored as ended (Killed, EarlyStopped) that still
-  // ran: stopped, and nothing new of theirs stored.
-  std::set<std::string> ended_leftovers_;  // guarded by mu_
-  // Trials whose jobs the executor could not tell about after a restart:
-  // their phase as stored, not started again until it can.
-  std::set<std::string> recovery_pending_;  // guarded by mu_
-  // When to ask about them again (ms; 0: none); read without mu_ by the
-  // sweep.
-  std::atomic<int64_t> next_recovery_ms_{0};
-  std::map<std::string, int64_t> last_step_;            // guarded by mu_
-  // Client-run trials: when each Running one last reported (ms).
-  std::map<std::string, int64_t> lease_renewed_ms_;     // guarded by mu_
-  // The earliest a lease may run out (0: none); read without mu_ by the
-  // sweep. Never later than the true earliest (renewals only move those).
-  std::atomic<int64_t> next_lease_expiry_ms_{0};
-  // A trial waits for the executor's resources (GPUs); read without mu_ by
-  // the sweep.
+  Mutex mu_;
+  api::Experiment exp_ GUARDED_BY(mu_);
+  std::vector<api::Trial> trials_ GUARDED_BY(mu_);  // creation order
+  api::TrialTally tally_ GUARDED_BY(mu_);           // of trials_
+  std::map<std::string, size_t> index_ GUARDED_BY(mu_);
+  bool exhausted_ GUARDED_BY(mu_) = false;
+  TrialLedger ledger_ GUARDED_BY(mu_);
+  // Published by PublishLocked() for the sweep, which reads them without
+  // mu_ (see NeedsSweep()): the ledger's next deadline (0: none), a trial
+  // waiting for the executor's resources (GPUs), a write to retry.
+  std::atomic<int64_t> next_deadline_ms_{0};
   std::atomic<bool> waiting_for_resources_{false};
-  // Trial fields RecordTrialLocked could not write, merged per trial.
-  std::map<std::string, storage::TrialUpdate> unwritten_;  // guarded by mu_
-  // Observations the store refused, per trial, in order.
-  std::map<std::string, std::vector<api::Observation>> unwritten_observations_;  // guarded by mu_
-  std::atomic<bool> dirty_{false};  // a write failed; read without mu_ by the sweep
+  std::atomic<bool> dirty_{false};
   std::unique_ptr<earlystop::Policy> policy_;         // null: none
-  bool curves_loaded_ = false;                        // guarded by mu_
-  std::vector<earlystop::TrialCurve> curves_;         // guarded by mu_
-  std::map<std::string, size_t> curve_index_;        // guarded by mu_
+  bool curves_loaded_ GUARDED_BY(mu_) = false;
+  std::vector<earlystop::TrialCurve> curves_ GUARDED_BY(mu_);
+  std::map<std::string, size_t> curve_index_ GUARDED_BY(mu_);
 };
 
 }  // namespace hpt::controller

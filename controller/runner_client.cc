@@ -48,7 +48,7 @@ StatusOr<std::vector<Trial>> ExperimentRunner::Suggest(int count, int wait_ms) {
   while (true) {
     bool full = false;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      Locked lock(this);
       auto trials = SuggestLocked(count, &full);
       if (!full || std::chrono::steady_clock::now() >= deadline ||
           (deps_.stopping && deps_.stopping->load())) {
@@ -70,7 +70,7 @@ StatusOr<std::vector<Trial>> ExperimentRunner::SuggestLocked(int count, bool* fu
   if (exp_.phase == ExperimentPhase::kCreated) {
     storage::ExperimentUpdate update;
     update.phase = ExperimentPhase::kRunning;
-    update.start_time_ms = api::NowMillis();
+    update.start_time_ms = Now();
     HPT_RETURN_IF_ERROR(deps_.store->UpdateExperiment(name_, update));
     exp_.phase = *update.phase;
     exp_.start_time_ms = *update.start_time_ms;
@@ -98,8 +98,8 @@ StatusOr<std::vector<Trial>> ExperimentRunner::SuggestLocked(int count, bool* fu
   HPT_ASSIGN_OR_RETURN(auto created,
                        CreateTrialsLocked(std::min({count, budget, room}), TrialPhase::kRunning));
   for (const Trial& t : created) {
-    last_step_[t.name] = -1;  // nothing observed yet
-    RenewLeaseLocked(t.name);
+    ledger_.NoteStep(t.name, -1, /*known_before=*/false);  // nothing observed yet
+    ApplyLocked(*FindLocked(t.name), event::Renewed{});
   }
   if (created.empty() && exhausted_) FinishIfDoneLocked();
   return created;
@@ -107,7 +107,7 @@ StatusOr<std::vector<Trial>> ExperimentRunner::SuggestLocked(int count, bool* fu
 
 Status ExperimentRunner::AddObservations(const std::string& trial,
                                          const std::vector<api::Observation>& observations) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Locked lock(this);
   Trial* t = FindLocked(trial);
   if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
   if (api::IsFinished(t->phase)) {
@@ -116,10 +116,10 @@ Status ExperimentRunner::AddObservations(const std::string& trial,
                               "; observations are taken only while it runs");
   }
   HPT_RETURN_IF_ERROR(deps_.store->AddObservations(name_, trial, observations));
-  if (!runner_run_) RenewLeaseLocked(trial);
+  if (!runner_run_) ApplyLocked(*t, event::Renewed{});
   for (const auto& o : observations) {
     AppendCurveLocked(trial, o);
-    NoteStepLocked(trial, o.step);
+    ledger_.NoteStep(trial, o.step);
   }
   Status refreshed = RefreshTrialLocked(*t);
   if (!refreshed.ok()) spdlog::warn("experiment {}: {}", name_, refreshed.message());
@@ -128,19 +128,12 @@ Status ExperimentRunner::AddObservations(const std::string& trial,
   return Status::Ok();
 }
 
-void ExperimentRunner::NoteStepLocked(const std::string& trial, int64_t step) {
-  // Only once known: an unknown last step is read from the store when needed.
-  auto it = last_step_.find(trial);
-  if (it != last_step_.end()) it->second = std::max(it->second, step);
-}
-
 StatusOr<int64_t> ExperimentRunner::LastStepLocked(const std::string& trial) {
-  auto it = last_step_.find(trial);
-  if (it != last_step_.end()) return it->second;
+  if (auto last = ledger_.LastStep(trial)) return *last;
   HPT_ASSIGN_OR_RETURN(auto observations, deps_.store->ListObservations(name_, trial));
   int64_t last = -1;
   for (const auto& o : observations) last = std::max(last, o.step);
-  last_step_[trial] = last;
+  ledger_.NoteStep(trial, last, /*known_before=*/false);
   return last;
 }
 
@@ -177,7 +170,7 @@ Status ExperimentRunner::CheckObjectiveLocked(const Trial& t, const Completion& 
 Status ExperimentRunner::CompleteLocked(Trial& t, const Completion& completion) {
   std::vector<api::MetricSummary> before = t.metrics;
   storage::TrialUpdate update;
-  update.completion_time_ms = api::NowMillis();
+  update.completion_time_ms = Now();
   if (completion.infeasible) {
     update.phase = TrialPhase::kFailed;
     update.reason = "Infeasible";
@@ -201,7 +194,7 @@ Status ExperimentRunner::CompleteLocked(Trial& t, const Completion& completion) 
     update.phase = advised ? TrialPhase::kEarlyStopped : TrialPhase::kSucceeded;
     update.reason = advised ? "EarlyStopped" : "Completed";
   }
-  Status stored = UpdateTrialLocked(t, update);
+  Status stored = WriteNowLocked(t, update);
   if (!stored.ok()) {
     t.metrics = std::move(before);  // as stored
     return stored;
@@ -209,14 +202,13 @@ Status ExperimentRunner::CompleteLocked(Trial& t, const Completion& completion) 
   if (!update.observations.empty()) {
     AppendCurveLocked(t.name, update.observations.front());
   }
-  last_step_.erase(t.name);  // finished: no more observations
-  lease_renewed_ms_.erase(t.name);
+  ledger_.Forget(t.name);  // finished: no lease, no more observations
   return Status::Ok();
 }
 
 StatusOr<Trial> ExperimentRunner::Complete(const std::string& trial,
                                            const Completion& completion) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Locked lock(this);
   HPT_RETURN_IF_ERROR(CheckCompletableLocked(trial));
   Trial& t = *FindLocked(trial);
   HPT_RETURN_IF_ERROR(CheckObjectiveLocked(t, completion));
@@ -227,7 +219,7 @@ StatusOr<Trial> ExperimentRunner::Complete(const std::string& trial,
 
 StatusOr<std::vector<Trial>> ExperimentRunner::CompleteMany(
     const std::vector<NamedCompletion>& completions) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Locked lock(this);
   // All checked before any is applied: a bad entry changes nothing.
   std::set<std::string> seen;
   for (size_t i = 0; i < completions.size(); ++i) {
@@ -256,7 +248,7 @@ StatusOr<std::vector<Trial>> ExperimentRunner::CompleteMany(
 }
 
 api::Objective ExperimentRunner::objective() {
-  std::lock_guard<std::mutex> lock(mu_);
+  Locked lock(this);
   return exp_.spec.objective;
 }
 

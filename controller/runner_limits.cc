@@ -11,7 +11,7 @@ namespace hpt::controller {
 using api::ExperimentPhase;
 
 StatusOr<api::Experiment> ExperimentRunner::UpdateLimits(const Limits& limits) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Locked lock(this);
   api::ExperimentSpec spec = exp_.spec;
   if (limits.max_trial_count) spec.max_trial_count = *limits.max_trial_count;
   if (limits.parallel_trial_count) spec.parallel_trial_count = *limits.parallel_trial_count;
@@ -45,8 +45,8 @@ StatusOr<api::Experiment> ExperimentRunner::UpdateLimits(const Limits& limits) {
   }
   HPT_RETURN_IF_ERROR(deps_.store->UpdateExperiment(name_, update));
   exp_.spec = spec;
-  // Leases are measured against the new length from the next sweep on.
-  if (!runner_run_ && limits.trial_lease_seconds) next_lease_expiry_ms_ = api::NowMillis();
+  // Leases are measured against the new length at once (the ledger reads
+  // the spec at each event; PublishLocked tells the sweep).
   if (reopen) {
     exp_.phase = *update.phase;
     exp_.reason = *update.reason;

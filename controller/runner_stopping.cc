@@ -84,23 +84,16 @@ void ExperimentRunner::StopIfHopelessLocked(Trial& t) {
   if (!policy_ || t.phase != TrialPhase::kRunning) return;
   auto decision = EvaluateLocked(t.name);
   if (!decision.ok() || !decision->stop) return;
-  storage::TrialUpdate update;
-  update.phase = TrialPhase::kEarlyStopped;
-  update.reason = "EarlyStopped";
-  update.message = decision->reason;
-  update.completion_time_ms = api::NowMillis();
-  if (UpdateTrialLocked(t, update).ok() && executor()) {
-    executor()->Kill(name_, t.name);  // its exit keeps the EarlyStopped phase
-  }
+  ApplyLocked(t, event::EarlyStop{decision->reason});
 }
 
 StatusOr<earlystop::StopDecision> ExperimentRunner::ShouldStop(const std::string& trial) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Locked lock(this);
   Trial* t = FindLocked(trial);
   if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
   if (t->phase == TrialPhase::kEarlyStopped) return earlystop::StopDecision{true, t->message};
   if (api::IsFinished(t->phase)) return earlystop::StopDecision{};
-  if (!runner_run_) RenewLeaseLocked(trial);  // asking is a sign of life
+  if (!runner_run_) ApplyLocked(*t, event::Renewed{});  // asking is a sign of life
   HPT_ASSIGN_OR_RETURN(earlystop::StopDecision decision, EvaluateLocked(trial));
   if (decision.stop && t->reason != "EarlyStopAdvised") {
     // Stored, so that the advice outlives a restart: the trial completes as
@@ -108,7 +101,7 @@ StatusOr<earlystop::StopDecision> ExperimentRunner::ShouldStop(const std::string
     storage::TrialUpdate update;
     update.reason = "EarlyStopAdvised";
     update.message = decision.reason;
-    HPT_RETURN_IF_ERROR(UpdateTrialLocked(*t, update));
+    HPT_RETURN_IF_ERROR(WriteNowLocked(*t, update));
   }
   return decision;
 }

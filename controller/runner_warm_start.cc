@@ -24,7 +24,7 @@ std::string Key(const api::Assignment& a) {
 
 StatusOr<EnqueueResult> ExperimentRunner::Enqueue(const std::vector<api::Assignment>& assignments,
                                                   bool skip_if_exists) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Locked lock(this);
   if (api::IsFinished(exp_.phase)) {
     return FailedPrecondition("experiment '" + name_ + "' is " + api::ToString(exp_.phase) +
                               "; raise maxTrialCount (PATCH) to run it again first");
@@ -59,10 +59,10 @@ StatusOr<EnqueueResult> ExperimentRunner::Enqueue(const std::vector<api::Assignm
 }
 
 StatusOr<std::vector<Trial>> ExperimentRunner::Import(const std::vector<ImportedTrial>& imports) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Locked lock(this);
   const std::vector<api::ObjectiveMetric> objectives = api::Objectives(exp_.spec.objective);
   storage::NewTrials batch;
-  const int64_t now = api::NowMillis();
+  const int64_t now = Now();
   for (size_t i = 0; i < imports.size(); ++i) {
     const ImportedTrial& in = imports[i];
     const std::string path = in.path.empty() ? api::JsonReader::Path("trials", i) : in.path;

@@ -5,7 +5,7 @@ namespace hpt::controller {
 void Strand::Post(std::function<void()> task) {
   bool schedule = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     tasks_.push_back(std::move(task));
     schedule = !scheduled_;
     scheduled_ = true;
@@ -16,11 +16,11 @@ void Strand::Post(std::function<void()> task) {
 bool Strand::RunQueued() {
   std::deque<std::function<void()>> batch;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     batch.swap(tasks_);
   }
   for (auto& task : batch) task();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (tasks_.empty()) {
     scheduled_ = false;
     return false;
@@ -34,7 +34,7 @@ WorkPool::WorkPool(int threads) {
 
 WorkPool::~WorkPool() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
   cv_.notify_all();
@@ -42,13 +42,13 @@ WorkPool::~WorkPool() {
 }
 
 void WorkPool::WaitIdle() {
-  std::unique_lock<std::mutex> lock(mu_);
-  idle_cv_.wait(lock, [&] { return running_ == 0 && ready_.empty(); });
+  MutexLock lock(&mu_);
+  while (running_ != 0 || !ready_.empty()) idle_cv_.wait(mu_);
 }
 
 void WorkPool::Schedule(std::shared_ptr<Strand> strand) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     ready_.push_back(std::move(strand));
   }
   cv_.notify_one();
@@ -58,8 +58,8 @@ void WorkPool::Loop() {
   while (true) {
     std::shared_ptr<Strand> strand;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !ready_.empty(); });
+      MutexLock lock(&mu_);
+      while (!stopping_ && ready_.empty()) cv_.wait(mu_);
       if (ready_.empty()) return;  // stopping, and everything run
       strand = std::move(ready_.front());
       ready_.pop_front();
@@ -68,7 +68,7 @@ void WorkPool::Loop() {
     // Another thread takes it up next time: one strand never monopolises
     // a thread while others wait.
     if (strand->RunQueued()) Schedule(std::move(strand));
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (--running_ == 0 && ready_.empty()) idle_cv_.notify_all();
   }
 }

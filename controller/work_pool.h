@@ -11,9 +11,10 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "api/mutex.h"
 
 namespace hpt::controller {
 
@@ -32,9 +33,9 @@ class Strand : public std::enable_shared_from_this<Strand> {
   bool RunQueued();
 
   WorkPool* const pool_;
-  std::mutex mu_;
-  std::deque<std::function<void()>> tasks_;  // guarded by mu_
-  bool scheduled_ = false;                   // guarded by mu_
+  Mutex mu_;
+  std::deque<std::function<void()>> tasks_ GUARDED_BY(mu_);
+  bool scheduled_ GUARDED_BY(mu_) = false;
 };
 
 class WorkPool {
@@ -54,12 +55,12 @@ class WorkPool {
   void Schedule(std::shared_ptr<Strand> strand);
   void Loop();
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::shared_ptr<Strand>> ready_;  // guarded by mu_
-  bool stopping_ = false;                      // guarded by mu_
-  int running_ = 0;                            // guarded by mu_
-  std::condition_variable idle_cv_;
+  Mutex mu_;
+  std::condition_variable_any cv_;
+  std::deque<std::shared_ptr<Strand>> ready_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;
+  int running_ GUARDED_BY(mu_) = 0;
+  std::condition_variable_any idle_cv_;
   std::vector<std::thread> threads_;
 };
 

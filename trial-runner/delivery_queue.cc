@@ -9,7 +9,7 @@ size_t DeliveryQueue::Bytes(const DeliveryEvent& event) {
 void DeliveryQueue::Push(std::vector<DeliveryEvent>& events) {
   if (events.empty()) return;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (DeliveryEvent& event : events) {
       bytes_ += Bytes(event);
       ++events_;
@@ -25,8 +25,8 @@ std::optional<DeliveryEvent> DeliveryQueue::Pop() {
   bool room = false;
   std::optional<DeliveryEvent> out;
   {
-    std::unique_lock<std::mutex> lock(mu_);
-    ready_.wait(lock, [&] { return closed_ || !queues_.empty(); });
+    MutexLock lock(&mu_);
+    while (!closed_ && queues_.empty()) ready_.wait(mu_);
     if (queues_.empty()) return std::nullopt;
     // The trial after the one served last (keys in order, wrapping round).
     auto it = queues_.upper_bound(last_);
@@ -48,14 +48,14 @@ std::optional<DeliveryEvent> DeliveryQueue::Pop() {
 
 void DeliveryQueue::Close() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     closed_ = true;
   }
   ready_.notify_all();
 }
 
 bool DeliveryQueue::full() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return full_;
 }
 

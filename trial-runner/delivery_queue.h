@@ -11,17 +11,17 @@
 //
 // Thread-safe.
 
-#include <condition_variable>
+#include <condition_variable>  // std::condition_variable_any
 #include <cstddef>
 #include <deque>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "api/mutex.h"
 #include "trial-runner/executor.h"
 #include "trial-runner/local_job.h"
 
@@ -55,14 +55,14 @@ class DeliveryQueue {
  private:
   static size_t Bytes(const DeliveryEvent& event);
 
-  mutable std::mutex mu_;
-  std::condition_variable ready_;
-  std::map<TrialKey, std::deque<DeliveryEvent>> queues_;  // none empty
-  TrialKey last_;        // whose event Pop() gave last
-  size_t bytes_ = 0;
-  size_t events_ = 0;
-  bool full_ = false;
-  bool closed_ = false;
+  mutable Mutex mu_;
+  std::condition_variable_any ready_;  // waited on with mu_
+  std::map<TrialKey, std::deque<DeliveryEvent>> queues_ GUARDED_BY(mu_);  // none empty
+  TrialKey last_ GUARDED_BY(mu_);  // whose event Pop() gave last
+  size_t bytes_ GUARDED_BY(mu_) = 0;
+  size_t events_ GUARDED_BY(mu_) = 0;
+  bool full_ GUARDED_BY(mu_) = false;
+  bool closed_ GUARDED_BY(mu_) = false;
   const std::function<void()> on_room_;
 };
 

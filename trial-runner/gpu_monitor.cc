@@ -10,7 +10,7 @@ GpuMonitor::GpuMonitor(std::chrono::milliseconds interval, Query query)
 
 GpuMonitor::~GpuMonitor() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
   cv_.notify_all();
@@ -18,16 +18,22 @@ GpuMonitor::~GpuMonitor() {
 }
 
 std::vector<GpuUsage> GpuMonitor::Latest() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return latest_;
 }
 
 void GpuMonitor::Loop() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!cv_.wait_for(lock, interval_, [&] { return stopping_; })) {
-    lock.unlock();
+  while (true) {
+    {
+      MutexLock lock(&mu_);
+      // Until the next sample is due, or the destructor says stop.
+      const auto due = std::chrono::steady_clock::now() + interval_;
+      while (!stopping_ && cv_.wait_until(mu_, due) == std::cv_status::no_timeout) {
+      }
+      if (stopping_) return;
+    }
     std::vector<GpuUsage> sample = query_();  // nvidia-smi, without the lock
-    lock.lock();
+    MutexLock lock(&mu_);
     latest_ = std::move(sample);
   }
 }

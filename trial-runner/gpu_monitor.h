@@ -4,12 +4,12 @@
 // dashboard never wait for nvidia-smi. Thread-safe.
 
 #include <chrono>
-#include <condition_variable>
+#include <condition_variable>  // std::condition_variable_any
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "api/mutex.h"
 #include "trial-runner/gpu_inventory.h"
 
 namespace hpt::runner {
@@ -32,10 +32,10 @@ class GpuMonitor {
 
   const std::chrono::milliseconds interval_;
   const Query query_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;        // guarded by mu_
-  std::vector<GpuUsage> latest_;  // guarded by mu_
+  mutable Mutex mu_;
+  std::condition_variable_any cv_;  // waited on with mu_
+  bool stopping_ GUARDED_BY(mu_) = false;
+  std::vector<GpuUsage> latest_ GUARDED_BY(mu_);
   std::thread thread_;
 };
 

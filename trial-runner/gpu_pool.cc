@@ -73,6 +73,7 @@ GpuPool::Card* GpuPool::FindLocked(int index) {
 Status GpuPool::CheckFits(const api::Resources& r) const {
   if (r.gpu <= 0) return Status::Ok();
   const int whole = r.gpu >= 1 ? static_cast<int>(r.gpu) : 1;
+  MutexLock lock(&mu_);
   int big_enough = 0;
   for (const Card& c : cards_) {
     if (c.device.memory == 0 || c.device.memory >= r.gpu_memory) ++big_enough;
@@ -89,7 +90,7 @@ Status GpuPool::CheckFits(const api::Resources& r) const {
 
 std::optional<GpuLease> GpuPool::Acquire(const api::Resources& r, std::string* waiting) {
   if (r.gpu <= 0) return GpuLease{};
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto memory_fits = [&](const Card& c) {
     return c.device.memory == 0 || c.device.memory - c.memory_used >= r.gpu_memory;
   };
@@ -143,7 +144,7 @@ std::optional<GpuLease> GpuPool::Acquire(const api::Resources& r, std::string* w
 }
 
 void GpuPool::Release(const GpuLease& lease) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (int id : lease.ids) {
     if (Card* c = FindLocked(id)) {
       c->used = std::max(0, c->used - lease.share);
@@ -153,7 +154,7 @@ void GpuPool::Release(const GpuLease& lease) {
 }
 
 void GpuPool::Claim(const GpuLease& lease) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (int id : lease.ids) {
     if (Card* c = FindLocked(id)) {
       c->used = std::min(kWhole, c->used + lease.share);
@@ -163,7 +164,7 @@ void GpuPool::Claim(const GpuLease& lease) {
 }
 
 int GpuPool::free_share(int index) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (const Card& c : cards_) {
     if (c.device.index == index) return kWhole - c.used;
   }

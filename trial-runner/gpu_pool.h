@@ -9,11 +9,11 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "api/mutex.h"
 #include "api/status.h"
 #include "api/types.h"
 #include "trial-runner/gpu_inventory.h"
@@ -55,7 +55,10 @@ class GpuPool {
   // pool does not have are ignored.
   void Claim(const GpuLease& lease);
 
-  int size() const { return static_cast<int>(cards_.size()); }
+  int size() const {
+    MutexLock lock(&mu_);
+    return static_cast<int>(cards_.size());
+  }
   // Free thousandths of card `index` (-1: no such card).
   int free_share(int index) const;
 
@@ -65,10 +68,10 @@ class GpuPool {
     int used = 0;            // thousandths
     int64_t memory_used = 0;
   };
-  Card* FindLocked(int index);
+  Card* FindLocked(int index) REQUIRES(mu_);
 
-  mutable std::mutex mu_;
-  std::vector<Card> cards_;  // by index; guarded by mu_ (used, memory_used)
+  mutable Mutex mu_;
+  std::vector<Card> cards_ GUARDED_BY(mu_);  // by index
 };
 
 }  // namespace hpt::runner

@@ -18,12 +18,12 @@
 #include <cerrno>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "api/mutex.h"
 #include "trial-runner/delivery_queue.h"
 #include "trial-runner/executor.h"
 #include "trial-runner/gpu_pool.h"
@@ -60,7 +60,7 @@ class LocalExecutor : public Executor {
 
   ~LocalExecutor() override {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       stopping_ = true;
       // Supervised trials go on, as after a crash: a restarted server
       // re-attaches to them.
@@ -81,7 +81,7 @@ class LocalExecutor : public Executor {
     HPT_RETURN_IF_ERROR(gpus_.CheckFits(spec.resources));
     GpuLease gpus;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       if (stopping_) return FailedPrecondition("the executor is shutting down");
       if (entries_.count(key)) {
         return AlreadyExists("trial " + spec.experiment + "/" + spec.trial +
@@ -101,7 +101,7 @@ class LocalExecutor : public Executor {
     JobHandle job;
     if (launched.ok()) job = {(*launched)->pid(), (*launched)->job_id()};
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       if (launched.ok()) {
         entries_[key].process = std::move(*launched);
       } else {
@@ -128,7 +128,7 @@ class LocalExecutor : public Executor {
   }
   void Kill(const std::string& experiment, const std::string& trial) override {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       auto it = entries_.find(Key(experiment, trial));
       if (it == entries_.end()) return;
       it->second.kill_requested = true;
@@ -137,7 +137,7 @@ class LocalExecutor : public Executor {
   }
 
   int Running() const override {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return static_cast<int>(entries_.size());
   }
 
@@ -175,12 +175,12 @@ class LocalExecutor : public Executor {
   std::thread thread_;
   std::thread delivery_;
 
-  mutable std::mutex mu_;
-  bool stopping_ = false;         // guarded by mu_
-  std::map<Key, Entry> entries_;  // guarded by mu_; a launched entry is
-                                  // erased by the delivery thread only, once
-                                  // finished, so the poll thread may use its
-                                  // process unlocked until it finishes it
+  mutable Mutex mu_;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  // A launched entry is erased by the delivery thread only, once finished,
+  // so the poll thread may use its process (through the pointer it copied
+  // under the lock) unlocked until it finishes it.
+  std::map<Key, Entry> entries_ GUARDED_BY(mu_);
 
   DeliveryQueue queue_;
 };
@@ -202,7 +202,7 @@ void LocalExecutor::DeliverExit(Event& event) {
   // name can be started again from OnExit().
   std::unique_ptr<LocalJob> finished;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     auto it = entries_.find(event.key);
     finished = std::move(it->second.process);
     gpus_.Release(it->second.gpus);
@@ -233,7 +233,7 @@ void LocalExecutor::Loop() {
     Clock::time_point now = Clock::now();
     running.clear();
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       bool all_finished = true;  // of the trials that end with this executor
       for (auto& [key, entry] : entries_) {
         if (entry.finished) continue;
@@ -282,7 +282,7 @@ void LocalExecutor::Loop() {
       }
     }
     if (!finished.empty()) {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       for (const Key& key : finished) entries_[key].finished = true;
     }
     queue_.Push(events);
@@ -307,11 +307,11 @@ std::vector<RecoveredJob> LocalExecutor::Recover(const std::vector<RunningJob>& 
     // sweeps what is left by the cookie.
     Key key(job.spec.experiment, job.spec.trial);
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       if (stopping_ || !entries_.try_emplace(key).second) continue;
     }
     auto attached = SupervisedTrial::Attach(job.spec, job.job_id, options_);
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (!attached.ok() || !*attached) {
       entries_.erase(key);
       continue;

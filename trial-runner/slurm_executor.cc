@@ -12,13 +12,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <condition_variable>
+#include <condition_variable>  // std::condition_variable_any
 #include <filesystem>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <unistd.h>
 
+#include "api/mutex.h"
 #include "api/private_files.h"
 #include "trial-runner/executor.h"
 #include "trial-runner/line_buffer.h"
@@ -73,6 +73,7 @@ const SlurmJob* FindJob(const std::map<std::string, SlurmJob>& known, const Runn
   return best;
 }
 
+// A job's own state, used by the executor's thread alone (no lock).
 struct Job {
   std::string id;
   LaunchSpec spec;
@@ -80,9 +81,15 @@ struct Job {
   std::unique_ptr<TrialLogFollower> follower;
   LineBuffer lines;
   TailLines tail{20};
-  bool kill_requested = false;  // guarded by the executor's mu_ (Kill() sets it)
   bool cancelled = false;
   bool running = false;  // OnRunning() was said
+};
+
+// What the executor's map holds for a trial: the job, and what Kill() (any
+// thread) asks of it, which is guarded by the map's lock.
+struct Entry {
+  std::unique_ptr<Job> job;
+  bool kill_requested = false;  // Kill() sets it
 };
 
 // How a finished Slurm job ended, as the listener hears it.
@@ -116,7 +123,7 @@ class SlurmExecutor : public Executor {
 
   ~SlurmExecutor() override {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       stopping_ = true;
     }
     cv_.notify_all();
@@ -129,7 +136,7 @@ class SlurmExecutor : public Executor {
     HPT_ASSIGN_OR_RETURN(TrialCollectors collectors, NewTrialCollectors(spec, true));
     Key key(spec.experiment, spec.trial);
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       if (stopping_) return FailedPrecondition("the executor is shutting down");
       if (jobs_.count(key)) {
         return AlreadyExists("trial " + spec.experiment + "/" + spec.trial +
@@ -164,8 +171,8 @@ class SlurmExecutor : public Executor {
     job->collectors = std::move(collectors);
     job->follower = std::make_unique<TrialLogFollower>(submit.output_path);
     {
-      std::lock_guard<std::mutex> lock(mu_);
-      jobs_[key] = std::move(job);
+      MutexLock lock(&mu_);
+      jobs_[key] = Entry{std::move(job)};
     }
     cv_.notify_all();
     return JobHandle{0, kIdPrefix + id, /*queued=*/true};
@@ -196,8 +203,9 @@ class SlurmExecutor : public Executor {
       job->collectors = std::move(*collectors);
       job->follower = std::make_unique<TrialLogFollower>(
           std::filesystem::absolute(spec.log_path).string());
-      std::lock_guard<std::mutex> lock(mu_);
-      out[i].attached = jobs_.try_emplace(Key(spec.experiment, spec.trial), std::move(job)).second;
+      MutexLock lock(&mu_);
+      out[i].attached =
+          jobs_.try_emplace(Key(spec.experiment, spec.trial), Entry{std::move(job)}).second;
       out[i].job_id = kIdPrefix + id;
     }
     cv_.notify_all();
@@ -218,16 +226,16 @@ class SlurmExecutor : public Executor {
 
   void Kill(const std::string& experiment, const std::string& trial) override {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       auto it = jobs_.find(Key(experiment, trial));
       if (it == jobs_.end()) return;
-      it->second->kill_requested = true;
+      it->second.kill_requested = true;
     }
     cv_.notify_all();
   }
 
   int Running() const override {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return static_cast<int>(jobs_.size());
   }
 
@@ -243,8 +251,8 @@ class SlurmExecutor : public Executor {
 
   // Slurm's jobs for recovery, which asks once per experiment at start-up:
   // one squeue answers the experiments that ask within a second or two.
-  StatusOr<std::map<std::string, SlurmJob>> KnownJobs() const {
-    std::lock_guard<std::mutex> lock(known_mu_);
+  StatusOr<std::map<std::string, SlurmJob>> KnownJobs() const EXCLUDES(known_mu_) {
+    MutexLock lock(&known_mu_);
     const auto now = std::chrono::steady_clock::now();
     if (!known_ || now - known_at_ > std::chrono::seconds(2)) {
       auto jobs = slurm_.Jobs();
@@ -258,15 +266,16 @@ class SlurmExecutor : public Executor {
   ExecutorListener* const listener_;
   const int shards_per_gpu_;
   const SlurmCli slurm_;
-  mutable std::mutex known_mu_;
-  mutable std::optional<std::map<std::string, SlurmJob>> known_;  // guarded by known_mu_
-  mutable std::chrono::steady_clock::time_point known_at_;        // guarded by known_mu_
+  mutable Mutex known_mu_;
+  mutable std::optional<std::map<std::string, SlurmJob>> known_ GUARDED_BY(known_mu_);
+  mutable std::chrono::steady_clock::time_point known_at_ GUARDED_BY(known_mu_);
   std::thread thread_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;                          // guarded by mu_
-  std::map<Key, std::unique_ptr<Job>> jobs_;       // guarded by mu_; the jobs
-                                                   // themselves only by the thread
+  mutable Mutex mu_;
+  std::condition_variable_any cv_;  // waited on with mu_
+  bool stopping_ GUARDED_BY(mu_) = false;
+  // The map and each Entry's kill_requested; the Jobs themselves are the
+  // thread's alone (only it erases an entry, so its Job* stays valid).
+  std::map<Key, Entry> jobs_ GUARDED_BY(mu_);
 };
 
 void SlurmExecutor::Follow(Job& job, bool finish, std::vector<api::Observation>& out) {
@@ -296,17 +305,18 @@ void SlurmExecutor::Loop() {
   while (true) {
     std::vector<std::pair<Key, Job*>> jobs;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait_for(lock, kPollInterval);
+      MutexLock lock(&mu_);
+      // One poll interval, or less when woken (a new job, a kill, stop).
+      cv_.wait_for(mu_, kPollInterval);
       if (stopping_) return;
-      for (auto& [key, job] : jobs_) jobs.push_back({key, job.get()});
+      for (auto& [key, entry] : jobs_) jobs.push_back({key, entry.job.get()});
     }
     if (jobs.empty()) continue;
     for (auto& [key, job] : jobs) {
       bool cancel = false;
       {
-        std::lock_guard<std::mutex> lock(mu_);
-        cancel = job->kill_requested && !job->cancelled;
+        MutexLock lock(&mu_);
+        cancel = jobs_.at(key).kill_requested && !job->cancelled;
       }
       if (cancel && slurm_.Cancel(job->id).ok()) job->cancelled = true;
     }
@@ -329,8 +339,8 @@ void SlurmExecutor::Loop() {
       if (!ended) continue;
       bool killed = false;
       {
-        std::lock_guard<std::mutex> lock(mu_);  // Kill() may set it meanwhile
-        killed = job->kill_requested;
+        MutexLock lock(&mu_);  // Kill() may set it meanwhile
+        killed = jobs_.at(key).kill_requested;
       }
       ExitInfo info;
       if (state) {
@@ -348,7 +358,7 @@ void SlurmExecutor::Loop() {
       std::string note = "slurm: job " + job->id + " " + (state ? state->state : "vanished");
       info.log_tail += (info.log_tail.empty() ? "" : "\n") + note;
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        MutexLock lock(&mu_);
         jobs_.erase(key);  // `job` is gone now
       }
       listener_->OnExit(key.first, key.second, info);

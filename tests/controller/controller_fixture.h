@@ -3,9 +3,11 @@
 // FlakyStore), the real built-in registries and a FakeExecutor, with the
 // specs and the polling waits the controller tests share.
 //
-// There is no clock to inject: the controller reads the time only to stamp
-// trials and to pace its GPU sweep (every 500 ms), so the tests wait for
-// effects with a condition and a timeout instead of advancing time.
+// Time is a FakeClock's (clock_): leases, recovery retries and the sweep's
+// deadlines move only when a test advances it and calls
+// controller_->Sweep(). What the controller does on its own threads (its
+// work pool, the executor's callbacks) is waited for with a condition and
+// a bounded timeout.
 
 #include <gtest/gtest.h>
 
@@ -24,6 +26,7 @@
 #include "storage/store.h"
 #include "tests/controller/fake_executor.h"
 #include "tests/controller/flaky_store.h"
+#include "tests/testing/fake_clock.h"
 #include "tests/testing/temp_dir.h"
 
 namespace hpt::controller::testing {
@@ -112,6 +115,7 @@ class ControllerTest : public ::testing::Test {
     ControllerOptions options = options_;
     options.log_dir = dir_.File("logs");
     options.server_url = "http://127.0.0.1:9";
+    options.clock = &clock_;
     controller_ = std::make_unique<Controller>(&flaky_, &builtins_->algorithms,
                                                &builtins_->policies, options);
     executor_ = std::make_unique<FakeExecutor>(controller_.get(), gpus_);
@@ -172,6 +176,12 @@ class ControllerTest : public ::testing::Test {
     return WaitFor(
         [&] { return executor_->RunningTrials(experiment).size() == n; });
   }
+  // Lets `by` pass on the clock, runs a sweep and waits for what it did.
+  void Tick(std::chrono::milliseconds by) {
+    clock_.Advance(by);
+    controller_->Sweep();
+    controller_->WaitIdle();
+  }
   // Plays a trial that prints loss = `loss` at steps 1..`steps` and exits 0.
   void Succeed(const std::string& experiment, const std::string& trial,
                double loss, int steps = 1) {
@@ -182,6 +192,7 @@ class ControllerTest : public ::testing::Test {
   }
 
   hpt::testing::TempDir dir_;
+  hpt::testing::FakeClock clock_;
   // Run on each new executor before the controller starts with it (e.g. to
   // say which trials it re-attaches on recovery).
   std::function<void(FakeExecutor&)> before_start_;

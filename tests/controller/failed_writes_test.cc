@@ -78,12 +78,20 @@ TEST_F(FailedWritesTest, RefusedObservationsAreHeldStoredInOrderAndJudgedOn) {
   ASSERT_TRUE(WaitForRefusal(before));
   executor_->Observe("e", "e-1", 2, {{"loss", 0.2}});
   executor_->ExitCode("e", "e-1", 0);
-  ASSERT_TRUE(WaitForTrialPhase("e", "e-1", TrialPhase::kSucceeded));
-  // Nothing ends the experiment while its reports wait for the store.
-  EXPECT_TRUE(HoldsFor([&] { return Experiment("e").phase == ExperimentPhase::kRunning; },
-                       std::chrono::milliseconds(600)));
+  ASSERT_TRUE(WaitFor([&] { return executor_->RunningTrials("e").empty(); }));
+  // Nothing overtakes the held reports: neither the trial's end (one write
+  // policy: in order) nor the experiment's, however many sweeps come.
+  for (int i = 0; i < 3; ++i) {
+    clock_.Advance(std::chrono::seconds(1));
+    controller_->Sweep();
+    ASSERT_TRUE(WaitFor([&] { return flaky_.failed_writes() > before + 1 + i; }));
+  }
+  EXPECT_EQ(Trial("e", "e-1").phase, TrialPhase::kRunning);
+  EXPECT_EQ(Experiment("e").phase, ExperimentPhase::kRunning);
   flaky_.FailMethod("AddObservations", false);
+  controller_->Sweep();
   ASSERT_TRUE(WaitForPhase("e", ExperimentPhase::kSucceeded));
+  EXPECT_EQ(Trial("e", "e-1").phase, TrialPhase::kSucceeded) << "judged on its held reports";
   auto stored = store_->ListObservations("e", "e-1");
   ASSERT_TRUE(stored.ok());
   ASSERT_EQ(stored->size(), 2u);

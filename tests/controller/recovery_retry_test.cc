@@ -27,7 +27,8 @@ class RecoveryRetryTest : public ControllerTest {
 // They were failed (ServerRestarted) and others started in their place
 // beside their jobs. Now: a Running trial stays Running, a Pending one
 // whose job was never stored is not started a second time, and both are
-// re-attached once the executor answers (every 2 s it is asked again).
+// re-attached once the executor answers (every 2 s it is asked again: the
+// test's clock is a fake one, moved by Tick()).
 TEST_F(RecoveryRetryTest, TrialsKeepTheirPhaseUntilTheExecutorCanTell) {
   Create(RunnerSpec("e", 3, 2, /*max_failed=*/3));
   ASSERT_TRUE(WaitForRunning("e", 2));
@@ -46,13 +47,17 @@ TEST_F(RecoveryRetryTest, TrialsKeepTheirPhaseUntilTheExecutorCanTell) {
   EXPECT_EQ(executor_->recover_calls(), 1);
   EXPECT_EQ(api::ToString(Trial("e", "e-1").phase), "Running");
   EXPECT_EQ(api::ToString(Trial("e", "e-2").phase), "Pending");
-  EXPECT_TRUE(HoldsFor([&] { return executor_->started().empty(); },
-                       std::chrono::milliseconds(1000)))
-      << "a trial was started while its job may run";
-
-  ASSERT_TRUE(WaitFor([&] { return executor_->recovered().size() == 2; },
-                      std::chrono::seconds(15)));
+  controller_->WaitIdle();
+  Tick(std::chrono::milliseconds(1999));  // not yet due: sweeps change nothing
+  EXPECT_EQ(executor_->recover_calls(), 1);
+  EXPECT_TRUE(executor_->started().empty()) << "a trial was started while its job may run";
+  Tick(std::chrono::milliseconds(1));  // asked again; still cannot tell
+  EXPECT_EQ(executor_->recover_calls(), 2);
+  EXPECT_TRUE(executor_->started().empty());
+  EXPECT_EQ(api::ToString(Trial("e", "e-1").phase), "Running");
+  Tick(std::chrono::seconds(2));
   EXPECT_EQ(executor_->recover_calls(), 3);
+  ASSERT_EQ(executor_->recovered().size(), 2u);
   EXPECT_THAT(executor_->StartedTrials("e"), UnorderedElementsAre("e-1", "e-2"));
   EXPECT_THAT(executor_->stale_kills(), IsEmpty());
   ASSERT_TRUE(WaitForTrialPhase("e", "e-2", TrialPhase::kRunning));
@@ -78,8 +83,8 @@ TEST_F(RecoveryRetryTest, ATrialStoppedMeanwhileIsStoppedOnceTheExecutorCanTell)
   Restart();
   ASSERT_TRUE(controller_->StopExperiment("e").ok());
   EXPECT_EQ(api::ToString(Trial("e", "e-1").phase), "Killed");
-  ASSERT_TRUE(WaitFor([&] { return executor_->recovered().size() == 1; },
-                      std::chrono::seconds(15)));
+  Tick(std::chrono::seconds(2));
+  ASSERT_EQ(executor_->recovered().size(), 1u);
   ASSERT_TRUE(WaitFor([&] { return executor_->kills().size() == 2; }));
   EXPECT_THAT(executor_->kills(), ElementsAre("e/e-1", "e/e-1"))
       << "the stop's own Kill(), then the re-attached job's";

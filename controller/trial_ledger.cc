@@ -1,0 +1,343 @@
+// TrialLedger's transitions. Each On...() is one row group of the table in
+// the header; ExitUpdate() is in trial_exit.cc.
+#include "controller/trial_ledger.h"
+
+#include <algorithm>
+#include <type_traits>
+
+#include "api/experiment_status.h"
+
+namespace hpt::controller {
+
+using api::Trial;
+using api::TrialPhase;
+
+namespace {
+
+// The reason of a Pending trial the executor has no room for yet.
+constexpr char kWaiting[] = "WaitingForResources";
+// ... and of one submitted to a cluster that has not run it yet.
+constexpr char kQueued[] = "QueuedInCluster";
+
+// `later`'s set fields over `earlier`'s.
+storage::TrialUpdate Merged(storage::TrialUpdate earlier, const storage::TrialUpdate& later) {
+  if (later.phase) earlier.phase = later.phase;
+  if (later.reason) earlier.reason = later.reason;
+  if (later.message) earlier.message = later.message;
+  if (later.start_time_ms) earlier.start_time_ms = later.start_time_ms;
+  if (later.completion_time_ms) earlier.completion_time_ms = later.completion_time_ms;
+  if (later.exit_code) earlier.exit_code = later.exit_code;
+  if (later.pid) earlier.pid = later.pid;
+  if (later.job_id) earlier.job_id = later.job_id;
+  earlier.observations.insert(earlier.observations.end(), later.observations.begin(),
+                              later.observations.end());
+  return earlier;
+}
+
+// Held observations per trial while the store refuses them (a full disk):
+// past this many the newest are dropped, with an error.
+constexpr size_t kMaxHeldObservations = 100000;
+
+bool Active(const Trial& t) { return !api::IsFinished(t.phase); }
+
+// Running, or queued in a cluster: either way it has a job to stop.
+bool HasJob(const Trial& t) { return t.phase == TrialPhase::kRunning || !t.job_id.empty(); }
+
+}  // namespace
+
+Effects TrialLedger::Apply(const Trial& t, const TrialEvent& event, int64_t now) {
+  Effects effects = std::visit(
+      [&](const auto& e) -> Effects {
+        using E = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<E, event::Started>) {
+          return OnStarted(t, e, now);
+        } else if constexpr (std::is_same_v<E, event::Waiting>) {
+          Effects out;
+          if (t.phase != TrialPhase::kPending) return out;
+          if (t.reason == kWaiting && t.message == e.message) return out;
+          out.update.emplace();
+          out.update->reason = kWaiting;
+          out.update->message = e.message;
+          return out;
+        } else if constexpr (std::is_same_v<E, event::Running>) {
+          Effects out;
+          if (t.phase != TrialPhase::kPending) return out;
+          out.update.emplace();
+          out.update->phase = TrialPhase::kRunning;
+          out.update->start_time_ms = now;  // when it really started
+          out.update->reason = "";
+          out.update->message = "";
+          return out;
+        } else if constexpr (std::is_same_v<E, event::Observed>) {
+          return OnObserved(t, e);
+        } else if constexpr (std::is_same_v<E, event::Exited>) {
+          return OnExited(t, e, now);
+        } else if constexpr (std::is_same_v<E, event::StopRequested>) {
+          return OnStopRequested(t, e, now);
+        } else if constexpr (std::is_same_v<E, event::EarlyStop>) {
+          Effects out;
+          if (t.phase != TrialPhase::kRunning) return out;
+          out.update.emplace();
+          out.update->phase = TrialPhase::kEarlyStopped;
+          out.update->reason = "EarlyStopped";
+          out.update->message = e.why;
+          out.update->completion_time_ms = now;
+          out.kill = true;  // its exit keeps the EarlyStopped phase
+          return out;
+        } else if constexpr (std::is_same_v<E, event::Recovered>) {
+          return OnRecovered(t, e, now);
+        } else if constexpr (std::is_same_v<E, event::Renewed>) {
+          if (!runner_run_ && Active(t)) renewed_ms_[t.name] = now;
+          return Effects{};
+        } else {
+          static_assert(std::is_same_v<E, event::LeaseTick>);
+          return OnLeaseTick(t, now);
+        }
+      },
+      event);
+  // An exit also takes the trial's held writes along (its end waits for them).
+  if (effects.observations.empty() && !effects.update &&
+      !std::holds_alternative<event::Exited>(event)) {
+    return effects;
+  }
+  return WithHeldWrites(t.name, std::move(effects));
+}
+
+Effects TrialLedger::OnStarted(const Trial& t, const event::Started& e, int64_t now) {
+  Effects out;
+  storage::TrialUpdate& update = out.update.emplace();
+  update.start_time_ms = now;
+  if (t.reason == kWaiting) {
+    update.reason = "";
+    update.message = "";
+  }
+  if (e.job.ok() && e.job->queued) {
+    // Submitted: Pending until the cluster runs it (Running), saying so.
+    update.start_time_ms.reset();
+    update.reason = kQueued;
+    update.message = "queued in the cluster (job " + e.job->id + ")";
+    update.job_id = e.job->id;
+  } else if (e.job.ok()) {
+    update.phase = TrialPhase::kRunning;
+    update.pid = e.job->pid;
+    update.job_id = e.job->id;
+  } else {
+    update.phase = TrialPhase::kFailed;
+    update.reason = "StartFailed";
+    update.message = e.job.status().message();
+    update.completion_time_ms = now;
+  }
+  return out;
+}
+
+Effects TrialLedger::OnObserved(const Trial& t, const event::Observed& e) {
+  Effects out;
+  api::Observation fresh = e.observation;
+  if (auto replay = replay_.find(t.name); replay != replay_.end()) {
+    // Stored before the restart: the same step and values, met once each
+    // (a step's metrics on lines of their own are more observations, not
+    // replays). Texts are merged by name, so storing them again is harmless.
+    std::vector<api::Observation>& stored = replay->second;
+    auto same = std::find_if(stored.begin(), stored.end(), [&](const api::Observation& o) {
+      return o.step == e.observation.step && o.metrics == e.observation.metrics;
+    });
+    if (same != stored.end() && !e.observation.metrics.empty()) {
+      stored.erase(same);
+      if (stored.empty()) replay_.erase(replay);
+      fresh.metrics.clear();
+      if (fresh.texts.empty()) return out;
+    }
+  }
+  if (leftovers_.count(t.name)) return out;  // printed after its end
+  if (auto held = held_.find(t.name);
+      held != held_.end() && held->second.observations.size() >= kMaxHeldObservations) {
+    out.note = "has " + std::to_string(kMaxHeldObservations) +
+               " observations waiting for the store: one more dropped";
+    return out;
+  }
+  out.observations.push_back(std::move(fresh));
+  out.judge = true;
+  return out;
+}
+
+Effects TrialLedger::OnExited(const Trial& t, const event::Exited& e, int64_t now) {
+  leftovers_.erase(t.name);
+  replay_.erase(t.name);
+  Effects out;
+  if (!Active(t)) return out;  // already Killed or EarlyStopped: that phase stays
+  // Its end is judged on everything it reported, held observations too.
+  Trial reported = t;
+  reported.metrics = WithHeld(t);
+  out.update = ExitUpdate(reported, e.info, *spec_, now);
+  return out;
+}
+
+Effects TrialLedger::OnStopRequested(const Trial& t, const event::StopRequested& e,
+                                     int64_t now) {
+  Effects out;
+  if (!Active(t)) return out;
+  out.update.emplace();
+  out.update->phase = TrialPhase::kKilled;
+  out.update->reason = e.reason;
+  out.update->completion_time_ms = now;
+  // Its exit is reported later and keeps the Killed phase.
+  out.kill = HasJob(t);
+  Forget(t.name);
+  return out;
+}
+
+Effects TrialLedger::OnRecovered(const Trial& t, const event::Recovered& e, int64_t now) {
+  Effects out;
+  const runner::RecoveredJob& job = e.job;
+  if (job.unknown) {
+    // Not gone, only unseen: failing it would start another trial in its
+    // place while its job runs on. It keeps its phase (and its slot) until
+    // the executor can tell.
+    replay_.erase(t.name);
+    unknown_.insert(t.name);
+    if (recovery_due_ms_ == 0) recovery_due_ms_ = now + kRecoveryRetryMs;
+    return out;
+  }
+  // A re-attached trial's output is read again from its start: what the
+  // store holds already is not added twice.
+  if (job.attached && !e.stored.empty()) replay_[t.name] = e.stored;
+  if (e.ended) {
+    // Followed to its exit, which keeps the stored phase. What it printed
+    // after its end was decided is not stored: an early-stopped trial that
+    // ran on for hours unwatched must not turn into the best.
+    if (job.attached) {
+      leftovers_.insert(t.name);
+      replay_.erase(t.name);
+      out.kill = true;
+      out.note = std::string("is ") + api::ToString(t.phase) + " but was still running: stopping it";
+    }
+    return out;
+  }
+  const bool unstarted = t.phase == TrialPhase::kPending && t.job_id.empty();
+  if (job.attached) {
+    out.note = "re-attached to its running job";
+    if (unstarted) {
+      storage::TrialUpdate& found = out.update.emplace();
+      found.job_id = job.job_id;
+      if (job.running) {
+        found.phase = TrialPhase::kRunning;
+        found.start_time_ms = now;
+        found.reason = "";
+        found.message = "";
+      }
+    }
+    return out;
+  }
+  if (unstarted) return out;  // never started: the runner starts it
+  // Gone, and what was left of it (provably it) killed.
+  storage::TrialUpdate& update = out.update.emplace();
+  update.phase = TrialPhase::kFailed;
+  update.reason = "ServerRestarted";
+  update.message = "the server restarted and the trial's process was gone";
+  update.completion_time_ms = now;
+  return out;
+}
+
+Effects TrialLedger::OnLeaseTick(const Trial& t, int64_t now) {
+  Effects out;
+  const int64_t lease_ms = int64_t{spec_->trial_lease_seconds} * 1000;
+  if (runner_run_ || lease_ms <= 0 || t.phase != TrialPhase::kRunning) return out;
+  // Running with no lease: loaded at start-up, so the lease starts now.
+  auto [it, fresh] = renewed_ms_.try_emplace(t.name, now);
+  if (it->second + lease_ms > now) return out;
+  storage::TrialUpdate& update = out.update.emplace();
+  update.phase = TrialPhase::kFailed;
+  update.reason = "Abandoned";
+  update.message = "no report for " + std::to_string((now - it->second) / 1000) +
+                   " s (trialLeaseSeconds " + std::to_string(spec_->trial_lease_seconds) +
+                   "): the client that asked for it stopped reporting; its slot is free";
+  update.completion_time_ms = now;
+  out.note = "abandoned (" + *update.message + ")";
+  Forget(t.name);
+  return out;
+}
+
+Effects TrialLedger::WithHeldWrites(const std::string& trial, Effects effects) {
+  auto held = held_.find(trial);
+  if (held == held_.end()) return effects;
+  Effects out = std::move(held->second);
+  held_.erase(held);
+  out.observations.insert(out.observations.end(), effects.observations.begin(),
+                          effects.observations.end());
+  if (effects.update) {
+    out.update = out.update ? Merged(std::move(*out.update), *effects.update) : *effects.update;
+  }
+  out.kill = effects.kill;
+  out.judge = effects.judge;
+  out.note = std::move(effects.note);
+  return out;
+}
+
+void TrialLedger::Hold(const std::string& trial, Effects effects) {
+  effects.kill = false;
+  effects.judge = false;
+  effects.note.clear();
+  if (effects.observations.empty() && !effects.update) return;
+  // Nothing of the trial can be held already: Apply() and TakeHeld() take
+  // it out before the write that failed.
+  held_[trial] = std::move(effects);
+}
+
+std::optional<std::pair<std::string, Effects>> TrialLedger::TakeHeld() {
+  if (held_.empty()) return std::nullopt;
+  auto node = held_.extract(held_.begin());
+  return std::make_pair(std::move(node.key()), std::move(node.mapped()));
+}
+
+std::vector<api::MetricSummary> TrialLedger::WithHeld(const Trial& trial) const {
+  std::vector<api::MetricSummary> out = trial.metrics;
+  auto held = held_.find(trial.name);
+  if (held == held_.end()) return out;
+  for (const api::Observation& o : held->second.observations) api::MergeLatest(out, o.metrics);
+  return out;
+}
+
+std::vector<std::string> TrialLedger::RecoveryDue(int64_t now) {
+  if (recovery_due_ms_ == 0 || now < recovery_due_ms_) return {};
+  std::vector<std::string> due(unknown_.begin(), unknown_.end());
+  unknown_.clear();
+  recovery_due_ms_ = 0;
+  return due;
+}
+
+int64_t TrialLedger::NextLeaseExpiry() const {
+  const int64_t lease_ms = int64_t{spec_->trial_lease_seconds} * 1000;
+  if (runner_run_ || lease_ms <= 0 || renewed_ms_.empty()) return 0;
+  int64_t earliest = renewed_ms_.begin()->second;
+  for (const auto& [trial, at] : renewed_ms_) earliest = std::min(earliest, at);
+  return earliest + lease_ms;
+}
+
+int64_t TrialLedger::NextDeadline() const {
+  const int64_t lease = NextLeaseExpiry();
+  if (lease == 0) return recovery_due_ms_;
+  return recovery_due_ms_ == 0 ? lease : std::min(lease, recovery_due_ms_);
+}
+
+std::optional<int64_t> TrialLedger::LastStep(const std::string& trial) const {
+  auto it = last_step_.find(trial);
+  if (it == last_step_.end()) return std::nullopt;
+  return it->second;
+}
+
+void TrialLedger::NoteStep(const std::string& trial, int64_t step, bool known_before) {
+  // Only once known: an unknown last step is read from the store when needed.
+  auto it = last_step_.find(trial);
+  if (it != last_step_.end()) {
+    it->second = std::max(it->second, step);
+  } else if (!known_before) {
+    last_step_[trial] = step;
+  }
+}
+
+void TrialLedger::Forget(const std::string& trial) {
+  renewed_ms_.erase(trial);
+  last_step_.erase(trial);
+}
+
+}  // namespace hpt::controller
