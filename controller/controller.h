@@ -45,10 +45,14 @@ class Controller : public runner::ExecutorListener {
              const Registry<earlystop::Policy>* policies, ControllerOptions options);
   ~Controller() override;
 
-  // Attaches the executor (which must call back into this controller),
-  // loads every experiment, recovers from a previous run (runner-run trials
-  // that were Running become Failed, ServerRestarted, what is left of them
-  // killed) and starts the sweep.
+  // Attaches the executors (each must call back into this controller),
+  // loads every experiment, recovers from a previous run and starts the
+  // sweep. Recovery (ExperimentRunner::Recover): runner-run trials stored
+  // as Running are handed to their executor, which re-attaches those it
+  // can follow (their output and end are then delivered as if this server
+  // had started them); only a trial that is gone becomes Failed
+  // (ServerRestarted), what is left of it killed; one the executor cannot
+  // tell about yet keeps its phase and is asked about again.
   Status Start(const std::map<std::string, runner::Executor*>& executors,
                const std::string& default_executor);
   // One executor, which every experiment uses.

@@ -1,7 +1,9 @@
 #pragma once
 // SqliteStore: the Store on one SQLite file (see store.h for the contract and
-// OpenSqliteStore, the way to make one). Declared here only so that its
-// methods can live in two source files; other code uses the Store interface.
+// OpenSqliteStore, the way to make one). Private to storage/: declared here
+// only so that its methods can live in three source files (experiments in
+// sqlite_store.cc, trials in sqlite_store_trials.cc, observations in
+// sqlite_store_observations.cc); other code uses the Store interface.
 //
 // One connection, guarded by a mutex: SQLite serialises writers anyway, and
 // a single connection lets every statement be prepared once and cached.

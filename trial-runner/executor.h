@@ -191,8 +191,12 @@ struct LocalExecutorOptions {
   int64_t trial_open_files = 0;
 };
 
-// Runs trials as local child processes, each in its own process group.
-// `listener` must outlive the executor. The destructor kills what still runs.
+// Runs trials on this machine, each in a session of its own: under a
+// supervisor (options.shim_command) or, without one, as this process's
+// children. `listener` must outlive the executor. The destructor kills the
+// trials that are its own children (their OnExit() is still delivered) and
+// waits for them; supervised trials run on, unfollowed, as after a crash,
+// for the next executor's Recover() to re-attach.
 std::unique_ptr<Executor> NewLocalExecutor(ExecutorListener* listener,
                                            const LocalExecutorOptions& options = {});
 
