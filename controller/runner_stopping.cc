@@ -35,7 +35,6 @@ void ExperimentRunner::LoadCurvesLocked() {
         }
       }
     }
-    earlystop::IndexCurve(curve);
     curve_index_[t.name] = curves_.size();
     curves_.push_back(std::move(curve));
   }

@@ -21,43 +21,10 @@ TrialCurve MakeCurve(const api::Trial& trial,
   return curve;
 }
 
-namespace {
-
-bool Indexed(const TrialCurve& curve) {
-  return curve.finite_sum.size() == curve.points.size() &&
-         curve.finite_count.size() == curve.points.size();
-}
-
-}  // namespace
-
-void IndexCurve(TrialCurve& curve) {
-  curve.finite_sum.resize(curve.points.size());
-  curve.finite_count.resize(curve.points.size());
-  double sum = 0;
-  int32_t count = 0;
-  for (size_t i = 0; i < curve.points.size(); ++i) {
-    if (std::isfinite(curve.points[i].value)) {
-      sum += curve.points[i].value;
-      ++count;
-    }
-    curve.finite_sum[i] = sum;
-    curve.finite_count[i] = count;
-  }
-}
-
 void SetPoint(TrialCurve& curve, CurvePoint point) {
   auto& points = curve.points;
   if (points.empty() || points.back().step < point.step) {
     points.push_back(point);
-    if (Indexed(curve) || curve.finite_sum.size() + 1 == points.size()) {
-      bool finite = std::isfinite(point.value);
-      double sum = curve.finite_sum.empty() ? 0 : curve.finite_sum.back();
-      int32_t count = curve.finite_count.empty() ? 0 : curve.finite_count.back();
-      curve.finite_sum.push_back(sum + (finite ? point.value : 0));
-      curve.finite_count.push_back(count + (finite ? 1 : 0));
-    } else {
-      IndexCurve(curve);
-    }
     return;
   }
   auto at = std::lower_bound(points.begin(), points.end(), point.step,
@@ -65,23 +32,15 @@ void SetPoint(TrialCurve& curve, CurvePoint point) {
   if (at != points.end() && at->step == point.step) {
     at->value = point.value;
   } else {
-    points.insert(at, point);
+    points.insert(at, point);  // rare: a step reported out of order
   }
-  IndexCurve(curve);  // rare: a step reported again or out of order
 }
 
 std::optional<int64_t> LastStep(const TrialCurve& curve) {
-  if (Indexed(curve)) {
-    for (size_t i = curve.points.size(); i-- > 0;) {
-      if (std::isfinite(curve.points[i].value)) return curve.points[i].step;
-    }
-    return std::nullopt;
+  for (size_t i = curve.points.size(); i-- > 0;) {
+    if (std::isfinite(curve.points[i].value)) return curve.points[i].step;
   }
-  std::optional<int64_t> last;
-  for (const CurvePoint& p : curve.points) {
-    if (std::isfinite(p.value) && (!last || p.step > *last)) last = p.step;
-  }
-  return last;
+  return std::nullopt;
 }
 
 std::optional<double> BestUpTo(const TrialCurve& curve, int64_t step,
@@ -92,25 +51,6 @@ std::optional<double> BestUpTo(const TrialCurve& curve, int64_t step,
     if (!best || api::IsBetter(p.value, *best, type)) best = p.value;
   }
   return best;
-}
-
-std::optional<double> MeanUpTo(const TrialCurve& curve, int64_t step) {
-  if (Indexed(curve)) {
-    auto end = std::upper_bound(curve.points.begin(), curve.points.end(), step,
-                                [](int64_t s, const CurvePoint& p) { return s < p.step; });
-    size_t n = static_cast<size_t>(end - curve.points.begin());
-    if (n == 0 || curve.finite_count[n - 1] == 0) return std::nullopt;
-    return curve.finite_sum[n - 1] / curve.finite_count[n - 1];
-  }
-  double sum = 0;
-  int n = 0;
-  for (const CurvePoint& p : curve.points) {
-    if (p.step > step || !std::isfinite(p.value)) continue;
-    sum += p.value;
-    ++n;
-  }
-  if (n == 0) return std::nullopt;
-  return sum / n;
 }
 
 std::optional<double> ValueAt(const TrialCurve& curve, int64_t step) {

@@ -21,23 +21,17 @@ TrialCurve MakeCurve(const api::Trial& trial,
                      const std::vector<api::Observation>& observations,
                      const std::string& metric);
 
-// (Re)builds the curve's index (TrialCurve::finite_sum and finite_count).
-// Points must be in increasing step order.
-void IndexCurve(TrialCurve& curve);
 // Sets the value at `point.step` (replacing one reported before, else
-// inserting in step order) and keeps the index: O(1) when appending.
+// inserting in step order): O(1) when appending.
 void SetPoint(TrialCurve& curve, CurvePoint point);
 
 // The largest step with a finite value, or nullopt when there is none.
+// Scans from the end: O(1) plus the non-finite points at the end.
 std::optional<int64_t> LastStep(const TrialCurve& curve);
 
 // The best finite value at steps <= `step` under `type`, or nullopt.
 std::optional<double> BestUpTo(const TrialCurve& curve, int64_t step,
                                api::ObjectiveType type);
-
-// The mean of the finite values at steps <= `step` (the running average),
-// or nullopt when there are none.
-std::optional<double> MeanUpTo(const TrialCurve& curve, int64_t step);
 
 // The latest finite value at a step <= `step`: the value the trial had at
 // `step`. nullopt when there is none. O(log n) plus the non-finite points

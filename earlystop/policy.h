@@ -33,13 +33,6 @@ struct TrialCurve {
   std::string name;
   api::TrialPhase phase = api::TrialPhase::kRunning;
   std::vector<CurvePoint> points;
-  // Optional index (curve.h IndexCurve/SetPoint) kept by whoever owns a
-  // long-lived curve: the sum and count of the finite values of points[0..i].
-  // With it the running-average and last-step queries are O(log n), so a
-  // decision does not cost every other trial's whole curve. Ignored unless
-  // both have points' size.
-  std::vector<double> finite_sum;
-  std::vector<int32_t> finite_count;
 };
 
 struct StopDecision {

@@ -54,10 +54,7 @@ TEST(CurveQueriesTest, AnswerFromFinitePointsUpToTheStep) {
   EXPECT_EQ(BestUpTo(c, 1, ObjectiveType::kMinimize), 4);
   EXPECT_EQ(BestUpTo(c, 4, ObjectiveType::kMinimize), 2);
   EXPECT_EQ(BestUpTo(c, 4, ObjectiveType::kMaximize), 4);
-  EXPECT_EQ(MeanUpTo(c, 2), 3);
-  EXPECT_EQ(MeanUpTo(c, 4), 3);
   EXPECT_EQ(BestUpTo(c, 0, ObjectiveType::kMinimize), std::nullopt);
-  EXPECT_EQ(MeanUpTo(c, 0), std::nullopt);
   EXPECT_EQ(ValueAt(c, 2), 2);
   EXPECT_EQ(ValueAt(c, 3), 2);  // step 3 is NaN: the value of step 2 holds
   EXPECT_EQ(ValueAt(c, 9), 3);
@@ -80,23 +77,25 @@ TEST(CurveQueriesTest, EmptyAndAllNaNCurvesHaveNoLastStep) {
 namespace hpt::earlystop {
 namespace {
 
-// The index answers exactly as the scan does, appended or out of order.
-TEST(CurveIndexTest, IndexedQueriesMatchTheScan) {
-  TrialCurve indexed{"t", api::TrialPhase::kRunning, {}};
-  TrialCurve plain{"t", api::TrialPhase::kRunning, {}};
+// SetPoint keeps the points in step order, a step reported again with its
+// latest value, so the queries that scan from the end answer as a full scan.
+TEST(SetPointTest, KeepsStepOrderAndTheLatestValue) {
+  TrialCurve curve{"t", api::TrialPhase::kRunning, {}};
   const std::vector<CurvePoint> reports = {{1, 4}, {2, 2}, {3, std::nan("")}, {5, 6},
-                                           {4, 1}, {2, 8}, {7, 3}};
+                                           {4, 1}, {2, 8}, {7, 3}, {8, std::nan("")}};
   for (const CurvePoint& p : reports) {
-    SetPoint(indexed, p);
-    plain.points = indexed.points;
-    ASSERT_EQ(indexed.finite_sum.size(), indexed.points.size());
-    for (int64_t step = 0; step <= 8; ++step) {
-      EXPECT_EQ(MeanUpTo(indexed, step), MeanUpTo(plain, step)) << step;
+    SetPoint(curve, p);
+    std::optional<int64_t> scanned;
+    for (size_t i = 0; i < curve.points.size(); ++i) {
+      if (i > 0) EXPECT_LT(curve.points[i - 1].step, curve.points[i].step);
+      if (std::isfinite(curve.points[i].value)) scanned = curve.points[i].step;
     }
-    EXPECT_EQ(LastStep(indexed), LastStep(plain));
+    EXPECT_EQ(LastStep(curve), scanned);
   }
-  EXPECT_EQ(indexed.points.size(), 6u);  // step 2 reported twice counts once
-  EXPECT_EQ(MeanUpTo(indexed, 2), (4.0 + 8.0) / 2);
+  ASSERT_EQ(curve.points.size(), 7u);  // step 2 reported twice counts once
+  EXPECT_EQ(curve.points[1].value, 8);
+  EXPECT_EQ(LastStep(curve), 7);        // step 8 is NaN
+  EXPECT_EQ(ValueAt(curve, 3), 8);      // step 3 is NaN: step 2's latest value
 }
 
 }  // namespace
