@@ -22,12 +22,12 @@ fi
 # The Python client's wheel (build/python/hpt-*.whl), offline from Debian's
 # pip and setuptools (the interpreter the tests use). Optional: without them
 # this prints a note and the build still succeeds. Built from a copy so that
-# api/python stays clean.
+# python/ stays clean.
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 if "$py" -c "import setuptools" >/dev/null 2>&1 && "$py" -m pip --version >/dev/null 2>&1; then
   wheel_src=$(mktemp -d)
-  cp -r api/python "$wheel_src/src"
+  cp -r python "$wheel_src/src"
   rm -rf "$wheel_src/src/build" "$wheel_src"/src/*.egg-info
   find "$wheel_src/src" -name __pycache__ -prune -exec rm -rf {} +
   if "$py" -m pip --disable-pip-version-check wheel --no-deps --no-build-isolation \

@@ -15,7 +15,7 @@ import unittest
 from typing import List, Optional
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-PYTHON_CLIENT = REPO / "api" / "python"
+PYTHON_CLIENT = REPO / "python"
 
 
 def binary() -> str:
