@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "server/server.h"
 
 namespace hpt::cli {
 namespace {

@@ -47,7 +47,7 @@ class OfflineClient : public hpt::client::ApiClient {
  public:
   OfflineClient(std::unique_ptr<storage::Store> store, std::string db_path)
       : store_(std::move(store)), db_path_(std::move(db_path)) {
-    // As the server places them (server.cc): "logs" beside the database.
+    // As the server places them (cli/server_app.cc): "logs" beside the database.
     log_dir_ = (std::filesystem::path(db_path_).parent_path() / "logs").string();
     if (log_dir_ == "logs") log_dir_ = "./logs";
     // Only the store is needed by the routes this client lets through.

@@ -10,14 +10,14 @@
 #include "cli/local_server.h"
 #include "cli/offline_client.h"
 #include "cli/table.h"
-#include "server/server.h"
+#include "cli/server_app.h"
 
 namespace hpt::cli {
 
 using nlohmann::json;
 
 StatusOr<std::string> ResolveToken(const std::string& token_file, const std::string& url) {
-  if (!token_file.empty()) return server::ReadTokenFile(token_file);
+  if (!token_file.empty()) return ReadTokenFile(token_file);
   const char* env = std::getenv("HPT_TOKEN");
   if (env && *env) return std::string(env);
   return RuntimeTokenFor(url);

@@ -7,7 +7,6 @@
 #include "cli/output.h"
 #include "cli/spec_file.h"
 #include "cli/table.h"
-#include "server/server.h"
 
 namespace hpt::cli {
 

@@ -14,7 +14,7 @@
 #include "cli/local_server.h"
 #include "cli/output.h"
 #include "cli/spec_file.h"
-#include "server/server.h"
+#include "cli/server_app.h"
 
 namespace hpt::cli {
 namespace {
@@ -33,7 +33,7 @@ std::string RandomToken();
 class EmbeddedServer {
  public:
   static StatusOr<std::unique_ptr<EmbeddedServer>> Start(const std::string& db) {
-    server::ServerOptions so;
+    ServerAppOptions so;
     so.log_level = "warn";  // the run's own output says what happens
     so.db_path = db;
     so.token = RandomToken();  // the embedded server still runs code: lock it
@@ -43,12 +43,12 @@ class EmbeddedServer {
     if (!so.hpt_binary.empty()) so.trial_shim_command = {so.hpt_binary, "trial-shim"};
     so.ui_dir = DefaultUiDir();  // the printed dashboard link must work
     so.port = DefaultLocalPort();
-    auto started = server::Server::Start(so);
+    auto started = ServerApp::Start(so);
     if (!started.ok() && started.status().code() == StatusCode::kUnavailable) {
       std::cerr << "hpt: note: port " << so.port << " is taken (" << started.status().message()
                 << "); the embedded server takes another\n";
       so.port = 0;
-      started = server::Server::Start(so);
+      started = ServerApp::Start(so);
     }
     if (!started.ok()) return started.status();
     auto self = std::unique_ptr<EmbeddedServer>(new EmbeddedServer(std::move(*started), so.token));
@@ -68,9 +68,9 @@ class EmbeddedServer {
   }
 
  private:
-  EmbeddedServer(std::unique_ptr<server::Server> server, std::string token)
+  EmbeddedServer(std::unique_ptr<ServerApp> server, std::string token)
       : server_(std::move(server)), token_(std::move(token)) {}
-  std::unique_ptr<server::Server> server_;
+  std::unique_ptr<ServerApp> server_;
   std::string token_;
   bool stopped_ = false;
 };

@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "server/server.h"
+#include "cli/server_app.h"
 #include "trial-runner/gpu_inventory.h"
 
 namespace hpt::cli {
@@ -52,7 +52,7 @@ int Serve(const ServeOptions& options) {
                     "every interface)",
                 2);
   }
-  server::ServerOptions so;
+  ServerAppOptions so;
   so.host = options.host;
   so.port = options.port;
   so.db_path = options.db;
@@ -74,11 +74,11 @@ int Serve(const ServeOptions& options) {
   if (!gpus.ok()) return Fail(gpus.status());
   so.gpus = *gpus;
   if (!options.token_file.empty()) {
-    auto token = server::ReadTokenFile(options.token_file);
+    auto token = ReadTokenFile(options.token_file);
     if (!token.ok()) return Fail(token.status());
     so.token = *token;
   } else if (options.token_fd >= 0) {
-    auto token = server::ReadTokenDescriptor(options.token_fd);
+    auto token = ReadTokenDescriptor(options.token_fd);
     if (!token.ok()) return Fail(token.status());
     so.token = *token;
   }
@@ -89,7 +89,7 @@ int Serve(const ServeOptions& options) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  auto server = server::Server::Start(so);
+  auto server = ServerApp::Start(so);
   if (!server.ok()) return Fail(server.status());
   const bool loopback = so.host == "localhost" || so.host == "::1" ||
                         so.host.rfind("127.", 0) == 0;

@@ -1,6 +1,9 @@
 #pragma once
-// Server: `hpt serve` assembled — SQLite store, algorithm registry,
-// controller, local executor and the HTTP API.
+// ServerApp: `hpt serve` assembled, the process's composition root — the
+// database lock, the SQLite store, the built-in registries, the controller,
+// every registered executor, the GPU monitor, the importance worker and the
+// HTTP API (server/http_server.h), started and stopped in the order each
+// needs. `hpt serve` and `hpt run`'s embedded server run one.
 
 #include <atomic>
 #include <memory>
@@ -10,9 +13,9 @@
 
 #include "api/status.h"
 
-namespace hpt::server {
+namespace hpt::cli {
 
-struct ServerOptions {
+struct ServerAppOptions {
   std::string host = "127.0.0.1";
   int port = 8750;  // 0: any free port
   std::string db_path = "hpt-data/hpt.db";
@@ -48,11 +51,13 @@ struct ServerOptions {
   std::string log_level = "info";
 };
 
-class Server {
+class ServerApp {
  public:
-  // Opens the store, recovers experiments left running and starts listening.
-  static StatusOr<std::unique_ptr<Server>> Start(const ServerOptions& options);
-  virtual ~Server() = default;
+  // Takes the database's lock, opens the store, starts listening, recovers
+  // experiments left running and starts serving. Unavailable when the port
+  // is taken; FailedPrecondition when another server holds the database.
+  static StatusOr<std::unique_ptr<ServerApp>> Start(const ServerAppOptions& options);
+  virtual ~ServerApp() = default;
 
   virtual int port() const = 0;
   virtual std::string url() const = 0;  // "http://127.0.0.1:8750"
@@ -69,4 +74,4 @@ StatusOr<std::string> ReadTokenFile(const std::string& path);
 // when it is not open, is a terminal, is empty or the line is over 4 KiB.
 StatusOr<std::string> ReadTokenDescriptor(int fd);
 
-}  // namespace hpt::server
+}  // namespace hpt::cli

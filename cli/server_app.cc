@@ -1,11 +1,8 @@
-#include "server/server.h"
-
-#include "api/version.h"
-
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
+#include "cli/server_app.h"
 
 #include <fcntl.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,27 +10,23 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
+#include "api/version.h"
 #include "controller/builtins.h"
 #include "controller/controller.h"
 #include "controller/importance_service.h"
-#include "controller/trial_token.h"
-#include "server/api_handlers.h"
 #include "server/http_listener.h"
-#include "server/origin_guard.h"
-#include "server/request_path.h"
-#include "server/router.h"
-#include "server/static_files.h"
+#include "server/http_server.h"
 #include "storage/db_lock.h"
 #include "storage/store.h"
 #include "trial-runner/cgroup.h"
 #include "trial-runner/gpu_pool.h"
 
-namespace hpt::server {
+namespace hpt::cli {
 namespace {
-
-using hpt::kVersion;
 
 constexpr size_t kMaxTokenBytes = 4096;
 
@@ -42,9 +35,6 @@ std::string Trimmed(std::string token) {
   token.erase(token.find_last_not_of(" \t\r\n") + 1);
   return token;
 }
-
-const char kUnauthenticated[] =
-    "missing or wrong bearer token (send 'Authorization: Bearer <token>')";
 
 // The process's log: stderr (stdout is the CLI's), one line per event with
 // time and level.
@@ -58,18 +48,15 @@ void InitLogging(const std::string& level) {
   spdlog::set_level(spdlog::level::from_str(level));
 }
 
-class ServerImpl : public Server {
+class ServerAppImpl : public ServerApp {
  public:
-  ~ServerImpl() override { Stop(); }
+  ~ServerAppImpl() override { Stop(); }
 
-  Status Init(const ServerOptions& options) {
-    options_ = options;
+  Status Init(const ServerAppOptions& options) {
     InitLogging(options.log_level);
     // A descriptor per connection, trial and log: a low soft limit (ulimit
     // -n 256) must not decide how many clients the server can hold.
-    const int64_t open_files_before = RaiseOpenFileLimit();
-    origin_policy_ =
-        MakeOriginPolicy(options.host, options.advertise_url, !options.token.empty());
+    const int64_t open_files_before = server::RaiseOpenFileLimit();
     storage::SqliteOptions sqlite;
     sqlite.synchronous_full = options.sync_full;
     // Before anything else: a second server on this database must not
@@ -79,13 +66,13 @@ class ServerImpl : public Server {
     builtins_ = controller::NewBuiltins();
 
     // Listen first: trials need the server's URL in their environment.
-    ListenerOptions listen;
-    listen.host = options.host;
-    listen.port = options.port;
-    HPT_ASSIGN_OR_RETURN(
-        listener_, OpenHttpListener(
-                       listen, [this](HttpRequest& r) { return Handle(r); },
-                       [this](HttpRequest& head) { return CheckHead(head); }));
+    server::HttpServerOptions http;
+    http.host = options.host;
+    http.port = options.port;
+    http.token = options.token;
+    http.advertise_url = options.advertise_url;
+    http.ui_dir = options.ui_dir;
+    HPT_ASSIGN_OR_RETURN(http_, server::HttpServer::Listen(http));
 
     controller::ControllerOptions copts;
     copts.server_url = options.advertise_url.empty() ? url() : options.advertise_url;
@@ -129,25 +116,25 @@ class ServerImpl : public Server {
       gpu_monitor_ = std::make_unique<runner::GpuMonitor>();
     }
     importance_ = std::make_unique<controller::ImportanceService>();
-    AddApiRoutes({store_.get(), controller_.get(), &builtins_->algorithms, &requests_total_,
-                  kVersion, gpu_monitor_.get(), importance_.get()},
-                 router_);
-    if (!options.ui_dir.empty()) static_files_ = std::make_unique<StaticFiles>(options.ui_dir);
+    server::ApiContext api;
+    api.store = store_.get();
+    api.controller = controller_.get();
+    api.algorithms = &builtins_->algorithms;
+    api.version = kVersion;
+    api.gpus = gpu_monitor_.get();
+    api.importance = importance_.get();
     std::map<std::string, runner::Executor*> executors;
     for (const auto& [name, e] : executors_) executors[name] = e.get();
     HPT_RETURN_IF_ERROR(controller_->Start(executors, options.executor));
-    ready_ = true;
+    http_->Serve(api);
     return Status::Ok();
   }
 
-  int port() const override { return listener_->port(); }
-  std::string url() const override {
-    std::string host = options_.host == "0.0.0.0" ? "127.0.0.1" : options_.host;
-    return "http://" + host + ":" + std::to_string(port());
-  }
+  int port() const override { return http_->port(); }
+  std::string url() const override { return http_->url(); }
 
   void Stop() override {
-    if (listener_) listener_->Close();
+    if (http_) http_->Close();
     if (controller_) controller_->Shutdown();
     int running = 0;
     for (const auto& [name, e] : executors_) running += e->Running();
@@ -158,76 +145,10 @@ class ServerImpl : public Server {
     }
     executors_.clear();  // kills what still runs as a direct child
     controller_.reset();
-    listener_.reset();
+    http_.reset();
   }
 
  private:
-  // Every request, in this order: its Host and Origin (origin_guard.h);
-  // one normalised path; the route it would reach (or a dashboard file, the
-  // only thing served without a route); the access that route needs; then
-  // the handler.
-  HttpResponse Handle(HttpRequest& request) {
-    requests_total_.fetch_add(1, std::memory_order_relaxed);
-    // HEAD is GET without the body (RFC 9110), with GET's access rules.
-    const bool head = request.method == "HEAD";
-    Router::Resolution route;
-    if (std::optional<HttpResponse> refused = Prepare(request, &route)) return *refused;
-    if (!route.found && static_files_ && request.method == "GET") {
-      if (auto file = static_files_->Serve(request.path)) return *file;
-    }
-    if (!Authorized(request, route)) {
-      return ErrorResponse(Status(StatusCode::kUnauthenticated, kUnauthenticated));
-    }
-    HttpResponse response = router_.Dispatch(request);
-    if (head) response.body.clear();
-    return response;
-  }
-
-  // The listener's look at the head of a request with a body, before the
-  // body is read: nothing is held for a request that would be refused.
-  std::optional<HttpResponse> CheckHead(HttpRequest head) {
-    Router::Resolution route;
-    if (std::optional<HttpResponse> refused = Prepare(head, &route)) return refused;
-    if (!Authorized(head, route)) {
-      return ErrorResponse(Status(StatusCode::kUnauthenticated, kUnauthenticated));
-    }
-    return std::nullopt;
-  }
-
-  // What every request passes first: the server is ready, its Host and
-  // Origin (origin_guard.h), one normalised path and the route it would
-  // reach. The answer that refuses it, or nullopt (request.path set, HEAD
-  // read as GET, *route resolved).
-  std::optional<HttpResponse> Prepare(HttpRequest& request, Router::Resolution* route) {
-    if (!ready_) return ErrorResponse(Unavailable("the server is starting"));
-    Status origin = CheckOrigin(origin_policy_, request.Header("host"), request.Header("origin"));
-    if (!origin.ok()) return ErrorResponse(origin);
-    StatusOr<std::string> path = NormalizeRequestPath(request.raw_path);
-    if (!path.ok()) return ErrorResponse(path.status());
-    request.path = *path;
-    if (request.method == "HEAD") request.method = "GET";
-    *route = router_.Resolve(request.method, request.path);
-    return std::nullopt;
-  }
-
-  bool Authorized(const HttpRequest& request, const Router::Resolution& route) const {
-    if (options_.token.empty()) return true;
-    if (route.method_allowed && route.access == Access::kPublic) return true;
-    const std::string auth = request.Header("authorization");
-    const std::string prefix = "Bearer ";
-    if (auth.rfind(prefix, 0) != 0) return false;
-    const std::string given = auth.substr(prefix.size());
-    if (controller::SameToken(given, options_.token)) return true;
-    if (!route.method_allowed || route.access != Access::kTrial) return false;
-    auto name = route.vars.find("name");
-    auto trial = route.vars.find("trial");
-    if (name == route.vars.end() || trial == route.vars.end()) return false;
-    const std::string expected = controller_->TrialTokenFor(name->second, trial->second);
-    return !expected.empty() && controller::SameToken(given, expected);
-  }
-
-  ServerOptions options_;
-  OriginPolicy origin_policy_;
   std::unique_ptr<storage::DatabaseLock> db_lock_;  // first: released last
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<controller::Builtins> builtins_;
@@ -235,19 +156,15 @@ class ServerImpl : public Server {
   std::map<std::string, std::unique_ptr<runner::Executor>> executors_;
   std::unique_ptr<runner::GpuMonitor> gpu_monitor_;
   std::unique_ptr<controller::ImportanceService> importance_;
-  Router router_;
-  std::unique_ptr<StaticFiles> static_files_;
-  std::atomic<int64_t> requests_total_{0};
-  std::atomic<bool> ready_{false};
-  std::unique_ptr<HttpListener> listener_;  // last: closed first
+  std::unique_ptr<server::HttpServer> http_;  // last: closed first
 };
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
-  auto server = std::make_unique<ServerImpl>();
-  HPT_RETURN_IF_ERROR(server->Init(options));
-  return std::unique_ptr<Server>(std::move(server));
+StatusOr<std::unique_ptr<ServerApp>> ServerApp::Start(const ServerAppOptions& options) {
+  auto app = std::make_unique<ServerAppImpl>();
+  HPT_RETURN_IF_ERROR(app->Init(options));
+  return std::unique_ptr<ServerApp>(std::move(app));
 }
 
 StatusOr<std::string> ReadTokenFile(const std::string& path) {
@@ -310,4 +227,4 @@ StatusOr<std::string> ReadTokenDescriptor(int fd) {
   return token;
 }
 
-}  // namespace hpt::server
+}  // namespace hpt::cli
