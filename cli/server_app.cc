@@ -14,10 +14,10 @@
 #include <mutex>
 #include <sstream>
 
+#include "analytics/importance_service.h"
 #include "api/version.h"
 #include "controller/builtins.h"
 #include "controller/controller.h"
-#include "controller/importance_service.h"
 #include "server/http_listener.h"
 #include "server/http_server.h"
 #include "storage/db_lock.h"
@@ -115,7 +115,7 @@ class ServerAppImpl : public ServerApp {
     if ((!options.gpus || !options.gpus->empty()) && !runner::QueryGpuUsage().empty()) {
       gpu_monitor_ = std::make_unique<runner::GpuMonitor>();
     }
-    importance_ = std::make_unique<controller::ImportanceService>();
+    importance_ = std::make_unique<analytics::ImportanceService>();
     server::ApiContext api;
     api.store = store_.get();
     api.controller = controller_.get();
@@ -155,7 +155,7 @@ class ServerAppImpl : public ServerApp {
   std::unique_ptr<controller::Controller> controller_;
   std::map<std::string, std::unique_ptr<runner::Executor>> executors_;
   std::unique_ptr<runner::GpuMonitor> gpu_monitor_;
-  std::unique_ptr<controller::ImportanceService> importance_;
+  std::unique_ptr<analytics::ImportanceService> importance_;
   std::unique_ptr<server::HttpServer> http_;  // last: closed first
 };
 

@@ -3,8 +3,9 @@
 #   asan  build-asan, ASan + UBSan + LeakSanitizer: every C++ test (unit and
 #         integration; the integration tests start build-asan's own `hpt`).
 #   tsan  build-tsan, ThreadSanitizer: the tests of the threaded parts
-#         (controller, server, CLI's embedded server, security, trial
-#         runner, storage, the Slurm executor on its local cluster).
+#         (controller, the importance worker, server, CLI's embedded
+#         server, security, trial runner, storage, the Slurm executor on
+#         its local cluster).
 # Usage: bash scripts/sanitize.sh [asan|tsan|all]     (default: all)
 #
 # Any sanitizer report fails the run, whether it comes from a test binary or
@@ -37,7 +38,7 @@ ulimit -c 0  # abort_on_error=1 must not leave core files behind
 
 # Labels are the test folders (tests/CMakeLists.txt) plus ui/python/fuzz.
 not_cxx='^(ui|browser|python|fuzz)$'
-tsan_folders='^(controller|server|security|cli|trial-runner|storage|slurm)$'
+tsan_folders='^(controller|analytics|server|security|cli|trial-runner|storage|slurm)$'
 
 declare -A result_tests result_failed result_reports result_seconds result_status
 

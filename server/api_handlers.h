@@ -6,8 +6,8 @@
 #include <ostream>
 #include <string>
 
+#include "analytics/importance_service.h"
 #include "controller/controller.h"
-#include "controller/importance_service.h"
 #include "server/router.h"
 #include "storage/store.h"
 #include "suggestion/algorithm.h"
@@ -23,7 +23,7 @@ struct ApiContext {
   std::string version;
   const runner::GpuMonitor* gpus = nullptr;  // null: no GPUs to report
   // Computes GET .../importance off the HTTP threads; null: on the request's.
-  controller::ImportanceService* importance = nullptr;
+  analytics::ImportanceService* importance = nullptr;
 };
 
 // Adds every /api/v1, /healthz and /metrics route to `router`.

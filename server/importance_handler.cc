@@ -1,11 +1,11 @@
 // GET /api/v1/experiments/{name}/importance: how much each parameter
-// matters to the objective (suggestion/importance.h computes it, on
-// controller/importance_service.h's worker).
+// matters to the objective (analytics/importance.h computes it, on
+// analytics/importance_service.h's worker).
 #include <ostream>
 
-#include "controller/importance_service.h"
+#include "analytics/importance.h"
+#include "analytics/importance_service.h"
 #include "server/api_handlers.h"
-#include "suggestion/importance.h"
 
 namespace hpt::server {
 namespace {
@@ -19,14 +19,14 @@ constexpr std::chrono::milliseconds kImportanceWait{1500};
 
 // {"method": "gp"|"fanova", "metric", "trials", "parameters": [{"name",
 // "importance", "lengthScale" (gp only)}], "note" (when there is one)}.
-HttpResponse SummaryResponse(const suggestion::ImportanceSummary& s) {
+HttpResponse SummaryResponse(const analytics::ImportanceSummary& s) {
   json parameters = json::array();
   for (const auto& p : s.parameters) {
     json item = {{"name", p.name}, {"importance", p.importance}};
     if (p.length_scale) item["lengthScale"] = *p.length_scale;
     parameters.push_back(std::move(item));
   }
-  json body = {{"method", suggestion::ToString(s.method)},
+  json body = {{"method", analytics::ToString(s.method)},
                {"metric", s.metric},
                {"trials", s.trials},
                {"parameters", std::move(parameters)}};
@@ -51,8 +51,8 @@ HttpResponse ComeBackLater(int code, const char* status,
 // computation runs on the importance service's worker, once per history.
 HttpResponse GetImportance(const ApiContext& ctx, const HttpRequest& req) {
   const std::string& name = req.Var("name");
-  auto load = [&]() -> StatusOr<controller::ImportanceHistory> {
-    controller::ImportanceHistory h;
+  auto load = [&]() -> StatusOr<analytics::ImportanceHistory> {
+    analytics::ImportanceHistory h;
     HPT_ASSIGN_OR_RETURN(h.experiment, ctx.store->GetExperiment(name));
     HPT_ASSIGN_OR_RETURN(h.trials, ctx.store->ListTrials(name));
     return h;
@@ -62,23 +62,23 @@ HttpResponse GetImportance(const ApiContext& ctx, const HttpRequest& req) {
     auto h = load();
     if (!h.ok()) return ErrorResponse(h.status());
     return SummaryResponse(
-        suggestion::ComputeImportance(h->experiment.spec, h->trials));
+        analytics::ComputeImportance(h->experiment.spec, h->trials));
   }
   auto answer = ctx.importance->Get(load, kImportanceWait);
   if (!answer.ok()) return ErrorResponse(answer.status());
-  const controller::ImportanceAnswer& a = *answer;
+  const analytics::ImportanceAnswer& a = *answer;
   const std::string retry = std::to_string(a.retry_after_s);
   switch (a.kind) {
-    case controller::ImportanceAnswer::Kind::kReady:
+    case analytics::ImportanceAnswer::Kind::kReady:
       return SummaryResponse(*a.summary);
-    case controller::ImportanceAnswer::Kind::kPending:
+    case analytics::ImportanceAnswer::Kind::kPending:
       return ComeBackLater(503, "UNAVAILABLE",
                            "the importance of experiment " + name +
                                " is not ready (being computed, or asked for "
                                "by many at once); ask again in " +
                                retry + " s",
                            a.retry_after_s);
-    case controller::ImportanceAnswer::Kind::kBusy:
+    case analytics::ImportanceAnswer::Kind::kBusy:
       break;
   }
   return ComeBackLater(
@@ -91,7 +91,7 @@ HttpResponse GetImportance(const ApiContext& ctx, const HttpRequest& req) {
 
 void WriteImportanceMetrics(const ApiContext& ctx, std::ostream& out) {
   if (!ctx.importance) return;
-  const controller::ImportanceService::Counters c = ctx.importance->counters();
+  const analytics::ImportanceService::Counters c = ctx.importance->counters();
   auto counter = [&](const char* name, const char* help) {
     out << "# HELP " << name << " " << help << "\n# TYPE " << name
         << " counter\n";

@@ -35,7 +35,7 @@ const std::set<std::string> kExcused = {
     "500",  // a server bug (or a failing disk): logged, never expected
     "503",  // only while the server starts, or with its database locked past the busy timeout
     // Only while two other experiments' fits wait for the worker
-    // (tests/controller/importance_service_test.cc makes that happen).
+    // (tests/analytics/importance_service_test.cc makes that happen).
     "get /api/v1/experiments/{name}/importance 429",
 };
 

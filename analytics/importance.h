@@ -14,6 +14,8 @@
 // their suggestions came from) and kFanova otherwise, or when the GP
 // cannot be fitted.
 //
+// It reuses the model of suggestion/'s bayesianoptimization (an arrow
+// analytics -> suggestion), but is no algorithm: nothing suggests from it.
 // A pure function of (spec, history), like the algorithms: deterministic
 // (the GP fit's random starts come from a fixed seed), thread-safe, and
 // never an error: what cannot be computed is an empty list and a note.
@@ -24,7 +26,7 @@
 
 #include "api/types.h"
 
-namespace hpt::suggestion {
+namespace hpt::analytics {
 
 enum class ImportanceMethod { kGp, kFanova };
 
@@ -65,4 +67,4 @@ ImportanceSummary ComputeImportance(const api::ExperimentSpec& spec,
                                     const std::vector<api::Trial>& history,
                                     const ImportanceOptions& options = {});
 
-}  // namespace hpt::suggestion
+}  // namespace hpt::analytics

@@ -1,4 +1,4 @@
-#include "suggestion/importance.h"
+#include "analytics/importance.h"
 
 #include <gtest/gtest.h>
 
@@ -10,15 +10,15 @@
 #include "api/spec_codec.h"
 #include "tests/suggestion/spec_builders.h"
 
-namespace hpt::suggestion {
+namespace hpt::analytics {
 namespace {
 
 using api::ParameterType;
 using api::TrialPhase;
-using testing::DoubleParam;
-using testing::IntParam;
-using testing::ListParam;
-using testing::MakeSpec;
+using suggestion::testing::DoubleParam;
+using suggestion::testing::IntParam;
+using suggestion::testing::ListParam;
+using suggestion::testing::MakeSpec;
 
 api::ExperimentSpec Space(const std::string& algorithm) {
   return MakeSpec(algorithm, {DoubleParam("x1", 0, 1), DoubleParam("x2", 0, 1),
@@ -191,4 +191,4 @@ TEST(ImportanceTest, ValuesOutsideTheSpaceFallBackToFanova) {
 }
 
 }  // namespace
-}  // namespace hpt::suggestion
+}  // namespace hpt::analytics

@@ -1,5 +1,5 @@
 #pragma once
-// ImportanceService: parameter importance (suggestion/importance.h) computed
+// ImportanceService: parameter importance (analytics/importance.h) computed
 // off the caller's thread, once per experiment history, and kept.
 //
 // A GP fit over a large history takes a second or more of CPU. Done on the
@@ -41,11 +41,11 @@
 #include <tuple>
 #include <vector>
 
+#include "analytics/importance.h"
 #include "api/status.h"
 #include "api/types.h"
-#include "suggestion/importance.h"
 
-namespace hpt::controller {
+namespace hpt::analytics {
 
 struct ImportanceServiceOptions {
   int threads = 1;        // worker threads, >= 1
@@ -55,7 +55,7 @@ struct ImportanceServiceOptions {
   std::chrono::milliseconds line_wait{250};  // how long they wait
   size_t cache_entries = 64;                 // results kept, >= 1
   // What computes; tests may plug in their own. Default: ComputeImportance.
-  std::function<suggestion::ImportanceSummary(const api::ExperimentSpec&,
+  std::function<ImportanceSummary(const api::ExperimentSpec&,
                                               const std::vector<api::Trial>&)>
       compute;
 };
@@ -67,7 +67,7 @@ struct ImportanceAnswer {
     kBusy,  // refused: too many computations queued; retry after retry_after_s
   };
   Kind kind = Kind::kPending;
-  std::shared_ptr<const suggestion::ImportanceSummary> summary;  // kReady
+  std::shared_ptr<const ImportanceSummary> summary;  // kReady
   // kPending, kBusy: >= 1, from recent computations' time, spread over a
   // few seconds so that callers turned away together come back apart.
   int retry_after_s = 1;
@@ -116,18 +116,18 @@ class ImportanceService {
     std::vector<api::Trial> trials;
     bool done = false;
     bool forgotten = false;  // Forget() came: do not cache
-    std::shared_ptr<const suggestion::ImportanceSummary> result;
+    std::shared_ptr<const ImportanceSummary> result;
   };
   struct CacheEntry {
     Key key;
-    std::shared_ptr<const suggestion::ImportanceSummary> summary;
+    std::shared_ptr<const ImportanceSummary> summary;
   };
 
   static Key MakeKey(const api::Experiment& experiment,
                      const std::vector<api::Trial>& trials);
   void Loop();
   void Store(const Key& key,
-             std::shared_ptr<const suggestion::ImportanceSummary> summary);
+             std::shared_ptr<const ImportanceSummary> summary);
   int RetryAfterLocked(int jobs_ahead);
 
   const ImportanceServiceOptions options_;
@@ -149,4 +149,4 @@ class ImportanceService {
   std::vector<std::thread> threads_;
 };
 
-}  // namespace hpt::controller
+}  // namespace hpt::analytics

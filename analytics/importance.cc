@@ -1,4 +1,4 @@
-#include "suggestion/importance.h"
+#include "analytics/importance.h"
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -15,8 +15,18 @@
 #include "suggestion/search_space.h"
 #include "suggestion/unit_cube.h"
 
-namespace hpt::suggestion {
+namespace hpt::analytics {
 namespace {
+
+// The model bayesianoptimization fits (suggestion/), reused as it is.
+using suggestion::BayesianOptimization;
+using suggestion::CheckSearchSpace;
+using suggestion::FitHyperparameters;
+using suggestion::FitOptions;
+using suggestion::GpHyperparameters;
+using suggestion::IsLogScale;
+using suggestion::UnitCube;
+using suggestion::WarpOutputs;
 
 // The GP fit's random starts: fixed, so the same history always gives the
 // same importances (a page that polls must not see them jitter).
@@ -288,4 +298,4 @@ ImportanceSummary ComputeImportance(const api::ExperimentSpec& spec,
   return s;
 }
 
-}  // namespace hpt::suggestion
+}  // namespace hpt::analytics

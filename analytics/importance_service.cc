@@ -1,4 +1,4 @@
-#include "controller/importance_service.h"
+#include "analytics/importance_service.h"
 
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -12,7 +12,7 @@
 #include "api/spec_codec.h"
 #include "api/status.h"
 
-namespace hpt::controller {
+namespace hpt::analytics {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -62,7 +62,7 @@ ImportanceService::ImportanceService(ImportanceServiceOptions options)
         if (!o.compute) {
           o.compute = [](const api::ExperimentSpec& spec,
                          const std::vector<api::Trial>& trials) {
-            return suggestion::ComputeImportance(spec, trials);
+            return ComputeImportance(spec, trials);
           };
         }
         HPT_CHECK(o.threads >= 1 && o.max_queued >= 1 && o.max_callers >= 1 &&
@@ -239,7 +239,7 @@ void ImportanceService::Loop() {
     std::vector<api::Trial> trials = std::move(job->trials);
     lock.unlock();
     const Clock::time_point start = Clock::now();
-    suggestion::ImportanceSummary summary;
+    ImportanceSummary summary;
     try {
       summary = options_.compute(spec, trials);
     } catch (const std::exception& e) {
@@ -249,7 +249,7 @@ void ImportanceService::Loop() {
       summary.note =
           std::string("importance could not be computed: ") + e.what();
     }
-    auto result = std::make_shared<const suggestion::ImportanceSummary>(
+    auto result = std::make_shared<const ImportanceSummary>(
         std::move(summary));
     lock.lock();
     last_duration_ = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -266,7 +266,7 @@ void ImportanceService::Loop() {
 
 void ImportanceService::Store(
     const Key& key,
-    std::shared_ptr<const suggestion::ImportanceSummary> summary) {
+    std::shared_ptr<const ImportanceSummary> summary) {
   cache_.remove_if([&](const CacheEntry& e) {
     return ExperimentOf(e.key) == ExperimentOf(key);
   });
@@ -283,4 +283,4 @@ int ImportanceService::RetryAfterLocked(int jobs_ahead) {
   return std::clamp(static_cast<int>(std::ceil(seconds)), 1, 60) + spread;
 }
 
-}  // namespace hpt::controller
+}  // namespace hpt::analytics

@@ -1,7 +1,7 @@
 // ImportanceService: single flight, the cache and its keys, bounded waits
 // and the queue's limit. A gate in place of the computation decides when it
 // ends; one test runs the real ComputeImportance.
-#include "controller/importance_service.h"
+#include "analytics/importance_service.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <mutex>
 #include <thread>
 
-namespace hpt::controller {
+namespace hpt::analytics {
 namespace {
 
 using Kind = ImportanceAnswer::Kind;
@@ -21,13 +21,13 @@ using Clock = std::chrono::steady_clock;
 // A computation that runs only once the gate opens, and counts its runs.
 class Gate {
  public:
-  suggestion::ImportanceSummary Compute(const api::ExperimentSpec& spec,
+  ImportanceSummary Compute(const api::ExperimentSpec& spec,
                                         const std::vector<api::Trial>& trials) {
     std::unique_lock<std::mutex> lock(mu_);
     ++started_;
     cv_.notify_all();
     cv_.wait(lock, [&] { return open_; });
-    suggestion::ImportanceSummary s;
+    ImportanceSummary s;
     s.metric = spec.objective.metric_name;
     s.trials = static_cast<int>(trials.size());
     s.note = spec.name;
@@ -314,16 +314,16 @@ TEST(ImportanceServiceTest, AnswersWhatComputeImportanceComputes) {
   const std::vector<api::Trial> trials = History(30);
   ImportanceAnswer a = GetReady(service, e, trials);
   ASSERT_EQ(a.kind, Kind::kReady);
-  suggestion::ImportanceSummary direct =
-      suggestion::ComputeImportance(e.spec, trials);
+  ImportanceSummary direct =
+      ComputeImportance(e.spec, trials);
   EXPECT_EQ(a.summary->trials, direct.trials);
   ASSERT_EQ(a.summary->parameters.size(), direct.parameters.size());
   EXPECT_EQ(a.summary->parameters[0].name, "x");
-  EXPECT_EQ(a.summary->method, suggestion::ImportanceMethod::kGp);
+  EXPECT_EQ(a.summary->method, ImportanceMethod::kGp);
   EXPECT_EQ(a.summary->method, direct.method);
   EXPECT_DOUBLE_EQ(a.summary->parameters[0].importance,
                    direct.parameters[0].importance);
 }
 
 }  // namespace
-}  // namespace hpt::controller
+}  // namespace hpt::analytics
