@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "suggestion/pbt.h"
+#include "suggestion/algorithm.h"
 
 namespace hpt::controller {
 namespace {
@@ -52,7 +52,7 @@ Status CreatePrivate(const fs::path& dir) {
 
 std::string SuggestionTrialDir(const api::ExperimentSpec& spec) {
   for (const auto& s : spec.algorithm.settings) {
-    if (s.name == suggestion::Pbt::kTrialDir) return s.value;
+    if (s.name == suggestion::kTrialDirSetting) return s.value;
   }
   return "";
 }

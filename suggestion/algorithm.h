@@ -24,6 +24,12 @@ struct Lineage {
   int generation = 0;
 };
 
+// The algorithm setting (Katib's name) that says at which absolute path a
+// trial command expects its checkpoint folder; the server rewrites that
+// path to the trial's own folder (controller/checkpoints.h), whichever
+// algorithm has the setting.
+inline constexpr char kTrialDirSetting[] = "suggestion_trial_dir";
+
 struct Suggestion {
   std::vector<api::Assignment> assignments;  // one per new trial
   std::string state;       // opaque; stored by the server, handed back next call

@@ -71,8 +71,7 @@ class Pbt : public Algorithm {
   static constexpr char kPopulation[] = "n_population";
   static constexpr char kTruncation[] = "truncation_threshold";
   static constexpr char kResample[] = "resample_probability";
-  // Katib's name; also read by the controller, for any algorithm that has it.
-  static constexpr char kTrialDir[] = "suggestion_trial_dir";
+  static constexpr const char* kTrialDir = kTrialDirSetting;
 
   Status Validate(const api::ExperimentSpec& spec) const override;
   StatusOr<Suggestion> Suggest(const api::ExperimentSpec& spec,
