@@ -27,7 +27,7 @@ StatusOr<std::string> Substitute(const std::string& text,
 // inactive in `assignment` (the argument is dropped from argv, the variable
 // is not set: `--momentum=${trialParameters.momentum}` leaves no
 // `--momentum=` behind), else Substitute's result. The controller builds
-// every trial's argv and env with it (controller/runner_trials.cc).
+// every trial's argv and env with it (controller/trial_launch.cc).
 StatusOr<std::optional<std::string>> SubstituteActive(
     const std::string& text, const std::vector<ParameterSpec>& parameters,
     const TrialTemplate& tmpl, const Assignment& assignment, const std::string& trial_name);

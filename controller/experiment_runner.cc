@@ -1,7 +1,7 @@
-// ExperimentRunner's lifecycle: stops and the end conditions. Client-run
-// trials (suggest, observations, complete) are in runner_client.cc,
-// runner-run ones (start, exit) in runner_trials.cc, early stopping in
-// runner_stopping.cc.
+// ExperimentRunner's core: carrying out the ledger's effects (one write
+// policy), stops and the end conditions. Client-run trials (suggest,
+// observations, complete) are in runner_client.cc, runner-run ones (start,
+// exit) in runner_trials.cc, early stopping in runner_stopping.cc.
 #include "controller/experiment_runner.h"
 
 #include <spdlog/spdlog.h>
@@ -18,6 +18,18 @@ using api::ExperimentPhase;
 using api::Trial;
 using api::TrialPhase;
 
+namespace {
+
+// The experiment's early-stopping policy; null when it has none.
+std::unique_ptr<earlystop::Policy> PolicyFor(const api::ExperimentSpec& spec,
+                                             const Registry<earlystop::Policy>* policies) {
+  if (spec.early_stopping.name.empty()) return nullptr;
+  auto policy = policies->Create(spec.early_stopping.name);
+  return policy.ok() ? std::move(*policy) : nullptr;
+}
+
+}  // namespace
+
 ExperimentRunner::ExperimentRunner(const RunnerDeps& deps, api::Experiment experiment,
                                    std::vector<api::Trial> trials)
     : deps_(deps),
@@ -30,7 +42,8 @@ ExperimentRunner::ExperimentRunner(const RunnerDeps& deps, api::Experiment exper
       exp_(std::move(experiment)),
       trials_(std::move(trials)),
       tally_(exp_.spec.objective),
-      ledger_(&exp_.spec, runner_run_) {
+      ledger_(&exp_.spec, runner_run_),
+      curves_(PolicyFor(exp_.spec, deps.policies), exp_.spec.objective.metric_name) {
   for (size_t i = 0; i < trials_.size(); ++i) index_[trials_[i].name] = i;
   // Client-run trials still Running after a restart: a full lease from now.
   if (!runner_run_) {
@@ -39,10 +52,24 @@ ExperimentRunner::ExperimentRunner(const RunnerDeps& deps, api::Experiment exper
     }
   }
   PublishLocked();
-  if (!exp_.spec.early_stopping.name.empty()) {
-    auto policy = deps_.policies->Create(exp_.spec.early_stopping.name);
-    if (policy.ok()) policy_ = std::move(*policy);
-  }
+}
+
+// True while a trial waits for GPUs, a write the store refused waits, or a
+// ledger deadline (a lease, a recovery to ask about again) has come.
+bool ExperimentRunner::NeedsSweep() const {
+  // Read without mu_ on purpose: the values are published at the end of
+  // every locked call, so a stale one is at most one call old, and the
+  // Reconcile() it triggers (or skips until the next sweep, 500 ms on)
+  // decides again under the lock.
+  const int64_t deadline = next_deadline_ms_.load();
+  return waiting_for_resources_.load() || dirty_.load() ||
+         (deadline > 0 && deps_.clock->NowMillis() >= deadline);
+}
+
+runner::Executor* ExperimentRunner::executor() const {
+  if ((deps_.stopping && deps_.stopping->load()) || !deps_.executors) return nullptr;
+  auto it = deps_.executors->find(executor_name_);
+  return it == deps_.executors->end() ? nullptr : it->second;
 }
 
 Trial* ExperimentRunner::FindLocked(const std::string& trial) {
@@ -65,10 +92,15 @@ void Mirror(Trial& trial, const storage::TrialUpdate& update) {
 
 }  // namespace
 
+// Applies `event` to the trial through the ledger and carries out what
+// follows.
 void ExperimentRunner::ApplyLocked(Trial& trial, const TrialEvent& event) {
   (void)CarryLocked(trial, ledger_.Apply(trial, event, Now()));
 }
 
+// Stores `effects`' writes in order, mirrors its update into the cached
+// trial whatever the store says (a refused write is held by the ledger and
+// retried by Reconcile()), kills, and judges. False: a write held.
 bool ExperimentRunner::CarryLocked(Trial& trial, Effects effects) {
   if (!effects.note.empty()) spdlog::info("experiment {}: trial {} {}", name_, trial.name, effects.note);
   if (effects.kill && executor()) executor()->Kill(name_, trial.name);
@@ -78,7 +110,7 @@ bool ExperimentRunner::CarryLocked(Trial& trial, Effects effects) {
     stored = deps_.store->AddObservations(name_, trial.name, effects.observations);
     if (stored.ok()) {
       observations_stored = true;
-      for (const api::Observation& o : effects.observations) AppendCurveLocked(trial.name, o);
+      for (const api::Observation& o : effects.observations) curves_.Append(trial, o);
       Status refreshed = RefreshTrialLocked(trial);
       if (!refreshed.ok()) spdlog::warn("experiment {}: {}", name_, refreshed.message());
     }
@@ -109,25 +141,33 @@ ExperimentRunner::Locked::~Locked() {
   runner_->mu_.unlock();
 }
 
+// Publishes what NeedsSweep() reads; every locked entry point ends here:
+// the ledger's next deadline (0: none) and whether a write waits.
 void ExperimentRunner::PublishLocked() {
   next_deadline_ms_ = ledger_.NextDeadline();
   if (ledger_.HasHeld()) dirty_ = true;
 }
 
+// Writes a client's request asks for, answered with the store's error
+// (nothing held: the client retries). Mirrored once stored.
 Status ExperimentRunner::WriteNowLocked(Trial& trial, const storage::TrialUpdate& update) {
   HPT_RETURN_IF_ERROR(deps_.store->UpdateTrial(name_, trial.name, update));
   MirrorLocked(trial, update);
   return Status::Ok();
 }
 
+// Copies `update` into the cached trial, and its phase into the curves and
+// the tally.
 void ExperimentRunner::MirrorLocked(Trial& trial, const storage::TrialUpdate& update) {
   const TrialPhase from = trial.phase;
   Mirror(trial, update);
   if (!update.phase) return;
-  SetCurvePhaseLocked(trial.name, trial.phase);
+  curves_.SetPhase(trial.name, trial.phase);
   tally_.PhaseChanged(trials_, static_cast<size_t>(&trial - trials_.data()), from);
 }
 
+// Retries the held writes, oldest first; false while the store still
+// refuses one.
 bool ExperimentRunner::FlushHeldLocked() {
   // Trial by trial, each one's observations before its fields: a trial's
   // end is judged on what it reported.
@@ -164,6 +204,9 @@ void ExperimentRunner::NoteExitDelivered(const std::string& trial) {
   delivered_exits_.insert(trial);
 }
 
+// Kills its active trials, ahead of the store's delete. The trials whose
+// jobs were killed: their exits are still to come (those already delivered,
+// NoteExitDelivered(), are not waited for again).
 std::vector<std::string> ExperimentRunner::PrepareDelete() {
   Locked lock(this);
   std::set<std::string> delivered;
@@ -279,6 +322,9 @@ void ExperimentRunner::KillTrialLocked(Trial& t, const std::string& reason) {
   ApplyLocked(t, event::StopRequested{reason});
 }
 
+// `count` new trials in `phase`, queued assignments first, then the
+// algorithm's; `store_failed` (if given) tells a refused write from the
+// algorithm's error.
 StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count, TrialPhase phase,
                                                                   bool* store_failed) {
   std::vector<Trial> created;

@@ -6,6 +6,9 @@
 
 namespace hpt::controller {
 
+// The new trials' folders, made before they are stored (`lineage` empty,
+// or one per trial: the folder a child resumes is a copy of its parent's).
+// A trial's folder reaches its launch through BuildLaunch (trial_launch.h).
 Status ExperimentRunner::PrepareCheckpointsLocked(
     const std::vector<api::Trial>& created,
     const std::vector<suggestion::Lineage>& lineage) {
@@ -38,19 +41,6 @@ Status ExperimentRunner::PrepareCheckpointsLocked(
     }
   }
   return Status::Ok();
-}
-
-void ExperimentRunner::AddCheckpointLocked(const api::Trial& trial,
-                                           runner::LaunchSpec& launch) const {
-  std::optional<std::string> dir =
-      FindCheckpointDir(exp_.spec, deps_.log_dir, trial.name);
-  if (!dir) return;
-  // Where Katib would mount the folder: the trial's command says so.
-  const std::string mounted = SuggestionTrialDir(exp_.spec);
-  for (std::string& arg : launch.argv) arg = RewritePath(arg, mounted, *dir);
-  for (auto& [key, value] : launch.env)
-    value = RewritePath(value, mounted, *dir);
-  launch.env[kCheckpointDirEnv] = *dir;
 }
 
 }  // namespace hpt::controller

@@ -18,15 +18,39 @@ using api::ExperimentPhase;
 using api::Trial;
 using api::TrialPhase;
 
+namespace {
+
 // A waiting :suggest holds one of the HTTP server's threads (about 40):
 // beyond this many at once, in all experiments, a request is answered at
 // once (409 while the slots are full, which clients poll on), so that
 // waiters never starve reports, heartbeats and the dashboard.
-namespace {
 constexpr int kMaxWaiters = 16;
 std::atomic<int> waiters{0};
+
+// InvalidArgument when `completion` would leave the trial without its
+// objective (unless infeasible), naming the metric and what was given.
+Status CheckObjective(const api::Objective& objective, const Trial& t,
+                      const Completion& completion) {
+  if (completion.infeasible) return Status::Ok();
+  Trial after = t;
+  api::MergeLatest(after.metrics, completion.metrics);
+  const std::string missing = api::MissingObjective(after, objective);
+  if (missing.empty()) return Status::Ok();
+  // A wrong metric name must not quietly become a trial without a result.
+  std::string given;
+  for (const auto& [name, value] : completion.metrics) given += (given.empty() ? "" : ", ") + name;
+  return InvalidArgument("metrics: the objective metric '" + missing +
+                         "' was not reported (given: " + (given.empty() ? "none" : given) +
+                         "; reported before: " + api::ReportedMetrics(t) +
+                         "); report it, or complete with \"infeasible\": true");
+}
+
 }  // namespace
 
+// Up to `count` new Running trials for a client to evaluate, never more
+// than parallelTrialCount running at once: when all its slots are taken it
+// waits up to `wait_ms` for one, then answers FailedPrecondition (409)
+// naming the running trials.
 StatusOr<std::vector<Trial>> ExperimentRunner::Suggest(int count, int wait_ms) {
   if (count < 1 || count > 1000) {
     return InvalidArgument("count: must be between 1 and 1000, not " + std::to_string(count));
@@ -60,6 +84,8 @@ StatusOr<std::vector<Trial>> ExperimentRunner::Suggest(int count, int wait_ms) {
   }
 }
 
+// One attempt of Suggest(); `full` says all of parallelTrialCount's slots
+// were taken.
 StatusOr<std::vector<Trial>> ExperimentRunner::SuggestLocked(int count, bool* full) {
   if (runner_run_) {
     return FailedPrecondition("experiment '" + name_ +
@@ -118,7 +144,7 @@ Status ExperimentRunner::AddObservations(const std::string& trial,
   HPT_RETURN_IF_ERROR(deps_.store->AddObservations(name_, trial, observations));
   if (!runner_run_) ApplyLocked(*t, event::Renewed{});
   for (const auto& o : observations) {
-    AppendCurveLocked(trial, o);
+    curves_.Append(*t, o);
     ledger_.NoteStep(trial, o.step);
   }
   Status refreshed = RefreshTrialLocked(*t);
@@ -128,6 +154,8 @@ Status ExperimentRunner::AddObservations(const std::string& trial,
   return Status::Ok();
 }
 
+// The last step stored for a running trial (-1: none), read from the store
+// once and then kept by the ledger.
 StatusOr<int64_t> ExperimentRunner::LastStepLocked(const std::string& trial) {
   if (auto last = ledger_.LastStep(trial)) return *last;
   HPT_ASSIGN_OR_RETURN(auto observations, deps_.store->ListObservations(name_, trial));
@@ -150,21 +178,6 @@ Status ExperimentRunner::CheckCompletableLocked(const std::string& trial) {
                               (t->reason.empty() ? "" : " (" + t->reason + ")"));
   }
   return Status::Ok();
-}
-
-Status ExperimentRunner::CheckObjectiveLocked(const Trial& t, const Completion& completion) {
-  if (completion.infeasible) return Status::Ok();
-  Trial after = t;
-  api::MergeLatest(after.metrics, completion.metrics);
-  const std::string missing = api::MissingObjective(after, exp_.spec.objective);
-  if (missing.empty()) return Status::Ok();
-  // A wrong metric name must not quietly become a trial without a result.
-  std::string given;
-  for (const auto& [name, value] : completion.metrics) given += (given.empty() ? "" : ", ") + name;
-  return InvalidArgument("metrics: the objective metric '" + missing +
-                         "' was not reported (given: " + (given.empty() ? "none" : given) +
-                         "; reported before: " + api::ReportedMetrics(t) +
-                         "); report it, or complete with \"infeasible\": true");
 }
 
 Status ExperimentRunner::CompleteLocked(Trial& t, const Completion& completion) {
@@ -200,23 +213,27 @@ Status ExperimentRunner::CompleteLocked(Trial& t, const Completion& completion) 
     return stored;
   }
   if (!update.observations.empty()) {
-    AppendCurveLocked(t.name, update.observations.front());
+    curves_.Append(t, update.observations.front());
   }
   ledger_.Forget(t.name);  // finished: no lease, no more observations
   return Status::Ok();
 }
 
+// The trial as completed (its objective value needs objective()).
 StatusOr<Trial> ExperimentRunner::Complete(const std::string& trial,
                                            const Completion& completion) {
   Locked lock(this);
   HPT_RETURN_IF_ERROR(CheckCompletableLocked(trial));
   Trial& t = *FindLocked(trial);
-  HPT_RETURN_IF_ERROR(CheckObjectiveLocked(t, completion));
+  HPT_RETURN_IF_ERROR(CheckObjective(exp_.spec.objective, t, completion));
   HPT_RETURN_IF_ERROR(CompleteLocked(t, completion));
   FinishIfDoneLocked();
   return t;
 }
 
+// Several at once, in order. Every entry is checked first (a bad one, named
+// by its index, changes nothing); a store error part-way is reported with
+// how many were completed before it.
 StatusOr<std::vector<Trial>> ExperimentRunner::CompleteMany(
     const std::vector<NamedCompletion>& completions) {
   Locked lock(this);
@@ -230,7 +247,7 @@ StatusOr<std::vector<Trial>> ExperimentRunner::CompleteMany(
     }
     Status s = CheckCompletableLocked(name);
     if (!s.ok()) return Status(s.code(), field + ": " + s.message());
-    s = CheckObjectiveLocked(*FindLocked(name), completions[i].completion);
+    s = CheckObjective(exp_.spec.objective, *FindLocked(name), completions[i].completion);
     if (!s.ok()) return Status(s.code(), field + "." + s.message());  // trials[i].metrics: ...
   }
   std::vector<Trial> done;

@@ -14,6 +14,8 @@ namespace hpt::controller {
 using api::Trial;
 using api::TrialPhase;
 
+// A client-run trial's sign of life (observations and :shouldStop renew it
+// too). The lease's length in seconds (0: none).
 StatusOr<int> ExperimentRunner::Heartbeat(const std::string& trial) {
   Locked lock(this);
   if (runner_run_) {
@@ -32,6 +34,7 @@ StatusOr<int> ExperimentRunner::Heartbeat(const std::string& trial) {
   return exp_.spec.trial_lease_seconds;
 }
 
+// Fails the trials whose lease ran out (Abandoned); true when there were.
 bool ExperimentRunner::ExpireLeasesLocked() {
   if (runner_run_ || api::IsFinished(exp_.phase)) return false;
   const int64_t due = ledger_.NextLeaseExpiry();

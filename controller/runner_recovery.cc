@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "controller/experiment_runner.h"
+#include "controller/trial_launch.h"
 
 namespace hpt::controller {
 
@@ -28,6 +29,16 @@ bool Unfinished(const Trial& t) {
 
 }  // namespace
 
+// After a restart: trials stored as Running with a trialTemplate are handed
+// to the executor to re-attach (their output since, and their end, are then
+// delivered as if this server had started them); those it cannot (gone, or
+// an executor that cannot re-attach) become Failed (ServerRestarted), what
+// is left of them killed (identity checked). Trials stored as Killed or
+// EarlyStopped whose job still runs (the previous server died before
+// signalling them) are stopped, as are the unfinished trials of an
+// experiment stored as ended. Trials the executor cannot tell about (its
+// cluster does not answer) keep their phase, are not started again, and are
+// asked about again by Reconcile() every few seconds until it can.
 void ExperimentRunner::Recover() {
   Locked lock(this);
   if (!runner_run_) return;
@@ -45,7 +56,7 @@ void ExperimentRunner::Recover() {
   std::vector<std::string> signalled_names;
   for (const Trial& t : trials_) {
     if (EndedBySignal(t)) {
-      signalled.push_back({BaseLaunchSpecLocked(t), t.job_id});
+      signalled.push_back({BaseLaunch(exp_.spec, t, LaunchContextFor(t)), t.job_id});
       signalled_names.push_back(t.name);
       continue;
     }
@@ -76,6 +87,7 @@ void ExperimentRunner::Recover() {
   }
 }
 
+// Asks again about the trials the ledger says are due.
 void ExperimentRunner::RetryRecoveryLocked() {
   runner::Executor* const runner = executor();
   if (!runner) return;  // shutting down: the next server asks
@@ -98,6 +110,9 @@ void ExperimentRunner::RetryRecoveryLocked() {
   }
 }
 
+// Asks the executor about `names`' jobs (`ended`: stored as ended, their
+// jobs to be stopped) and applies its answers. What it said it could not
+// tell ("" : nothing).
 std::string ExperimentRunner::RecoverJobsLocked(const std::vector<std::string>& names,
                                                const std::vector<bool>& ended) {
   std::string why;
@@ -105,7 +120,7 @@ std::string ExperimentRunner::RecoverJobsLocked(const std::vector<std::string>& 
   std::vector<runner::RunningJob> jobs;
   for (const std::string& name : names) {
     const Trial& t = *FindLocked(name);
-    jobs.push_back({BaseLaunchSpecLocked(t), t.job_id});
+    jobs.push_back({BaseLaunch(exp_.spec, t, LaunchContextFor(t)), t.job_id});
   }
   runner::Executor* const runner = executor();
   std::vector<runner::RecoveredJob> recovered =

@@ -1,13 +1,14 @@
 // ExperimentRunner's runner-run trials: starting trials up to
-// parallelTrialCount, and what the executor reports.
+// parallelTrialCount (their launch is trial_launch.h's), and what the
+// executor reports.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 
 #include "api/experiment_status.h"
-#include "api/quantity.h"
-#include "api/trial_template.h"
+#include "controller/checkpoints.h"
 #include "controller/experiment_runner.h"
+#include "controller/trial_launch.h"
 #include "controller/trial_token.h"
 
 namespace hpt::controller {
@@ -16,6 +17,11 @@ using api::ExperimentPhase;
 using api::Trial;
 using api::TrialPhase;
 
+// Writes what the store refused before, asks the executor again about
+// trials Recover() could not tell about, then starts Pending trials and
+// asks for new ones up to parallelTrialCount, or ends the experiment. A
+// no-op for a finished one; for a client-run one, the writes, its expired
+// leases and its end.
 void ExperimentRunner::Reconcile() {
   Locked lock(this);
   waiting_for_resources_ = false;
@@ -65,24 +71,16 @@ void ExperimentRunner::Reconcile() {
   FinishIfDoneLocked();
 }
 
-runner::LaunchSpec ExperimentRunner::BaseLaunchSpecLocked(const Trial& trial) const {
-  const api::TrialTemplate& tmpl = *exp_.spec.trial_template;
-  runner::LaunchSpec launch;
-  launch.experiment = name_;
-  launch.trial = trial.name;
-  launch.working_dir = tmpl.working_dir;
-  launch.log_path = LogPath(trial.name);
-  launch.max_log_bytes = deps_.max_log_bytes;
-  launch.timeout_seconds = tmpl.timeout_seconds;
-  launch.collector = exp_.spec.metrics_collector;
-  launch.resources = tmpl.resources;
-  for (const api::ObjectiveMetric& m : api::Objectives(exp_.spec.objective)) {
-    launch.metric_names.push_back(m.metric_name);
-  }
-  for (const auto& m : exp_.spec.objective.additional_metric_names) {
-    launch.metric_names.push_back(m);
-  }
-  return launch;
+// What the server adds to a launch of `trial` (all but its checkpoint
+// folder, which StartTrialLocked() looks up). Takes no lock.
+LaunchContext ExperimentRunner::LaunchContextFor(const Trial& trial) const {
+  LaunchContext context;
+  context.log_path = LogPath(trial.name);
+  context.max_log_bytes = deps_.max_log_bytes;
+  context.server_url = deps_.server_url;
+  context.hpt_binary = deps_.hpt_binary;
+  context.trial_token = TrialTokenFor(trial.name);
+  return context;
 }
 
 std::string ExperimentRunner::TrialTokenFor(const std::string& trial) const {
@@ -90,35 +88,15 @@ std::string ExperimentRunner::TrialTokenFor(const std::string& trial) const {
   return TrialToken(deps_.token, name_, trial_token_salt_, trial);
 }
 
+// Launches a Pending trial. False when the executor has no room for it yet
+// (GPUs): every Pending trial then says what it waits for, and the sweep
+// retries.
 bool ExperimentRunner::StartTrialLocked(Trial& trial) {
-  const api::TrialTemplate& tmpl = *exp_.spec.trial_template;
-  runner::LaunchSpec launch = BaseLaunchSpecLocked(trial);
-  Status status;
-  // An argument or variable that references an inactive conditional
-  // parameter is left out (api::SubstituteActive).
-  const std::vector<api::ParameterSpec>& params = exp_.spec.parameters;
-  for (const auto& arg : tmpl.command) {
-    auto s = api::SubstituteActive(arg, params, tmpl, trial.assignment, trial.name);
-    if (!s.ok()) status = s.status(); else if (*s) launch.argv.push_back(**s);
-  }
-  for (const auto& [key, value] : tmpl.env) {
-    auto s = api::SubstituteActive(value, params, tmpl, trial.assignment, trial.name);
-    if (!s.ok()) status = s.status(); else if (*s) launch.env[key] = **s;
-  }
-  AddCheckpointLocked(trial, launch);
-  if (!launch.argv.empty() && launch.argv[0] == "hpt" && !deps_.hpt_binary.empty()) {
-    launch.argv[0] = deps_.hpt_binary;
-  }
-  launch.env["HPT_URL"] = deps_.server_url;
-  launch.env["HPT_EXPERIMENT"] = name_;
-  launch.env["HPT_TRIAL"] = trial.name;
-  // A credential for this trial alone: the admin token never leaves the
-  // server. (A token the server itself was started with must not reach
-  // the trial either, when there is no trial token to replace it.)
-  launch.env["HPT_TOKEN"] = TrialTokenFor(trial.name);
-
-  StatusOr<runner::JobHandle> job =
-      status.ok() ? executor()->Start(launch) : StatusOr<runner::JobHandle>(status);
+  LaunchContext context = LaunchContextFor(trial);
+  context.checkpoint_dir = FindCheckpointDir(exp_.spec, deps_.log_dir, trial.name);
+  StatusOr<runner::LaunchSpec> launch = BuildLaunch(exp_.spec, trial, context);
+  StatusOr<runner::JobHandle> job = launch.ok() ? executor()->Start(*launch)
+                                                : StatusOr<runner::JobHandle>(launch.status());
   if (job.status().code() == StatusCode::kUnavailable) {
     waiting_for_resources_ = true;  // stays Pending; the sweep retries
     // Every Pending trial of the experiment (they share the template) says

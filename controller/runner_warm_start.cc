@@ -22,6 +22,10 @@ std::string Key(const api::Assignment& a) {
 
 }  // namespace
 
+// Assignments suggested before the algorithm is asked again, oldest first
+// (Optuna's enqueue_trial); each is checked (a bad one, named trials[i],
+// changes nothing); `skip_if_exists` drops those equal to a trial or an
+// already queued one. FailedPrecondition for a finished experiment.
 StatusOr<EnqueueResult> ExperimentRunner::Enqueue(const std::vector<api::Assignment>& assignments,
                                                   bool skip_if_exists) {
   Locked lock(this);
@@ -58,6 +62,9 @@ StatusOr<EnqueueResult> ExperimentRunner::Enqueue(const std::vector<api::Assignm
   return result;
 }
 
+// Finished trials with known results, stored in one transaction with reason
+// Imported; maxTrialCount does not count them, the algorithm's history
+// does. All checked first (named trials[i]).
 StatusOr<std::vector<Trial>> ExperimentRunner::Import(const std::vector<ImportedTrial>& imports) {
   Locked lock(this);
   const std::vector<api::ObjectiveMetric> objectives = api::Objectives(exp_.spec.objective);
@@ -109,7 +116,7 @@ StatusOr<std::vector<Trial>> ExperimentRunner::Import(const std::vector<Imported
     tally_.Added(trials_, trials_.size() - 1);
     added.push_back(std::move(copy));
   }
-  curves_loaded_ = false;  // early stopping reads the new curves too
+  curves_.Reload();  // early stopping reads the new curves too
   spdlog::info("experiment {}: imported {} trials", name_, added.size());
   return added;
 }

@@ -7,7 +7,7 @@
 
 #include "api/status.h"
 #include "api/types.h"
-#include "controller/experiment_runner.h"
+#include "controller/runner_types.h"
 
 namespace hpt::server {
 

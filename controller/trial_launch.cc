@@ -1,0 +1,66 @@
+// A trial's launch (trial_launch.h).
+#include "controller/trial_launch.h"
+
+#include "api/trial_template.h"
+#include "controller/checkpoints.h"
+
+namespace hpt::controller {
+
+runner::LaunchSpec BaseLaunch(const api::ExperimentSpec& spec, const api::Trial& trial,
+                              const LaunchContext& context) {
+  const api::TrialTemplate& tmpl = *spec.trial_template;
+  runner::LaunchSpec launch;
+  launch.experiment = spec.name;
+  launch.trial = trial.name;
+  launch.working_dir = tmpl.working_dir;
+  launch.log_path = context.log_path;
+  launch.max_log_bytes = context.max_log_bytes;
+  launch.timeout_seconds = tmpl.timeout_seconds;
+  launch.collector = spec.metrics_collector;
+  launch.resources = tmpl.resources;
+  for (const api::ObjectiveMetric& m : api::Objectives(spec.objective)) {
+    launch.metric_names.push_back(m.metric_name);
+  }
+  for (const auto& m : spec.objective.additional_metric_names) {
+    launch.metric_names.push_back(m);
+  }
+  return launch;
+}
+
+StatusOr<runner::LaunchSpec> BuildLaunch(const api::ExperimentSpec& spec,
+                                         const api::Trial& trial,
+                                         const LaunchContext& context) {
+  const api::TrialTemplate& tmpl = *spec.trial_template;
+  runner::LaunchSpec launch = BaseLaunch(spec, trial, context);
+  Status status;
+  for (const auto& arg : tmpl.command) {
+    auto s = api::SubstituteActive(arg, spec.parameters, tmpl, trial.assignment, trial.name);
+    if (!s.ok()) status = s.status(); else if (*s) launch.argv.push_back(**s);
+  }
+  for (const auto& [key, value] : tmpl.env) {
+    auto s = api::SubstituteActive(value, spec.parameters, tmpl, trial.assignment, trial.name);
+    if (!s.ok()) status = s.status(); else if (*s) launch.env[key] = **s;
+  }
+  if (!status.ok()) return status;
+  if (context.checkpoint_dir) {
+    // Where Katib would mount the folder: the trial's command says so.
+    const std::string& dir = *context.checkpoint_dir;
+    const std::string mounted = SuggestionTrialDir(spec);
+    for (std::string& arg : launch.argv) arg = RewritePath(arg, mounted, dir);
+    for (auto& [key, value] : launch.env) value = RewritePath(value, mounted, dir);
+    launch.env[kCheckpointDirEnv] = dir;
+  }
+  if (!launch.argv.empty() && launch.argv[0] == "hpt" && !context.hpt_binary.empty()) {
+    launch.argv[0] = context.hpt_binary;
+  }
+  launch.env["HPT_URL"] = context.server_url;
+  launch.env["HPT_EXPERIMENT"] = spec.name;
+  launch.env["HPT_TRIAL"] = trial.name;
+  // A credential for this trial alone: the admin token never leaves the
+  // server. (A token the server itself was started with must not reach
+  // the trial either, when there is no trial token to replace it.)
+  launch.env["HPT_TOKEN"] = context.trial_token;
+  return launch;
+}
+
+}  // namespace hpt::controller
