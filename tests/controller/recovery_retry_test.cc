@@ -45,8 +45,8 @@ TEST_F(RecoveryRetryTest, TrialsKeepTheirPhaseUntilTheExecutorCanTell) {
   };
   Restart();
   EXPECT_EQ(executor_->recover_calls(), 1);
-  EXPECT_EQ(api::ToString(Trial("e", "e-1").phase), "Running");
-  EXPECT_EQ(api::ToString(Trial("e", "e-2").phase), "Pending");
+  EXPECT_STREQ(api::ToString(Trial("e", "e-1").phase), "Running");
+  EXPECT_STREQ(api::ToString(Trial("e", "e-2").phase), "Pending");
   controller_->WaitIdle();
   Tick(std::chrono::milliseconds(1999));  // not yet due: sweeps change nothing
   EXPECT_EQ(executor_->recover_calls(), 1);
@@ -54,7 +54,7 @@ TEST_F(RecoveryRetryTest, TrialsKeepTheirPhaseUntilTheExecutorCanTell) {
   Tick(std::chrono::milliseconds(1));  // asked again; still cannot tell
   EXPECT_EQ(executor_->recover_calls(), 2);
   EXPECT_TRUE(executor_->started().empty());
-  EXPECT_EQ(api::ToString(Trial("e", "e-1").phase), "Running");
+  EXPECT_STREQ(api::ToString(Trial("e", "e-1").phase), "Running");
   Tick(std::chrono::seconds(2));
   EXPECT_EQ(executor_->recover_calls(), 3);
   ASSERT_EQ(executor_->recovered().size(), 2u);
@@ -82,13 +82,13 @@ TEST_F(RecoveryRetryTest, ATrialStoppedMeanwhileIsStoppedOnceTheExecutorCanTell)
   };
   Restart();
   ASSERT_TRUE(controller_->StopExperiment("e").ok());
-  EXPECT_EQ(api::ToString(Trial("e", "e-1").phase), "Killed");
+  EXPECT_STREQ(api::ToString(Trial("e", "e-1").phase), "Killed");
   Tick(std::chrono::seconds(2));
   ASSERT_EQ(executor_->recovered().size(), 1u);
   ASSERT_TRUE(WaitFor([&] { return executor_->kills().size() == 2; }));
   EXPECT_THAT(executor_->kills(), ElementsAre("e/e-1", "e/e-1"))
       << "the stop's own Kill(), then the re-attached job's";
-  EXPECT_EQ(api::ToString(Trial("e", "e-1").phase), "Killed");
+  EXPECT_STREQ(api::ToString(Trial("e", "e-1").phase), "Killed");
 }
 
 }  // namespace
