@@ -117,9 +117,17 @@ TEST_F(LocalServerTest, AnEmbeddedRunIsWatchedFromASecondTerminal) {
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   const std::string token = ReadFile(TokenFile()).substr(0, 32);
 
-  // The second terminal: no flags at all.
+  // The second terminal: no flags at all. (The token file is written as
+  // the server comes up, a moment before `hpt run` creates its experiment:
+  // a slow machine lists nothing yet, so ask until it shows.)
   std::string out, err;
-  ASSERT_EQ(RunHpt({"list"}, &out, &err), 0) << err;
+  const auto listed_by = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  do {
+    out.clear();
+    err.clear();
+    ASSERT_EQ(RunHpt({"list"}, &out, &err), 0) << err;
+  } while (out.find("watched-run") == std::string::npos &&
+           std::chrono::steady_clock::now() < listed_by);
   EXPECT_NE(out.find("watched-run"), std::string::npos) << out;
   // While it runs: the API is locked without the token, and the dashboard
   // page is served where the printed link points.
