@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "api/tenancy.h"
+
 namespace hpt::api {
 
 enum class ParameterType { kDouble, kInt, kDiscrete, kCategorical };
@@ -147,6 +149,11 @@ struct NasConfig {
 
 struct ExperimentSpec {
   std::string name;
+  // Katib's metadata.namespace: names are unique within one (tenancy.h).
+  std::string namespace_name = kDefaultNamespace;
+  // Among waiting trials of one namespace, a higher priority starts first
+  // and is preempted last.
+  int priority = 0;
   Objective objective;
   AlgorithmSpec algorithm;
   int parallel_trial_count = 3;
