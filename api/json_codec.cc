@@ -98,7 +98,10 @@ json ExperimentToJson(const Experiment& e, const std::vector<Trial>& trials) {
     }
     status["paretoFront"] = std::move(front);
   }
-  json j = {{"name", e.spec.name}, {"spec", SpecToJson(e.spec)}, {"status", status}};
+  json j = {{"name", e.spec.name},
+            {"namespace", e.spec.namespace_name},
+            {"spec", SpecToJson(e.spec)},
+            {"status", status}};
   return j;
 }
 

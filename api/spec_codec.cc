@@ -7,6 +7,7 @@
 #include "api/json_reader.h"
 #include "api/nas.h"
 #include "api/quantity.h"
+#include "api/resources_codec.h"
 #include "api/validation.h"
 
 namespace hpt::api {
@@ -118,53 +119,6 @@ json EncodeAlgorithm(const AlgorithmSpec& a) {
   return {{"algorithmName", a.name}, {"algorithmSettings", settings}};
 }
 
-// A quantity given as a JSON number or as Kubernetes text ("10Gi", "500m").
-template <typename T, typename Parse>
-std::optional<T> Quantity(JsonReader& r, const json& obj, const std::string& p,
-                          const std::string& key, Parse parse, const char* example) {
-  auto it = obj.find(key);
-  if (it == obj.end()) return std::nullopt;
-  std::optional<T> value;
-  if (it->is_number()) {
-    value = parse(it->dump());
-  } else if (it->is_string()) {
-    value = parse(it->get<std::string>());
-  }
-  if (!value) {
-    r.Problem(p + "." + key, "'" + (it->is_string() ? it->get<std::string>() : it->dump()) +
-                                 "' is not a quantity (e.g. " + example + ")");
-  }
-  return value;
-}
-
-void DecodeResources(JsonReader& r, const json& j, const std::string& p, Resources& out) {
-  r.RejectUnknown(j, p, {"gpu", "gpuMemory", "cpu", "memory", "pids"});
-  if (auto g = r.Number(j, p, "gpu", false)) out.gpu = *g;
-  if (auto m = Quantity<int64_t>(r, j, p, "gpuMemory", ParseBytes, "10Gi")) out.gpu_memory = *m;
-  if (auto c = Quantity<double>(r, j, p, "cpu", ParseCpus, "2 or 500m")) out.cpu = *c;
-  if (auto m = Quantity<int64_t>(r, j, p, "memory", ParseBytes, "4Gi")) out.memory = *m;
-  if (auto it = j.find("pids"); it != j.end()) {
-    double n = it->is_number() ? it->get<double>() : 0;
-    if (n >= 1 && n <= kMaxTrialPids && n == std::floor(n)) {
-      out.pids = static_cast<int64_t>(n);
-    } else {
-      r.Problem(p + ".pids", "must be a positive integer (at most " +
-                                 std::to_string(kMaxTrialPids) + "), not " +
-                                 (it->is_number() ? it->dump() : JsonTypeName(*it)));
-    }
-  }
-}
-
-json ResourcesToJson(const Resources& res) {
-  json out = {{"gpu", res.gpu}};
-  if (res.gpu == std::floor(res.gpu)) out["gpu"] = static_cast<int64_t>(res.gpu);
-  if (res.gpu_memory > 0) out["gpuMemory"] = FormatBytes(res.gpu_memory);
-  if (res.cpu > 0) out["cpu"] = res.cpu;
-  if (res.memory > 0) out["memory"] = FormatBytes(res.memory);
-  if (res.pids > 0) out["pids"] = res.pids;
-  return out;
-}
-
 void DecodeTrialTemplate(JsonReader& r, const json& j, TrialTemplate& t) {
   const std::string p = "trialTemplate";
   r.RejectUnknown(j, p, {"command", "trialParameters", "workingDir", "env",
@@ -254,11 +208,19 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
   }
   JsonReader r;
   ExperimentSpec spec;
-  r.RejectUnknown(j, "", {"name", "objective", "algorithm", "parallelTrialCount",
+  r.RejectUnknown(j, "", {"name", "namespace", "priority", "objective", "algorithm", "parallelTrialCount",
                           "maxTrialCount", "maxFailedTrialCount", "trialLeaseSeconds",
                           "parameters", "trialTemplate", "metricsCollectorSpec", "earlyStopping",
                           "nasConfig", "warmStart"});
   if (auto n = r.String(j, "", "name", true)) spec.name = *n;
+  if (auto ns = r.String(j, "", "namespace", false)) {
+    if (IsDnsLabel(*ns)) {
+      spec.namespace_name = *ns;
+    } else {
+      r.Problem("namespace", "'" + *ns + "' must be a lowercase DNS label");
+    }
+  }
+  if (auto v = r.Int(j, "", "priority", false)) spec.priority = *v;
   if (const json* w = r.Object(j, "", "warmStart", false)) {
     r.RejectUnknown(*w, "warmStart", {"fromExperiments"});
     if (const json* list = r.Array(*w, "warmStart", "fromExperiments", true)) {
@@ -339,6 +301,8 @@ StatusOr<ExperimentSpec> SpecFromYaml(std::string_view yaml) {
 json SpecToJson(const ExperimentSpec& spec) {
   json j;
   j["name"] = spec.name;
+  j["namespace"] = spec.namespace_name;
+  if (spec.priority != 0) j["priority"] = spec.priority;
   json obj = {{"type", ToString(spec.objective.type)},
               {"objectiveMetricName", spec.objective.metric_name},
               {"additionalMetricNames", spec.objective.additional_metric_names}};

@@ -17,6 +17,20 @@ namespace hpt::api {
 // experiment stored before namespaces existed.
 inline constexpr const char* kDefaultNamespace = "default";
 
+// An experiment's key: how the store, the controller and the executors
+// name it. Its name in `default` (as before namespaces existed), and
+// "<namespace>/<name>" elsewhere (a name never holds '/').
+std::string ExperimentKey(const std::string& namespace_name, const std::string& name);
+struct ExperimentRef {
+  std::string namespace_name;
+  std::string name;
+};
+ExperimentRef SplitExperimentKey(const std::string& key);
+// The experiment's folder under a server's data folder `root`:
+// <root>/<name> in `default`, <root>/_ns/<namespace>/<name> elsewhere ('_'
+// is in no name, so no experiment's folder holds another namespace's).
+std::string ExperimentFolder(const std::string& root, const std::string& key);
+
 // Amounts of the resources the scheduler shares out (as api::Resources
 // spells them): GPUs (a share of a card counts as that fraction), CPU
 // cores, bytes of memory.

@@ -176,6 +176,11 @@ struct ExperimentSpec {
   std::vector<std::string> warm_start_from;
 };
 
+// The experiment's key (tenancy.h's ExperimentKey).
+inline std::string KeyOf(const ExperimentSpec& spec) {
+  return ExperimentKey(spec.namespace_name, spec.name);
+}
+
 // One parameter's value, always as text (Katib's wire form): "0.25", "3",
 // "adam".
 struct ParameterAssignment {

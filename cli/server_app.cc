@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "analytics/importance_service.h"
+#include "api/text.h"
 #include "api/version.h"
 #include "controller/builtins.h"
 #include "controller/controller.h"
@@ -116,6 +117,10 @@ class ServerAppImpl : public ServerApp {
       gpu_monitor_ = std::make_unique<runner::GpuMonitor>();
     }
     importance_ = std::make_unique<analytics::ImportanceService>();
+    accounts_ = std::make_unique<server::Accounts>(store_.get(), options.token);
+    HPT_RETURN_IF_ERROR(accounts_->Load());
+    WarnAboutSharedFiles();
+    audit_ = std::make_unique<server::AuditLog>(store_.get());
     server::ApiContext api;
     api.store = store_.get();
     api.controller = controller_.get();
@@ -123,6 +128,8 @@ class ServerAppImpl : public ServerApp {
     api.version = kVersion;
     api.gpus = gpu_monitor_.get();
     api.importance = importance_.get();
+    api.accounts = accounts_.get();
+    api.audit = audit_.get();
     std::map<std::string, runner::Executor*> executors;
     for (const auto& [name, e] : executors_) executors[name] = e.get();
     HPT_RETURN_IF_ERROR(controller_->Start(executors, options.executor));
@@ -135,6 +142,7 @@ class ServerAppImpl : public ServerApp {
 
   void Stop() override {
     if (http_) http_->Close();
+    if (audit_) audit_->Close();  // after the last request: every answer recorded
     if (controller_) controller_->Shutdown();
     int running = 0;
     for (const auto& [name, e] : executors_) running += e->Running();
@@ -149,6 +157,22 @@ class ServerAppImpl : public ServerApp {
   }
 
  private:
+  // With users, trials of a namespace without runAsUser run as this
+  // server's user: they can read its token and database. Said once.
+  void WarnAboutSharedFiles() {
+    if (!accounts_->HasUsers()) return;
+    auto namespaces = store_->ListNamespaces();
+    if (!namespaces.ok()) return;
+    std::vector<std::string> shared;
+    for (const auto& ns : *namespaces) {
+      if (ns.run_as_user.empty()) shared.push_back(ns.name);
+    }
+    if (shared.empty()) return;
+    spdlog::warn("namespaces without runAsUser ({}): their trials run as this server's user "
+                 "and can read its token file and database; give each a runAsUser",
+                 api::Join(shared, ", "));
+  }
+
   std::unique_ptr<storage::DatabaseLock> db_lock_;  // first: released last
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<controller::Builtins> builtins_;
@@ -156,6 +180,8 @@ class ServerAppImpl : public ServerApp {
   std::map<std::string, std::unique_ptr<runner::Executor>> executors_;
   std::unique_ptr<runner::GpuMonitor> gpu_monitor_;
   std::unique_ptr<analytics::ImportanceService> importance_;
+  std::unique_ptr<server::Accounts> accounts_;
+  std::unique_ptr<server::AuditLog> audit_;
   std::unique_ptr<server::HttpServer> http_;  // last: closed first
 };
 

@@ -22,7 +22,7 @@ bool PathChar(char c) {
 
 std::string DefaultRoot(const api::ExperimentSpec& spec,
                         const std::string& log_dir) {
-  return log_dir + "/" + spec.name + "/checkpoints";
+  return api::ExperimentFolder(log_dir, api::KeyOf(spec)) + "/checkpoints";
 }
 
 // suggestion_trial_dir's root, when that directory exists and is writable.
@@ -34,7 +34,7 @@ std::optional<std::string> GivenRoot(const api::ExperimentSpec& spec) {
       access(dir.c_str(), W_OK | X_OK) != 0) {
     return std::nullopt;
   }
-  return (dir == "/" ? "" : dir) + "/" + spec.name;
+  return api::ExperimentFolder(dir == "/" ? "" : dir, api::KeyOf(spec));
 }
 
 Status CreatePrivate(const fs::path& dir) {

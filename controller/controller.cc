@@ -77,7 +77,7 @@ Status Controller::Start(const std::map<std::string, runner::Executor*>& executo
     for (const auto& row : *unreadable) spdlog::warn("skipped: {}", row.error);
   }
   for (Experiment& exp : experiments) {
-    auto trials = store_->ListTrials(exp.spec.name);
+    auto trials = store_->ListTrials(api::KeyOf(exp.spec));
     if (!trials.ok()) {
       spdlog::error("experiment {}: cannot read its trials: {}", exp.spec.name,
                     trials.status().message());
@@ -104,7 +104,7 @@ void Controller::Shutdown() {
 
 Controller::Entry Controller::Add(Experiment experiment, std::vector<Trial> trials) {
   Entry entry;
-  std::string name = experiment.spec.name;
+  std::string name = api::KeyOf(experiment.spec);
   entry.runner =
       std::make_shared<ExperimentRunner>(deps_, std::move(experiment), std::move(trials));
   entry.strand = pool_.NewStrand();
@@ -139,7 +139,7 @@ void Controller::PostReconcile(const Entry& entry) {
 
 StatusOr<Experiment> Controller::CreateExperiment(const api::ExperimentSpec& spec) {
   HPT_RETURN_IF_ERROR(Validate(spec));
-  if (int stopping = draining_.Pending(spec.name); stopping > 0) {
+  if (int stopping = draining_.Pending(api::KeyOf(spec)); stopping > 0) {
     return FailedPrecondition("experiment '" + spec.name + "' was deleted and " +
                               std::to_string(stopping) +
                               " of its trials are still stopping; try again in a few seconds");
@@ -156,7 +156,9 @@ StatusOr<Experiment> Controller::CreateExperiment(const api::ExperimentSpec& spe
   // before anything is stored, and imported before the first suggestion.
   std::vector<ImportedTrial> imports;
   for (size_t i = 0; i < spec.warm_start_from.size(); ++i) {
-    auto trials = TrialsOf(spec.warm_start_from[i], spec, nullptr);
+    // Earlier experiments of the same namespace.
+    auto trials = TrialsOf(api::ExperimentKey(spec.namespace_name, spec.warm_start_from[i]),
+                           spec, nullptr);
     if (!trials.ok()) {
       return InvalidArgument(api::JsonReader::Path("warmStart.fromExperiments", i) + ": " +
                              trials.status().message());
@@ -213,7 +215,7 @@ Status Controller::DeleteExperiment(const std::string& name) {
                  draining_.Pending(name));
   }
   std::error_code ec;
-  std::filesystem::remove_all(options_.log_dir + "/" + name, ec);
+  std::filesystem::remove_all(api::ExperimentFolder(options_.log_dir, name), ec);
   return Status::Ok();
 }
 
@@ -295,7 +297,7 @@ void Controller::OnRunning(const std::string& experiment, const std::string& tri
 }
 
 std::string Controller::LogPath(const std::string& experiment, const std::string& trial) const {
-  return options_.log_dir + "/" + experiment + "/" + trial + ".log";
+  return api::ExperimentFolder(options_.log_dir, experiment) + "/" + trial + ".log";
 }
 
 StatusOr<runner::LogRange> Controller::ReadTrialLog(runner::LogQuery query) {

@@ -61,7 +61,7 @@ StatusOr<earlystop::StopDecision> CurveBook::Evaluate(const api::ExperimentSpec&
                                                       const std::string& trial,
                                                       storage::Store& store) {
   if (!policy_) return earlystop::StopDecision{};
-  Load(spec.name, trials, store);
+  Load(api::KeyOf(spec), trials, store);
   if (!loaded_) return Unavailable("experiment '" + spec.name + "': curves unreadable");
   // Trials created since the load, with no point yet.
   if (curves_.size() != trials.size()) {

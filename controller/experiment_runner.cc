@@ -33,7 +33,7 @@ std::unique_ptr<earlystop::Policy> PolicyFor(const api::ExperimentSpec& spec,
 ExperimentRunner::ExperimentRunner(const RunnerDeps& deps, api::Experiment experiment,
                                    std::vector<api::Trial> trials)
     : deps_(deps),
-      name_(experiment.spec.name),
+      name_(api::KeyOf(experiment.spec)),
       runner_run_(experiment.spec.trial_template.has_value()),
       executor_name_(runner_run_ && !experiment.spec.trial_template->executor.empty()
                          ? experiment.spec.trial_template->executor
@@ -330,7 +330,7 @@ StatusOr<runner::LogRange> ExperimentRunner::ReadLog(runner::LogQuery query) con
 }
 
 std::string ExperimentRunner::LogPath(const std::string& trial) const {
-  return deps_.log_dir + "/" + name_ + "/" + trial + ".log";
+  return api::ExperimentFolder(deps_.log_dir, name_) + "/" + trial + ".log";
 }
 
 }  // namespace hpt::controller

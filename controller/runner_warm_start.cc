@@ -95,7 +95,7 @@ StatusOr<std::vector<Trial>> ExperimentRunner::Import(const std::vector<Imported
     }
     Trial t;
     t.index = static_cast<int64_t>(trials_.size() + batch.trials.size() + 1);
-    t.name = name_ + "-" + std::to_string(t.index);
+    t.name = exp_.spec.name + "-" + std::to_string(t.index);
     t.assignment = std::move(checked);
     t.phase = in.phase;
     t.reason = api::kImportedReason;

@@ -10,7 +10,7 @@ runner::LaunchSpec BaseLaunch(const api::ExperimentSpec& spec, const api::Trial&
                               const LaunchContext& context) {
   const api::TrialTemplate& tmpl = *spec.trial_template;
   runner::LaunchSpec launch;
-  launch.experiment = spec.name;
+  launch.experiment = api::KeyOf(spec);
   launch.trial = trial.name;
   launch.working_dir = tmpl.working_dir;
   launch.log_path = context.log_path;
@@ -55,6 +55,7 @@ StatusOr<runner::LaunchSpec> BuildLaunch(const api::ExperimentSpec& spec,
   }
   launch.env["HPT_URL"] = context.server_url;
   launch.env["HPT_EXPERIMENT"] = spec.name;
+  launch.env["HPT_NAMESPACE"] = spec.namespace_name;
   launch.env["HPT_TRIAL"] = trial.name;
   // A credential for this trial alone: the admin token never leaves the
   // server. (A token the server itself was started with must not reach

@@ -53,12 +53,12 @@ std::vector<Route> ServerRoutes() {
       {"POST", e + "/{name}:stop", Access::kAdmin},
       {"GET", t, Access::kAdmin},
       {"POST", e + "/{name}/trials:suggest", Access::kAdmin},
-      {"GET", t + "/{trial}", Access::kTrial},
-      {"POST", t + "/{trial}:complete", Access::kTrial},
+      {"GET", t + "/{trial}", Access::kTrialRead},
+      {"POST", t + "/{trial}:complete", Access::kTrialWrite},
       {"POST", t + "/{trial}:stop", Access::kAdmin},
-      {"POST", t + "/{trial}/observations", Access::kTrial},
+      {"POST", t + "/{trial}/observations", Access::kTrialWrite},
       {"GET", t + "/{trial}/observations", Access::kAdmin},
-      {"GET", t + "/{trial}:shouldStop", Access::kTrial},
+      {"GET", t + "/{trial}:shouldStop", Access::kTrialRead},
       {"GET", t + "/{trial}/logs", Access::kAdmin},
       {"GET", "/api/v1/algorithms", Access::kAdmin},
       {"GET", "/api/v1/openapi.json", Access::kAdmin},
@@ -161,7 +161,7 @@ void CheckRouting(const std::string& path) {
         FUZZ_CHECK(path == "/healthz" && std::string(method) == "GET",
                    where + " is public");
       }
-      if (r.access == Access::kTrial) {
+      if (r.access == Access::kTrialRead || r.access == Access::kTrialWrite) {
         FUZZ_CHECK(r.vars.count("name") && r.vars.count("trial"), where);
       }
       for (const auto& [var, value] : r.vars) {

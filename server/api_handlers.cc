@@ -36,6 +36,13 @@ HttpResponse CreateExperiment(const ApiContext& ctx, const HttpRequest& req) {
   }
   auto spec = api::SpecFromJson(*body);
   if (!spec.ok()) return ErrorResponse(spec.status());
+  // The path says where it goes; a namespace in the body must agree.
+  const std::string ns = NamespaceOf(req);
+  if (body->contains("namespace") && spec->namespace_name != ns) {
+    return ErrorResponse(InvalidArgument("namespace: the body says '" + spec->namespace_name +
+                                         "' but it is posted to namespace '" + ns + "'"));
+  }
+  spec->namespace_name = ns;
   auto exp = ctx.controller->CreateExperiment(*spec);
   if (!exp.ok()) return ErrorResponse(exp.status());
   return JsonResponse(201, api::ExperimentToJson(*exp, {}));
@@ -48,18 +55,28 @@ json UnreadableToJson(const std::vector<storage::UnreadableRow>& rows) {
   return out;
 }
 
-HttpResponse ListExperiments(const ApiContext& ctx, const HttpRequest&) {
+// The experiments of the path's namespace.
+HttpResponse ListExperiments(const ApiContext& ctx, const HttpRequest& req) {
+  const std::string ns = NamespaceOf(req);
+  if (Status s = ctx.store->GetNamespace(ns).status(); !s.ok()) return ErrorResponse(s);
   auto experiments = ctx.store->ListExperiments();
   if (!experiments.ok()) return ErrorResponse(experiments.status());
   json list = json::array();
   for (const auto& e : *experiments) {
-    auto trials = ctx.store->ListTrials(e.spec.name);
+    if (e.spec.namespace_name != ns) continue;
+    auto trials = ctx.store->ListTrials(api::KeyOf(e.spec));
     if (!trials.ok()) continue;  // deleted meanwhile
     list.push_back(api::ExperimentToJson(e, *trials));
   }
   json body = {{"experiments", list}};
   auto unreadable = ctx.store->ListUnreadableExperiments();
-  if (unreadable.ok() && !unreadable->empty()) body["unreadable"] = UnreadableToJson(*unreadable);
+  json rows = json::array();
+  for (const auto& row : unreadable.ok() ? *unreadable : std::vector<storage::UnreadableRow>{}) {
+    if (api::SplitExperimentKey(row.name).namespace_name == ns) {
+      rows.push_back({{"name", row.name}, {"error", row.error}});
+    }
+  }
+  if (!rows.empty()) body["unreadable"] = rows;
   return JsonResponse(200, body);
 }
 
@@ -85,27 +102,27 @@ HttpResponse PatchExperiment(const ApiContext& ctx, const HttpRequest& req) {
         "nothing to change: give maxTrialCount, parallelTrialCount, maxFailedTrialCount "
         "or trialLeaseSeconds"));
   }
-  auto exp = ctx.controller->UpdateExperiment(req.Var("name"), limits);
+  auto exp = ctx.controller->UpdateExperiment(ExperimentKeyOf(req), limits);
   if (!exp.ok()) return ErrorResponse(exp.status());
-  auto trials = ctx.store->ListTrials(req.Var("name"));
+  auto trials = ctx.store->ListTrials(ExperimentKeyOf(req));
   if (!trials.ok()) return ErrorResponse(trials.status());
   return JsonResponse(200, api::ExperimentToJson(*exp, *trials));
 }
 
 HttpResponse GetExperiment(const ApiContext& ctx, const HttpRequest& req) {
-  auto exp = ctx.store->GetExperiment(req.Var("name"));
+  auto exp = ctx.store->GetExperiment(ExperimentKeyOf(req));
   if (!exp.ok()) return ErrorResponse(exp.status());
-  auto trials = ctx.store->ListTrials(req.Var("name"));
+  auto trials = ctx.store->ListTrials(ExperimentKeyOf(req));
   if (!trials.ok()) return ErrorResponse(trials.status());
   return JsonResponse(200, api::ExperimentToJson(*exp, *trials));
 }
 
 HttpResponse ExperimentAction(const ApiContext& ctx, const HttpRequest& req,
                               Status (controller::Controller::*action)(const std::string&)) {
-  Status s = (ctx.controller->*action)(req.Var("name"));
+  Status s = (ctx.controller->*action)(ExperimentKeyOf(req));
   if (!s.ok()) return ErrorResponse(s);
   if (action == &controller::Controller::DeleteExperiment) {
-    if (ctx.importance) ctx.importance->Forget(req.Var("name"));
+    if (ctx.importance) ctx.importance->Forget(ExperimentKeyOf(req));
     return JsonResponse(200, {{"name", req.Var("name")}, {"deleted", true}});
   }
   return GetExperiment(ctx, req);
@@ -121,22 +138,22 @@ StatusOr<api::Objective> ObjectiveOf(const ApiContext& ctx, const std::string& e
 }
 
 HttpResponse ListTrials(const ApiContext& ctx, const HttpRequest& req) {
-  auto objective = ObjectiveOf(ctx, req.Var("name"));  // NotFound: no such experiment
+  auto objective = ObjectiveOf(ctx, ExperimentKeyOf(req));  // NotFound: no such experiment
   if (!objective.ok()) return ErrorResponse(objective.status());
-  auto trials = ctx.store->ListTrials(req.Var("name"));
+  auto trials = ctx.store->ListTrials(ExperimentKeyOf(req));
   if (!trials.ok()) return ErrorResponse(trials.status());
   json list = json::array();
   for (const auto& t : *trials) list.push_back(api::TrialToJson(t, *objective));
   json body = {{"trials", list}};
-  auto unreadable = ctx.store->ListUnreadableTrials(req.Var("name"));
+  auto unreadable = ctx.store->ListUnreadableTrials(ExperimentKeyOf(req));
   if (unreadable.ok() && !unreadable->empty()) body["unreadable"] = UnreadableToJson(*unreadable);
   return JsonResponse(200, body);
 }
 
 HttpResponse GetTrial(const ApiContext& ctx, const HttpRequest& req) {
-  auto objective = ObjectiveOf(ctx, req.Var("name"));
+  auto objective = ObjectiveOf(ctx, ExperimentKeyOf(req));
   if (!objective.ok()) return ErrorResponse(objective.status());
-  auto t = ctx.store->GetTrial(req.Var("name"), req.Var("trial"));
+  auto t = ctx.store->GetTrial(ExperimentKeyOf(req), req.Var("trial"));
   if (!t.ok()) return ErrorResponse(t.status());
   return JsonResponse(200, api::TrialToJson(*t, *objective));
 }
@@ -163,7 +180,7 @@ HttpResponse Suggest(const ApiContext& ctx, const HttpRequest& req) {
     }
     if (!r.ok()) return ErrorResponse(r.ToStatus());
   }
-  auto trials = ctx.controller->SuggestTrials(req.Var("name"), count, wait_s * 1000);
+  auto trials = ctx.controller->SuggestTrials(ExperimentKeyOf(req), count, wait_s * 1000);
   if (!trials.ok()) return ErrorResponse(trials.status());
   // New trials have no metrics, so no objective value to compute.
   json list = json::array();
@@ -176,13 +193,13 @@ HttpResponse PostObservations(const ApiContext& ctx, const HttpRequest& req) {
   if (!body.ok()) return ErrorResponse(body.status());
   auto observations = DecodeObservations(*body, api::NowMillis());
   if (!observations.ok()) return ErrorResponse(observations.status());
-  Status s = ctx.controller->AddObservations(req.Var("name"), req.Var("trial"),
+  Status s = ctx.controller->AddObservations(ExperimentKeyOf(req), req.Var("trial"),
                                              *observations);
   return Respond(s, 201, {{"stored", observations->size()}});
 }
 
 HttpResponse ListObservations(const ApiContext& ctx, const HttpRequest& req) {
-  auto observations = ctx.store->ListObservations(req.Var("name"), req.Var("trial"));
+  auto observations = ctx.store->ListObservations(ExperimentKeyOf(req), req.Var("trial"));
   if (!observations.ok()) return ErrorResponse(observations.status());
   json list = json::array();
   for (const auto& o : *observations) list.push_back(api::ObservationToJson(o));
@@ -194,10 +211,10 @@ HttpResponse Complete(const ApiContext& ctx, const HttpRequest& req) {
   if (!body.ok()) return ErrorResponse(body.status());
   auto completion = DecodeCompletion(*body);
   if (!completion.ok()) return ErrorResponse(completion.status());
-  auto trial = ctx.controller->CompleteTrial(req.Var("name"), req.Var("trial"), *completion);
+  auto trial = ctx.controller->CompleteTrial(ExperimentKeyOf(req), req.Var("trial"), *completion);
   if (!trial.ok()) return ErrorResponse(trial.status());
   // Answered from the runner's own copy: nothing is read back from the store.
-  auto objective = ctx.controller->Objective(req.Var("name"));
+  auto objective = ctx.controller->Objective(ExperimentKeyOf(req));
   if (!objective.ok()) return ErrorResponse(objective.status());
   return JsonResponse(200, api::TrialToJson(*trial, *objective));
 }
@@ -207,9 +224,9 @@ HttpResponse CompleteMany(const ApiContext& ctx, const HttpRequest& req) {
   if (!body.ok()) return ErrorResponse(body.status());
   auto batch = DecodeCompletions(*body);
   if (!batch.ok()) return ErrorResponse(batch.status());
-  auto trials = ctx.controller->CompleteTrials(req.Var("name"), *batch);
+  auto trials = ctx.controller->CompleteTrials(ExperimentKeyOf(req), *batch);
   if (!trials.ok()) return ErrorResponse(trials.status());
-  auto objective = ctx.controller->Objective(req.Var("name"));
+  auto objective = ctx.controller->Objective(ExperimentKeyOf(req));
   if (!objective.ok()) return ErrorResponse(objective.status());
   json list = json::array();
   for (const auto& t : *trials) list.push_back(api::TrialToJson(t, *objective));
@@ -217,89 +234,22 @@ HttpResponse CompleteMany(const ApiContext& ctx, const HttpRequest& req) {
 }
 
 HttpResponse StopTrial(const ApiContext& ctx, const HttpRequest& req) {
-  Status s = ctx.controller->StopTrial(req.Var("name"), req.Var("trial"));
+  Status s = ctx.controller->StopTrial(ExperimentKeyOf(req), req.Var("trial"));
   if (!s.ok()) return ErrorResponse(s);
   return GetTrial(ctx, req);
 }
 
 // A client-run trial's sign of life: renews its lease (trialLeaseSeconds).
 HttpResponse Heartbeat(const ApiContext& ctx, const HttpRequest& req) {
-  auto lease = ctx.controller->Heartbeat(req.Var("name"), req.Var("trial"));
+  auto lease = ctx.controller->Heartbeat(ExperimentKeyOf(req), req.Var("trial"));
   if (!lease.ok()) return ErrorResponse(lease.status());
   return JsonResponse(200, {{"name", req.Var("trial")}, {"trialLeaseSeconds", *lease}});
 }
 
 HttpResponse ShouldStop(const ApiContext& ctx, const HttpRequest& req) {
-  auto decision = ctx.controller->ShouldStop(req.Var("name"), req.Var("trial"));
+  auto decision = ctx.controller->ShouldStop(ExperimentKeyOf(req), req.Var("trial"));
   if (!decision.ok()) return ErrorResponse(decision.status());
   return JsonResponse(200, {{"shouldStop", decision->stop}, {"reason", decision->reason}});
-}
-
-HttpResponse Gpus(const ApiContext& ctx, const HttpRequest&) {
-  json list = json::array();
-  if (ctx.gpus) {
-    for (const auto& g : ctx.gpus->Latest()) {
-      list.push_back({{"index", g.index},
-                      {"utilization", g.utilization},
-                      {"memoryUsed", g.memory_used},
-                      {"memoryTotal", g.memory_total}});
-    }
-  }
-  return JsonResponse(200, {{"gpus", list}});
-}
-
-HttpResponse Algorithms(const ApiContext& ctx, const HttpRequest&) {
-  nlohmann::json body = {{"algorithms", ctx.algorithms->Names()}};
-  // Listed, and validated, but not runnable by this build (with why).
-  if (auto unavailable = controller::UnavailableAlgorithms(); !unavailable.empty()) {
-    body["unavailable"] = unavailable;
-  }
-  return JsonResponse(200, body);
-}
-
-HttpResponse Metrics(const ApiContext& ctx, const HttpRequest&) {
-  std::map<std::string, int> experiments, trials;
-  auto list = ctx.store->ListExperiments();
-  if (!list.ok()) return ErrorResponse(list.status());
-  for (const auto& e : *list) {
-    ++experiments[api::ToString(e.phase)];
-    auto ts = ctx.store->ListTrials(e.spec.name);
-    if (!ts.ok()) continue;
-    for (const auto& t : *ts) ++trials[api::ToString(t.phase)];
-  }
-  std::ostringstream out;
-  out << "# HELP hpt_experiments Experiments by phase.\n# TYPE hpt_experiments gauge\n";
-  for (const auto& [phase, n] : experiments) {
-    out << "hpt_experiments{phase=\"" << phase << "\"} " << n << "\n";
-  }
-  out << "# HELP hpt_trials Trials by phase.\n# TYPE hpt_trials gauge\n";
-  for (const auto& [phase, n] : trials) {
-    out << "hpt_trials{phase=\"" << phase << "\"} " << n << "\n";
-  }
-  out << "# HELP hpt_trial_processes Trial processes running now.\n"
-      << "# TYPE hpt_trial_processes gauge\nhpt_trial_processes "
-      << ctx.controller->RunningProcesses() << "\n"
-      << "# HELP hpt_http_requests_total HTTP requests served.\n"
-      << "# TYPE hpt_http_requests_total counter\nhpt_http_requests_total "
-      << ctx.requests_total->load() << "\n";
-  WriteImportanceMetrics(ctx, out);
-  std::vector<runner::GpuUsage> gpus = ctx.gpus ? ctx.gpus->Latest() : std::vector<runner::GpuUsage>{};
-  if (!gpus.empty()) {
-    auto series = [&](const char* name, const char* help, auto value) {
-      out << "# HELP " << name << " " << help << "\n# TYPE " << name << " gauge\n";
-      for (const auto& g : gpus) out << name << "{gpu=\"" << g.index << "\"} " << value(g) << "\n";
-    };
-    series("hpt_gpu_utilization_ratio", "GPU utilisation per card (nvidia-smi).",
-           [](const runner::GpuUsage& g) { return g.utilization / 100; });
-    series("hpt_gpu_memory_used_bytes", "GPU memory in use per card (nvidia-smi).",
-           [](const runner::GpuUsage& g) { return g.memory_used; });
-    series("hpt_gpu_memory_total_bytes", "GPU memory per card (nvidia-smi).",
-           [](const runner::GpuUsage& g) { return g.memory_total; });
-  }
-  HttpResponse r;
-  r.content_type = "text/plain; version=0.0.4";
-  r.body = out.str();
-  return r;
 }
 
 // No request of the API nests past a few levels; a body of 4 MiB of "["
@@ -307,6 +257,15 @@ HttpResponse Metrics(const ApiContext& ctx, const HttpRequest&) {
 constexpr int kMaxBodyDepth = 128;
 
 }  // namespace
+
+std::string NamespaceOf(const HttpRequest& request) {
+  auto it = request.vars.find("ns");
+  return it == request.vars.end() ? std::string(api::kDefaultNamespace) : it->second;
+}
+
+std::string ExperimentKeyOf(const HttpRequest& request) {
+  return api::ExperimentKey(NamespaceOf(request), request.Var("name"));
+}
 
 StatusOr<json> ParseBody(const HttpRequest& request) {
   std::string type = request.Header("content-type");
@@ -333,52 +292,67 @@ StatusOr<json> ParseBody(const HttpRequest& request) {
   }
 }
 
-void AddApiRoutes(const ApiContext& c, Router& r) {
-  const std::string e = "/api/v1/experiments";
+// The experiment routes under `e` (/api/v1/experiments, the namespace
+// `default`, and /api/v1/namespaces/{ns}/experiments).
+void AddExperimentRoutes(const ApiContext& c, Router& r, const std::string& e) {
   const std::string t = e + "/{name}/trials";
-  r.Add("POST", e, [c](const HttpRequest& q) { return CreateExperiment(c, q); });
-  r.Add("GET", e, [c](const HttpRequest& q) { return ListExperiments(c, q); });
-  r.Add("GET", e + "/{name}", [c](const HttpRequest& q) { return GetExperiment(c, q); });
-  r.Add("PATCH", e + "/{name}", [c](const HttpRequest& q) { return PatchExperiment(c, q); });
+  r.Add("POST", e, [c](const HttpRequest& q) { return CreateExperiment(c, q); }, Access::kWrite);
+  r.Add("GET", e, [c](const HttpRequest& q) { return ListExperiments(c, q); }, Access::kRead);
+  r.Add("GET", e + "/{name}", [c](const HttpRequest& q) { return GetExperiment(c, q); },
+        Access::kRead);
+  r.Add("PATCH", e + "/{name}", [c](const HttpRequest& q) { return PatchExperiment(c, q); },
+        Access::kWrite);
   r.Add("DELETE", e + "/{name}", [c](const HttpRequest& q) {
     return ExperimentAction(c, q, &controller::Controller::DeleteExperiment);
-  });
+  }, Access::kWrite);
   r.Add("POST", e + "/{name}:stop", [c](const HttpRequest& q) {
     return ExperimentAction(c, q, &controller::Controller::StopExperiment);
-  });
-  r.Add("GET", e + "/{name}/importance", [c](const HttpRequest& q) { return GetImportance(c, q); });
-  r.Add("GET", e + "/{name}/pareto", [c](const HttpRequest& q) { return GetPareto(c, q); });
-  r.Add("GET", t, [c](const HttpRequest& q) { return ListTrials(c, q); });
+  }, Access::kWrite);
+  r.Add("GET", e + "/{name}/importance", [c](const HttpRequest& q) { return GetImportance(c, q); },
+        Access::kRead);
+  r.Add("GET", e + "/{name}/pareto", [c](const HttpRequest& q) { return GetPareto(c, q); },
+        Access::kRead);
+  r.Add("GET", t, [c](const HttpRequest& q) { return ListTrials(c, q); }, Access::kRead);
   r.Add("POST", e + "/{name}/trials:suggest",
-        [c](const HttpRequest& q) { return Suggest(c, q); });
+        [c](const HttpRequest& q) { return Suggest(c, q); }, Access::kWrite);
   r.Add("POST", e + "/{name}/trials:enqueue",
-        [c](const HttpRequest& q) { return EnqueueTrials(c, q); });
+        [c](const HttpRequest& q) { return EnqueueTrials(c, q); }, Access::kWrite);
   r.Add("POST", e + "/{name}/trials:import",
-        [c](const HttpRequest& q) { return ImportTrials(c, q); });
+        [c](const HttpRequest& q) { return ImportTrials(c, q); }, Access::kWrite);
   r.Add("POST", e + "/{name}/trials:batchComplete",
-        [c](const HttpRequest& q) { return CompleteMany(c, q); });
-  // kTrial: the calls a trial makes about itself, open to its own token.
+        [c](const HttpRequest& q) { return CompleteMany(c, q); }, Access::kWrite);
+  // kTrial*: the calls a trial makes about itself, open to its own token.
   r.Add("GET", t + "/{trial}", [c](const HttpRequest& q) { return GetTrial(c, q); },
-        Access::kTrial);
+        Access::kTrialRead);
   r.Add("POST", t + "/{trial}:complete", [c](const HttpRequest& q) { return Complete(c, q); },
-        Access::kTrial);
-  r.Add("POST", t + "/{trial}:stop", [c](const HttpRequest& q) { return StopTrial(c, q); });
+        Access::kTrialWrite);
+  r.Add("POST", t + "/{trial}:stop", [c](const HttpRequest& q) { return StopTrial(c, q); },
+        Access::kWrite);
   r.Add("POST", t + "/{trial}/observations",
-        [c](const HttpRequest& q) { return PostObservations(c, q); }, Access::kTrial);
+        [c](const HttpRequest& q) { return PostObservations(c, q); }, Access::kTrialWrite);
   r.Add("GET", t + "/{trial}/observations",
-        [c](const HttpRequest& q) { return ListObservations(c, q); });
+        [c](const HttpRequest& q) { return ListObservations(c, q); }, Access::kRead);
   r.Add("POST", t + "/{trial}:heartbeat", [c](const HttpRequest& q) { return Heartbeat(c, q); },
-        Access::kTrial);
+        Access::kTrialWrite);
   r.Add("GET", t + "/{trial}:shouldStop", [c](const HttpRequest& q) { return ShouldStop(c, q); },
-        Access::kTrial);
-  r.Add("GET", t + "/{trial}/logs", [c](const HttpRequest& q) { return GetTrialLog(c, q); });
-  r.Add("GET", "/api/v1/algorithms", [c](const HttpRequest& q) { return Algorithms(c, q); });
-  r.Add("GET", "/api/v1/gpus", [c](const HttpRequest& q) { return Gpus(c, q); });
+        Access::kTrialRead);
+  r.Add("GET", t + "/{trial}/logs", [c](const HttpRequest& q) { return GetTrialLog(c, q); },
+        Access::kRead);
+}
+
+void AddApiRoutes(const ApiContext& c, Router& r) {
+  AddExperimentRoutes(c, r, "/api/v1/experiments");
+  AddExperimentRoutes(c, r, "/api/v1/namespaces/{ns}/experiments");
+  AddTenancyRoutes(c, r);
+  r.Add("GET", "/api/v1/algorithms", [c](const HttpRequest& q) { return Algorithms(c, q); },
+        Access::kSignedIn);
+  r.Add("GET", "/api/v1/gpus", [c](const HttpRequest& q) { return Gpus(c, q); },
+        Access::kSignedIn);
   r.Add("GET", "/api/v1/openapi.json", [](const HttpRequest&) {
     HttpResponse response;
     response.body = std::string(api::OpenApiDocument());
     return response;
-  });
+  }, Access::kSignedIn);
   r.Add(
       "GET", "/healthz",
       [c](const HttpRequest&) {

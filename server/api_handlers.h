@@ -8,6 +8,8 @@
 
 #include "analytics/importance_service.h"
 #include "controller/controller.h"
+#include "server/accounts.h"
+#include "server/audit_log.h"
 #include "server/router.h"
 #include "storage/store.h"
 #include "suggestion/algorithm.h"
@@ -24,6 +26,10 @@ struct ApiContext {
   const runner::GpuMonitor* gpus = nullptr;  // null: no GPUs to report
   // Computes GET .../importance off the HTTP threads; null: on the request's.
   analytics::ImportanceService* importance = nullptr;
+  // Users and their keys; null: only the server's token (no users).
+  Accounts* accounts = nullptr;
+  // Where mutating calls are recorded; null: nowhere.
+  AuditLog* audit = nullptr;
 };
 
 // Adds every /api/v1, /healthz and /metrics route to `router`.
@@ -41,6 +47,20 @@ HttpResponse EnqueueTrials(const ApiContext& context, const HttpRequest& request
 HttpResponse ImportTrials(const ApiContext& context, const HttpRequest& request);
 // GET .../trials/{trial}/logs (log_handler.cc).
 HttpResponse GetTrialLog(const ApiContext& context, const HttpRequest& request);
+
+// The namespace a request's path names ({ns}), else `default`.
+std::string NamespaceOf(const HttpRequest& request);
+// The key (api::ExperimentKey) of the experiment the path names.
+std::string ExperimentKeyOf(const HttpRequest& request);
+
+// GET /api/v1/gpus, /api/v1/algorithms and /metrics (service_handlers.cc).
+HttpResponse Gpus(const ApiContext& context, const HttpRequest& request);
+HttpResponse Algorithms(const ApiContext& context, const HttpRequest& request);
+HttpResponse Metrics(const ApiContext& context, const HttpRequest& request);
+
+// /api/v1/namespaces, /api/v1/users, /api/v1/whoami and /api/v1/audit
+// (tenancy_handlers.cc).
+void AddTenancyRoutes(const ApiContext& context, Router& router);
 
 // Decodes a request body as JSON, or YAML when the Content-Type says so.
 StatusOr<nlohmann::json> ParseBody(const HttpRequest& request);

@@ -1,5 +1,6 @@
 #include "server/http_server.h"
 
+#include "api/types.h"
 #include "controller/trial_token.h"
 #include "server/request_path.h"
 
@@ -43,6 +44,8 @@ void HttpServer::Serve(const ApiContext& context) {
   ApiContext c = context;
   c.requests_total = &requests_total_;
   controller_ = c.controller;
+  accounts_ = c.accounts;
+  audit_ = c.audit;
   AddApiRoutes(c, router_);
   ready_ = true;  // publishes the routes and controller_ to the handlers
 }
@@ -55,17 +58,37 @@ HttpResponse HttpServer::Handle(HttpRequest& request) {
   requests_total_.fetch_add(1, std::memory_order_relaxed);
   // HEAD is GET without the body (RFC 9110), with GET's access rules.
   const bool head = request.method == "HEAD";
+  const bool mutating = request.method != "GET" && request.method != "HEAD";
   Router::Resolution route;
   if (std::optional<HttpResponse> refused = Prepare(request, &route)) return *refused;
   if (!route.found && static_files_ && request.method == "GET") {
     if (auto file = static_files_->Serve(request.path)) return *file;
   }
-  if (!Authorized(request, route)) {
-    return ErrorResponse(Status(StatusCode::kUnauthenticated, kUnauthenticated));
+  HttpResponse response;
+  if (Status allowed = Authorize(request, route); !allowed.ok()) {
+    response = ErrorResponse(allowed);
+  } else {
+    response = router_.Dispatch(request);
   }
-  HttpResponse response = router_.Dispatch(request);
+  if (mutating && audit_ != nullptr) Audit(request, response);
   if (head) response.body.clear();
   return response;
+}
+
+void HttpServer::Audit(const HttpRequest& request, const HttpResponse& response) {
+  storage::AuditEntry entry;
+  entry.time_ms = api::NowMillis();
+  entry.actor = request.principal.Actor();
+  entry.method = request.method;
+  entry.path = request.path;
+  entry.status = response.status;
+  if (response.status >= 400) {
+    auto body = nlohmann::json::parse(response.body, nullptr, false);
+    if (body.is_object() && body.contains("error") && body["error"].is_object()) {
+      entry.detail = body["error"].value("message", "");
+    }
+  }
+  audit_->Record(std::move(entry));
 }
 
 // The listener's look at the head of a request with a body, before the
@@ -73,8 +96,11 @@ HttpResponse HttpServer::Handle(HttpRequest& request) {
 std::optional<HttpResponse> HttpServer::CheckHead(HttpRequest head) {
   Router::Resolution route;
   if (std::optional<HttpResponse> refused = Prepare(head, &route)) return refused;
-  if (!Authorized(head, route)) {
-    return ErrorResponse(Status(StatusCode::kUnauthenticated, kUnauthenticated));
+  if (Status allowed = Authorize(head, route); !allowed.ok()) {
+    HttpResponse refused = ErrorResponse(allowed);
+    // Refused before its body was read: audited here, as Handle() never sees it.
+    if (head.method != "GET" && head.method != "HEAD" && audit_ != nullptr) Audit(head, refused);
+    return refused;
   }
   return std::nullopt;
 }
@@ -96,20 +122,69 @@ std::optional<HttpResponse> HttpServer::Prepare(HttpRequest& request,
   return std::nullopt;
 }
 
-bool HttpServer::Authorized(const HttpRequest& request, const Router::Resolution& route) const {
-  if (options_.token.empty()) return true;
-  if (route.method_allowed && route.access == Access::kPublic) return true;
+// Who sends the request (into request.principal), and whether the route
+// is open to them. A route in a namespace the caller may not read answers
+// as if nothing were there (404, the words a missing experiment or
+// namespace gets), so that existence is not revealed.
+Status HttpServer::Authorize(HttpRequest& request, const Router::Resolution& route) const {
+  if (options_.token.empty()) {
+    request.principal = Principal::Admin();
+    return Status::Ok();
+  }
   const std::string auth = request.Header("authorization");
   const std::string prefix = "Bearer ";
-  if (auth.rfind(prefix, 0) != 0) return false;
-  const std::string given = auth.substr(prefix.size());
-  if (controller::SameToken(given, options_.token)) return true;
-  if (!route.method_allowed || route.access != Access::kTrial) return false;
-  auto name = route.vars.find("name");
-  auto trial = route.vars.find("trial");
-  if (name == route.vars.end() || trial == route.vars.end()) return false;
-  const std::string expected = controller_->TrialTokenFor(name->second, trial->second);
-  return !expected.empty() && controller::SameToken(given, expected);
+  const std::string given = auth.rfind(prefix, 0) == 0 ? auth.substr(prefix.size()) : "";
+  Principal& who = request.principal;
+  if (!given.empty()) {
+    who = accounts_ ? accounts_->Authenticate(given)
+                    : (controller::SameToken(given, options_.token) ? Principal::Admin()
+                                                                   : Principal());
+  }
+  const bool trial_route =
+      route.access == Access::kTrialRead || route.access == Access::kTrialWrite;
+  auto var = [&](const char* key) {
+    auto it = route.vars.find(key);
+    return it == route.vars.end() ? std::string() : it->second;
+  };
+  const std::string ns = route.vars.count("ns") ? var("ns") : api::kDefaultNamespace;
+  const std::string key = api::ExperimentKey(ns, var("name"));
+  if (who.kind == Principal::Kind::kAnonymous && !given.empty() && route.method_allowed &&
+      trial_route && !var("name").empty() && !var("trial").empty()) {
+    const std::string expected = controller_->TrialTokenFor(key, var("trial"));
+    if (!expected.empty() && controller::SameToken(given, expected)) {
+      who.kind = Principal::Kind::kTrial;
+      who.experiment = key;
+      who.trial = var("trial");
+      return Status::Ok();
+    }
+  }
+  if (route.method_allowed && route.access == Access::kPublic) return Status::Ok();
+  if (who.kind == Principal::Kind::kAnonymous || who.kind == Principal::Kind::kTrial) {
+    return Status(StatusCode::kUnauthenticated, kUnauthenticated);
+  }
+  if (who.admin() || !route.method_allowed) return Status::Ok();  // the router's 404/405
+  const bool reads = who.CanRead(ns);
+  auto hidden = [&] {
+    return var("name").empty() ? NotFound("namespace '" + ns + "' not found")
+                               : NotFound("experiment '" + key + "' not found");
+  };
+  switch (route.access) {
+    case Access::kPublic:
+    case Access::kSignedIn:
+      return Status::Ok();
+    case Access::kRead:
+    case Access::kTrialRead:
+      return reads ? Status::Ok() : hidden();
+    case Access::kWrite:
+    case Access::kTrialWrite:
+      if (who.CanWrite(ns)) return Status::Ok();
+      if (!reads) return hidden();
+      return PermissionDenied("user '" + who.name + "' is a viewer in namespace '" + ns +
+                              "': it may read, not change");
+    case Access::kAdmin:
+      break;
+  }
+  return PermissionDenied("only an admin may call " + request.method + " " + request.path);
 }
 
 }  // namespace hpt::server

@@ -63,11 +63,14 @@ class HttpServer {
   HttpResponse Handle(HttpRequest& request);
   std::optional<HttpResponse> CheckHead(HttpRequest head);
   std::optional<HttpResponse> Prepare(HttpRequest& request, Router::Resolution* route);
-  bool Authorized(const HttpRequest& request, const Router::Resolution& route) const;
+  Status Authorize(HttpRequest& request, const Router::Resolution& route) const;
+  void Audit(const HttpRequest& request, const HttpResponse& response);
 
   const HttpServerOptions options_;
   const OriginPolicy origin_policy_;
   controller::Controller* controller_ = nullptr;  // set by Serve(), before ready_
+  const Accounts* accounts_ = nullptr;            // likewise; null: the token only
+  AuditLog* audit_ = nullptr;                     // likewise; null: no audit
   Router router_;
   std::unique_ptr<StaticFiles> static_files_;
   std::atomic<int64_t> requests_total_{0};

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/status.h"
+#include "server/principal.h"
 
 namespace hpt::server {
 
@@ -23,6 +24,8 @@ struct HttpRequest {
   // The path as on the request line (percent-encoded, no query); the server
   // normalises it into `path`.
   std::string raw_path;
+  // Who sends it, once the server authenticated it (http_server.h).
+  Principal principal;
 
   const std::string& Var(const std::string& key) const { return vars.at(key); }
   std::string Header(const std::string& lower_key) const;

@@ -50,7 +50,7 @@ HttpResponse ComeBackLater(int code, const char* status,
 // The experiment and its trials are read here (copies, no lock held); the
 // computation runs on the importance service's worker, once per history.
 HttpResponse GetImportance(const ApiContext& ctx, const HttpRequest& req) {
-  const std::string& name = req.Var("name");
+  const std::string name = ExperimentKeyOf(req);
   auto load = [&]() -> StatusOr<analytics::ImportanceHistory> {
     analytics::ImportanceHistory h;
     HPT_ASSIGN_OR_RETURN(h.experiment, ctx.store->GetExperiment(name));

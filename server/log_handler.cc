@@ -7,7 +7,7 @@
 namespace hpt::server {
 
 HttpResponse GetTrialLog(const ApiContext& ctx, const HttpRequest& req) {
-  auto t = ctx.store->GetTrial(req.Var("name"), req.Var("trial"));
+  auto t = ctx.store->GetTrial(ExperimentKeyOf(req), req.Var("trial"));
   if (!t.ok()) return ErrorResponse(t.status());
   // A range or the tail, never the whole (capped, up to 64 MiB) file.
   constexpr int64_t kMaxLogRead = 4 << 20;
@@ -23,7 +23,7 @@ HttpResponse GetTrialLog(const ApiContext& ctx, const HttpRequest& req) {
     return value;
   };
   runner::LogQuery query;
-  query.experiment = req.Var("name");
+  query.experiment = ExperimentKeyOf(req);
   query.trial = req.Var("trial");
   if (req.query.count("tail")) {
     StatusOr<int64_t> tail = param("tail", 0);

@@ -50,9 +50,9 @@ StatusOr<std::optional<std::vector<double>>> ParseReference(const HttpRequest& r
 // "hypervolumeCurve": [{"trial", "hypervolume"}]}. reference and the curve
 // are null until a trial reported every objective.
 HttpResponse GetPareto(const ApiContext& ctx, const HttpRequest& req) {
-  auto exp = ctx.store->GetExperiment(req.Var("name"));
+  auto exp = ctx.store->GetExperiment(ExperimentKeyOf(req));
   if (!exp.ok()) return ErrorResponse(exp.status());
-  auto trials = ctx.store->ListTrials(req.Var("name"));
+  auto trials = ctx.store->ListTrials(ExperimentKeyOf(req));
   if (!trials.ok()) return ErrorResponse(trials.status());
   const api::Objective& objective = exp->spec.objective;
   const std::vector<api::ObjectiveMetric> objectives = api::Objectives(objective);

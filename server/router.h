@@ -17,10 +17,16 @@ namespace hpt::server {
 
 using Handler = std::function<HttpResponse(const HttpRequest&)>;
 
+// Who may call a route (server/principal.h). The namespace is the path's
+// {ns}, else `default`; an admin may call every route.
 enum class Access {
-  kAdmin,   // the server's token (when one is configured)
-  kTrial,   // the admin token, or the per-trial token of {name}/{trial}
-  kPublic,  // anyone
+  kAdmin,      // admins only
+  kRead,       // who may read the namespace (viewer, member)
+  kWrite,      // who may change it (member)
+  kTrialRead,  // kRead, or the per-trial token of {name}/{trial}
+  kTrialWrite, // kWrite, or the per-trial token of {name}/{trial}
+  kSignedIn,   // any user; the handler shows only what the caller may see
+  kPublic,     // anyone
 };
 
 class Router {

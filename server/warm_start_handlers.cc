@@ -13,7 +13,7 @@ HttpResponse EnqueueTrials(const ApiContext& ctx, const HttpRequest& req) {
   if (!body.ok()) return ErrorResponse(body.status());
   auto request = DecodeEnqueue(*body);
   if (!request.ok()) return ErrorResponse(request.status());
-  auto result = ctx.controller->Enqueue(req.Var("name"), request->assignments,
+  auto result = ctx.controller->Enqueue(ExperimentKeyOf(req), request->assignments,
                                         request->skip_if_exists);
   if (!result.ok()) return ErrorResponse(result.status());
   json queued = json::array();
@@ -29,7 +29,7 @@ HttpResponse EnqueueTrials(const ApiContext& ctx, const HttpRequest& req) {
 // {"trials": [the imported trials], "skipped": [why, ...],
 // "ignoredColumns": [...] (CSV)}.
 HttpResponse ImportTrials(const ApiContext& ctx, const HttpRequest& req) {
-  const std::string name = req.Var("name");
+  const std::string name = ExperimentKeyOf(req);
   std::vector<controller::ImportedTrial> trials;
   json skipped = json::array();
   json body = json::object();
@@ -52,6 +52,8 @@ HttpResponse ImportTrials(const ApiContext& ctx, const HttpRequest& req) {
     if (!request->from_experiment.empty()) {
       auto exp = ctx.store->GetExperiment(name);
       if (!exp.ok()) return ErrorResponse(exp.status());
+      // An experiment of the same namespace.
+      request->from_experiment = api::ExperimentKey(NamespaceOf(req), request->from_experiment);
       if (request->from_experiment == name) {
         return ErrorResponse(InvalidArgument("fromExperiment: an experiment cannot import itself"));
       }

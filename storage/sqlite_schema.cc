@@ -92,6 +92,37 @@ ALTER TABLE experiments ADD COLUMN queue_json TEXT NOT NULL DEFAULT '[]';
     R"sql(
 ALTER TABLE experiments ADD COLUMN trial_token_salt TEXT NOT NULL DEFAULT '';
 )sql",
+    // Version 6: tenancy (storage/tenancy_store.h). Every experiment stored
+    // before is in `default`; experiments.name holds the experiment's key
+    // (api::KeyOf: "<namespace>/<name>" outside `default`), so it stays
+    // the unique column it was. Users' API keys are stored as hashes only.
+    R"sql(
+ALTER TABLE experiments ADD COLUMN namespace TEXT NOT NULL DEFAULT 'default';
+CREATE INDEX experiments_by_namespace ON experiments (namespace);
+CREATE TABLE namespaces (
+  name             TEXT PRIMARY KEY,
+  spec_json        TEXT NOT NULL,
+  creation_time_ms INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO namespaces (name, spec_json) VALUES ('default', '{"name": "default"}');
+CREATE TABLE users (
+  name             TEXT PRIMARY KEY,
+  admin            INTEGER NOT NULL DEFAULT 0,
+  roles_json       TEXT NOT NULL,
+  key_hash         TEXT NOT NULL UNIQUE,
+  creation_time_ms INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE audit (
+  id      INTEGER PRIMARY KEY,
+  time_ms INTEGER NOT NULL,
+  actor   TEXT NOT NULL,
+  method  TEXT NOT NULL,
+  path    TEXT NOT NULL,
+  status  INTEGER NOT NULL,
+  detail  TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX audit_by_actor ON audit (actor, id);
+)sql",
 };
 
 constexpr int kLatestVersion =

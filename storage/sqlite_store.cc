@@ -54,7 +54,10 @@ StatusOr<api::Experiment> ReadExperiment(const Statement& row) {
   }
   api::Experiment experiment;
   experiment.spec = std::move(spec).value();
-  experiment.spec.name = name;
+  // The row's key is the truth about where the experiment is.
+  api::ExperimentRef ref = api::SplitExperimentKey(name);
+  experiment.spec.name = ref.name;
+  experiment.spec.namespace_name = ref.namespace_name;
   experiment.phase = *phase;
   experiment.reason = row.ColumnText(3);
   experiment.message = row.ColumnText(4);
@@ -145,8 +148,9 @@ StatusOr<int64_t> SqliteStore::ExperimentId(const std::string& name) {
 // ---- experiments ----
 
 Status SqliteStore::CreateExperiment(const api::Experiment& experiment) {
-  const std::string& name = experiment.spec.name;
-  if (name.empty()) return InvalidArgument("experiment name is empty");
+  if (experiment.spec.name.empty()) return InvalidArgument("experiment name is empty");
+  const std::string name = api::KeyOf(experiment.spec);
+  const std::string& ns = experiment.spec.namespace_name;
   // replace: a stray invalid UTF-8 byte must not make dump() throw.
   const std::string spec_json =
       api::SpecToJson(experiment.spec)
@@ -155,12 +159,14 @@ Status SqliteStore::CreateExperiment(const api::Experiment& experiment) {
   std::lock_guard<std::mutex> lock(mu_);
   HPT_ASSIGN_OR_RETURN(Transaction txn,
                        Transaction::Begin(*db_, Transaction::Kind::kWrite));
+  HPT_RETURN_IF_ERROR(CheckRoomForExperimentLocked(ns));
   HPT_ASSIGN_OR_RETURN(
       Statement insert,
       db_->Prepare("INSERT INTO experiments (name, spec_json, phase, reason, "
                    "message, creation_time_ms, start_time_ms, "
-                   "completion_time_ms, algorithm_state, queue_json, trial_token_salt) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                   "completion_time_ms, algorithm_state, queue_json, trial_token_salt, "
+                   "namespace) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   insert.Bind(1, name);
   insert.Bind(2, spec_json);
   insert.Bind(3, api::ToString(experiment.phase));
@@ -172,9 +178,11 @@ Status SqliteStore::CreateExperiment(const api::Experiment& experiment) {
   insert.BindBlob(9, experiment.algorithm_state);
   insert.Bind(10, QueueToJson(experiment.queue));
   insert.Bind(11, experiment.trial_token_salt);
+  insert.Bind(12, ns);
   if (Status s = insert.Run(); !s.ok()) {
     if (insert.last_error() == SQLITE_CONSTRAINT_UNIQUE) {
-      return AlreadyExists("experiment '" + name + "' already exists");
+      return AlreadyExists("experiment '" + experiment.spec.name + "' already exists" +
+                           (ns == api::kDefaultNamespace ? "" : " in namespace '" + ns + "'"));
     }
     return s;
   }

@@ -1,9 +1,9 @@
 #pragma once
 // SqliteStore: the Store on one SQLite file (see store.h for the contract and
 // OpenSqliteStore, the way to make one). Private to storage/: declared here
-// only so that its methods can live in three source files (experiments in
+// only so that its methods can live in four source files (experiments in
 // sqlite_store.cc, trials in sqlite_store_trials.cc, observations in
-// sqlite_store_observations.cc); other code uses the Store interface.
+// sqlite_store_observations.cc, tenancy in sqlite_store_tenancy.cc); other code uses the Store interface.
 //
 // One connection, guarded by a mutex: SQLite serialises writers anyway, and
 // a single connection lets every statement be prepared once and cached.
@@ -52,6 +52,19 @@ class SqliteStore final : public Store {
   StatusOr<std::map<std::string, std::vector<MetricPoint>>> ListMetricCurves(
       const std::string& experiment, const std::string& metric) override;
 
+  // TenancyStore (sqlite_store_tenancy.cc).
+  Status CreateNamespace(const api::Namespace& ns) override;
+  StatusOr<api::Namespace> GetNamespace(const std::string& name) override;
+  StatusOr<std::vector<api::Namespace>> ListNamespaces() override;
+  Status UpdateNamespace(const api::Namespace& ns) override;
+  Status DeleteNamespace(const std::string& name) override;
+  StatusOr<int> CountExperiments(const std::string& namespace_name) override;
+  Status CreateUser(const api::User& user, const std::string& key_hash) override;
+  StatusOr<std::vector<StoredUser>> ListUsers() override;
+  Status DeleteUser(const std::string& name) override;
+  Status AppendAudit(const std::vector<AuditEntry>& entries) override;
+  StatusOr<std::vector<AuditEntry>> ListAudit(const AuditQuery& query) override;
+
  private:
   // Helpers below expect mu_ to be held.
 
@@ -65,6 +78,11 @@ class SqliteStore final : public Store {
                             const std::string& trial);
   // Metric summaries of one trial, sorted by name.
   StatusOr<std::vector<api::MetricSummary>> TrialMetrics(int64_t trial_id);
+  // NotFound without the namespace, PermissionDenied when its
+  // quota.experiments is reached; inside the caller's write transaction.
+  Status CheckRoomForExperimentLocked(const std::string& namespace_name);
+  StatusOr<api::Namespace> GetNamespaceLocked(const std::string& name);
+  StatusOr<int> CountExperimentsLocked(const std::string& namespace_name);
   // Every experiment row, oldest first: decoded into *readable, or (when
   // not null) reported in *unreadable.
   Status ScanExperiments(std::vector<api::Experiment>* readable,

@@ -6,8 +6,11 @@
 // - A method that returned OK is durable: a crash of the process afterwards
 //   loses nothing it wrote.
 // - Thread-safe: any method may be called from any thread.
-// - Names: an experiment name is unique; a trial name is unique within its
-//   experiment. Deleting an experiment deletes its trials and observations.
+// - Names: experiments are named by their key (api::KeyOf: the name, with
+//   its namespace in front outside `default`), unique; a trial name is
+//   unique within its experiment. Deleting an experiment deletes its
+//   trials and observations.
+// - Namespaces, users and the audit log: tenancy_store.h.
 
 #include <map>
 #include <memory>
@@ -17,6 +20,7 @@
 
 #include "api/status.h"
 #include "api/types.h"
+#include "storage/tenancy_store.h"
 
 namespace hpt::storage {
 
@@ -72,11 +76,13 @@ struct UnreadableRow {
   std::string error;
 };
 
-class Store {
+class Store : public TenancyStore {
  public:
-  virtual ~Store() = default;
+  ~Store() override = default;
 
-  // AlreadyExists when the name is taken.
+  // AlreadyExists when the name is taken in its namespace; NotFound when
+  // the namespace does not exist; PermissionDenied when the namespace's
+  // quota.experiments is reached (checked in the same transaction).
   virtual Status CreateExperiment(const api::Experiment& experiment) = 0;
   // NotFound when absent; FailedPrecondition, naming the experiment and the
   // problem, when its row cannot be decoded.

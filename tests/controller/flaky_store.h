@@ -98,6 +98,32 @@ class FlakyStore : public storage::Store {
     return inner_->ListMetricCurves(experiment, metric);
   }
 
+  // Tenancy passes through: the controller's tests fail experiment and
+  // trial writes only.
+  Status CreateNamespace(const api::Namespace& ns) override { return inner_->CreateNamespace(ns); }
+  StatusOr<api::Namespace> GetNamespace(const std::string& name) override {
+    return inner_->GetNamespace(name);
+  }
+  StatusOr<std::vector<api::Namespace>> ListNamespaces() override {
+    return inner_->ListNamespaces();
+  }
+  Status UpdateNamespace(const api::Namespace& ns) override { return inner_->UpdateNamespace(ns); }
+  Status DeleteNamespace(const std::string& name) override { return inner_->DeleteNamespace(name); }
+  StatusOr<int> CountExperiments(const std::string& ns) override {
+    return inner_->CountExperiments(ns);
+  }
+  Status CreateUser(const api::User& user, const std::string& key_hash) override {
+    return inner_->CreateUser(user, key_hash);
+  }
+  StatusOr<std::vector<storage::StoredUser>> ListUsers() override { return inner_->ListUsers(); }
+  Status DeleteUser(const std::string& name) override { return inner_->DeleteUser(name); }
+  Status AppendAudit(const std::vector<storage::AuditEntry>& entries) override {
+    return inner_->AppendAudit(entries);
+  }
+  StatusOr<std::vector<storage::AuditEntry>> ListAudit(const storage::AuditQuery& q) override {
+    return inner_->ListAudit(q);
+  }
+
  private:
   bool Refuse(const std::string& method) {
     if (fail_writes_) return true;

@@ -130,6 +130,15 @@ TEST(SqliteStoreDurabilityTest, CreatesParentFoldersAndUsesWal) {
   EXPECT_EQ(st.st_mode & 0777, 0700u);
 }
 
+// Takes a database back to what version 5 wrote (before namespaces).
+void UndoVersion6(RawDb& raw) {
+  raw.Exec("DROP INDEX experiments_by_namespace");
+  raw.Exec("ALTER TABLE experiments DROP COLUMN namespace");
+  raw.Exec("DROP TABLE namespaces");
+  raw.Exec("DROP TABLE users");
+  raw.Exec("DROP TABLE audit");
+}
+
 // A database written by version 1 (no job_id, no outputs_json, no
 // queue_json column) opens and migrates, keeping its trials.
 TEST(SqliteStoreDurabilityTest, MigratesVersion1Trials) {
@@ -138,6 +147,7 @@ TEST(SqliteStoreDurabilityTest, MigratesVersion1Trials) {
   ASSERT_NE(MustOpen(path), nullptr);
   {
     RawDb raw(path);
+    UndoVersion6(raw);
     raw.Exec("ALTER TABLE trials DROP COLUMN job_id");
     raw.Exec("ALTER TABLE trials DROP COLUMN outputs_json");
     raw.Exec("ALTER TABLE experiments DROP COLUMN queue_json");
@@ -176,6 +186,7 @@ TEST(SqliteStoreDurabilityTest, ExperimentsFromBeforeTokenSaltsReadWithNone) {
   }
   {
     RawDb raw(path);
+    UndoVersion6(raw);
     raw.Exec("ALTER TABLE experiments DROP COLUMN trial_token_salt");
     raw.Exec("PRAGMA user_version = 4");
   }
@@ -188,6 +199,32 @@ TEST(SqliteStoreDurabilityTest, ExperimentsFromBeforeTokenSaltsReadWithNone) {
   fresh.trial_token_salt = "0123456789abcdef";
   ASSERT_TRUE(store->CreateExperiment(fresh).ok());
   EXPECT_EQ(store->GetExperiment("fresh")->trial_token_salt, "0123456789abcdef");
+}
+
+// Version 6 adds namespaces: a database from before them opens with every
+// experiment in `default`, under the name it had, trials and all.
+TEST(SqliteStoreDurabilityTest, ExperimentsFromBeforeNamespacesAreInDefault) {
+  hpt::testing::TempDir dir;
+  const std::string path = dir.File("hpt.db");
+  {
+    auto store = MustOpen(path);
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->CreateExperiment(MakeExperiment("old")).ok());
+    ASSERT_TRUE(store->CreateTrials("old", {MakeTrial("t", "0.1")}, "").ok());
+  }
+  {
+    RawDb raw(path);
+    UndoVersion6(raw);
+    raw.Exec("PRAGMA user_version = 5");
+  }
+  auto store = MustOpen(path);
+  ASSERT_NE(store, nullptr);
+  auto old = store->GetExperiment("old");
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ(old->spec.namespace_name, "default");
+  EXPECT_EQ(store->ListTrials("old")->size(), 1u);
+  EXPECT_EQ(*store->CountExperiments("default"), 1);
+  EXPECT_TRUE(store->GetNamespace("default").ok());
 }
 
 TEST(SqliteStoreDurabilityTest, RefusesNewerSchema) {
