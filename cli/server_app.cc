@@ -118,6 +118,7 @@ class ServerAppImpl : public ServerApp {
     }
     importance_ = std::make_unique<analytics::ImportanceService>();
     accounts_ = std::make_unique<server::Accounts>(store_.get(), options.token);
+    options_token_set_ = !options.token.empty();
     HPT_RETURN_IF_ERROR(accounts_->Load());
     WarnAboutSharedFiles();
     audit_ = std::make_unique<server::AuditLog>(store_.get());
@@ -160,7 +161,7 @@ class ServerAppImpl : public ServerApp {
   // With users, trials of a namespace without runAsUser run as this
   // server's user: they can read its token and database. Said once.
   void WarnAboutSharedFiles() {
-    if (!accounts_->HasUsers()) return;
+    if (!accounts_->HasUsers() || !options_token_set_) return;
     auto namespaces = store_->ListNamespaces();
     if (!namespaces.ok()) return;
     std::vector<std::string> shared;
@@ -181,6 +182,7 @@ class ServerAppImpl : public ServerApp {
   std::unique_ptr<runner::GpuMonitor> gpu_monitor_;
   std::unique_ptr<analytics::ImportanceService> importance_;
   std::unique_ptr<server::Accounts> accounts_;
+  bool options_token_set_ = false;  // without a token, users limit nobody
   std::unique_ptr<server::AuditLog> audit_;
   std::unique_ptr<server::HttpServer> http_;  // last: closed first
 };

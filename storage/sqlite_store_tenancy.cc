@@ -125,7 +125,11 @@ Status SqliteStore::DeleteNamespace(const std::string& name) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   HPT_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*db_, Transaction::Kind::kWrite));
-  HPT_RETURN_IF_ERROR(GetNamespaceLocked(name).status());
+  // A row that cannot be read can still be deleted: that is how it goes.
+  if (Status found = GetNamespaceLocked(name).status();
+      !found.ok() && found.code() != StatusCode::kFailedPrecondition) {
+    return found;
+  }
   HPT_ASSIGN_OR_RETURN(int experiments, CountExperimentsLocked(name));
   if (experiments > 0) {
     return FailedPrecondition("namespace '" + name + "' still holds " +

@@ -87,5 +87,23 @@ TEST(SqliteStoreOpenTest, AFileThatIsNoDatabaseIsNamedOnOpen) {
   }
 }
 
+// A namespace whose stored settings cannot be read is left out of the
+// list, and can still be deleted (that is how it goes away).
+TEST_F(SqliteStoreUnreadableTest, AnUnreadableNamespaceIsSkippedAndCanBeDeleted) {
+  api::Namespace ns;
+  ns.name = "rotten";
+  ASSERT_TRUE(store_->CreateNamespace(ns).ok());
+  RawDb(path_).Exec("UPDATE namespaces SET spec_json = 'not json' WHERE name = 'rotten'");
+  auto got = store_->GetNamespace("rotten");
+  EXPECT_EQ(got.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(got.status().message(), HasSubstr("namespace 'rotten' cannot be read"));
+  auto list = store_->ListNamespaces();
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ((*list)[0].name, "default");
+  ASSERT_TRUE(store_->DeleteNamespace("rotten").ok());
+  EXPECT_EQ(store_->GetNamespace("rotten").status().code(), StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace hpt::storage
