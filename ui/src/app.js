@@ -1,9 +1,11 @@
-// The dashboard's entry point: routes on the URL hash to a page, gives each
-// page a context whose polls stop when the page is left, and wires the
-// token prompt into the API client.
+// The dashboard's entry point: routes on the URL hash to a page in the
+// namespace the route names (namespace.js), gives each page a context whose
+// polls stop when the page is left, and wires the token prompt into the API
+// client.
 import { setTokenPrompt, useToken } from './api.js';
 import { disposeAll, onSchemeChange } from './chart_host.js';
 import { html, setHtml } from './html.js';
+import { DEFAULT_NAMESPACE, setCurrentNamespace, splitRoute } from './namespace.js';
 import { notice, tokenDialog } from './ui.js';
 import * as compare from './pages/compare.js';
 import * as create from './pages/create.js';
@@ -29,6 +31,7 @@ function adoptLinkToken() {
 }
 adoptLinkToken();
 
+// Matched against the route after its namespace prefix.
 const routes = [
   [/^\/?$/, list],
   [/^\/experiments\/?$/, list],
@@ -84,16 +87,23 @@ async function route() {
   disposeAll();
   const ctx = new PageContext();
   current = ctx;
-  const path = location.hash.replace(/^#/, '').split('?')[0];
   const root = document.getElementById('app');
   for (const key of Object.keys(root.dataset)) delete root.dataset[key];
   setHtml(root, html`<p class="muted">Loading…</p>`);
+  let split;
+  try {
+    // A malformed escape (%E0%A4%A) throws URIError: shown, not "Loading…" for ever.
+    split = splitRoute(location.hash.replace(/^#/, '').split('?')[0]);
+  } catch (e) {
+    setHtml(root, html`<div class="error-box">${e.message}</div>`);
+    return;
+  }
+  setCurrentNamespace(split.namespace ?? DEFAULT_NAMESPACE);
   for (const [re, page] of routes) {
-    const m = re.exec(path);
+    const m = re.exec(split.rest);
     if (!m) continue;
     document.body.dataset.page = page.id;
     try {
-      // A malformed escape (%E0%A4%A) throws URIError: shown, not "Loading…" for ever.
       const args = m.slice(1).map(decodeURIComponent);
       await page.render(root, ctx, ...args);
     } catch (e) {

@@ -22,7 +22,7 @@ trialTemplate:
 
 export async function render(root) {
   setHtml(root, html`
-    <div class="page-head"><h1><a href="#/" class="muted">Experiments</a> / New experiment</h1></div>
+    <div class="page-head"><h1><a href="${href()}" class="muted">Experiments</a> / New experiment</h1></div>
     <form id="create-form" class="card">
       <p class="muted">Paste a spec (YAML or JSON, Katib's field names) or load a file. The server checks it
         and lists every problem with its field path.</p>

@@ -6,6 +6,7 @@ import { curvesOption, historyOption, parallelOption, sliceOption } from '../cha
 import { csvFileName, trialsCsv } from '../csv.js';
 import { CurveStore } from '../curves.js';
 import { FINISHED_EXPERIMENT, metricNames } from '../data.js';
+import { href } from '../format.js';
 import { html, setHtml } from '../html.js';
 import { TrialTable } from '../trial_table.js';
 import { confirmDialog, notice } from '../ui.js';
@@ -185,7 +186,7 @@ export async function render(root, ctx, name) {
       try {
         await api.deleteExperiment(name);
         notice(`Deleted ${name}`, 'info');
-        location.hash = '#/';
+        location.hash = href();
       } catch (e) {
         notice(e.message);
       }
@@ -199,7 +200,7 @@ export async function render(root, ctx, name) {
       [x, ts] = await Promise.all([api.experiment(name), api.trials(name)]);
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) {
-        setHtml(root, html`<div class="error-box">No experiment named <b>${name}</b>. <a href="#/">Back to the list</a>.</div>`);
+        setHtml(root, html`<div class="error-box">No experiment named <b>${name}</b>. <a href="${href()}">Back to the list</a>.</div>`);
         return 0;
       }
       throw e;

@@ -23,7 +23,7 @@ export function headHtml(x) {
   const s = x.status;
   return html`
     <div class="page-head">
-      <h1><a href="#/" class="muted">Experiments</a> / ${x.name}</h1>
+      <h1><a href="${href()}" class="muted">Experiments</a> / ${x.name}</h1>
       ${badge(s.phase)}
       ${s.reason && html`<span class="muted">${s.reason}</span>`}
       <span class="spacer"></span>

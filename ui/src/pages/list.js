@@ -51,7 +51,7 @@ export async function render(root, ctx) {
         <option value="">all</option>${PHASES.map((p) => html`<option>${p}</option>`)}
       </select></label>
       <span class="spacer"></span>
-      <a class="button" href="#/new">New experiment</a>
+      <a class="button" href="${href('new')}">New experiment</a>
     </div>
     <table class="grid" id="experiments">
       <thead><tr><th>Name</th><th>Phase</th><th>Algorithm</th><th class="num">Trials done / max</th>
@@ -69,7 +69,7 @@ export async function render(root, ctx) {
       .sort((a, b) => String(b.status.creationTime).localeCompare(String(a.status.creationTime)));
     setHtml(root.querySelector('tbody'), shown.length ? html`${shown.map(row)}`
       : html`<tr><td colspan="8" class="empty">${experiments.length ? 'No experiment in this phase.'
-        : html`No experiments yet. <a href="#/new">Create one</a> or submit one with <code>hpt run</code>.`}</td></tr>`);
+        : html`No experiments yet. <a href="${href('new')}">Create one</a> or submit one with <code>hpt run</code>.`}</td></tr>`);
     root.querySelector('#list-count').textContent =
       `${shown.length} of ${experiments.length} experiments · updated ${new Date().toLocaleTimeString()}`;
     root.dataset.loaded = '1';

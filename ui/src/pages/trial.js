@@ -93,7 +93,7 @@ export async function render(root, ctx, experiment, name) {
     if (signature !== lastTrial) {
       lastTrial = signature;
       setHtml($('#trial-head'), html`
-        <h1><a href="#/" class="muted">Experiments</a> /
+        <h1><a href="${href()}" class="muted">Experiments</a> /
           <a href="${href('experiments', experiment)}" class="muted">${experiment}</a> / ${name}</h1>
         ${badge(t.phase)}<span class="spacer"></span>
         ${t.phase === 'Running' && html`<button id="stop-trial" class="danger">Stop trial</button>`}`);
