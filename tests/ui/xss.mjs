@@ -155,6 +155,32 @@ async function feedClient(name) {
   }
 }
 
+// Namespace and user names (the header's switcher and signed-in name, the
+// namespaces page): the server takes DNS labels only, so a refusal is
+// expected; an accepted one is visited like any other name.
+const tenancy = {};
+async function probeTenancy() {
+  const ns = P('namespace');
+  let message = '';
+  let status = await tryCall(() => api.call('POST', '/api/v1/namespaces', { name: ns }).catch((e) => {
+    message = e.message;
+    throw e;
+  }));
+  results.push({ where: 'namespace name', status, message });
+  if (status === 201) tenancy.namespace = ns;
+  for (const [where, body] of [
+    ['user name', { name: P('user'), roles: { default: 'viewer' } }],
+    ['user roles namespace', { name: 'xss-user', roles: { [P('role-namespace')]: 'viewer' } }],
+  ]) {
+    message = '';
+    status = await tryCall(() => api.call('POST', '/api/v1/users', body).catch((e) => {
+      message = e.message;
+      throw e;
+    }));
+    results.push({ where, status, message });
+  }
+}
+
 // Fails when a payload ran or became markup anywhere in the page.
 async function assertClean(where) {
   await page.waitForTimeout(250);  // an <img src=x> fails to load by then
@@ -248,6 +274,7 @@ before(async () => {
     experiments[kind] = spec.name;
   }
   await feedClient(experiments.client);
+  await probeTenancy();
   for (const kind of ['runner', 'odd']) {
     if (!experiments[kind]) continue;
     await waitFor(`${experiments[kind]} to finish`, async () =>
@@ -392,6 +419,26 @@ test('names in the URL', async () => {
   await assertClean('unknown experiment');
   await open(`#/experiments/${experiments.client}/trials/${encodeURIComponent(P('url-trial'))}`, failed);
   await assertClean('unknown trial');
+});
+
+test('namespace names: in the address, the switcher and the namespaces page', async () => {
+  // A namespace in a link is whatever the link says: shown as text in the
+  // switcher, and the page says it is not there.
+  const ns = P('url-namespace');
+  for (const rest of ['', '/experiments', `/experiments/${experiments.client}`, '/new',
+    `/experiments/${experiments.client}/trials/t`]) {
+    await open(`#/namespaces/${encodeURIComponent(ns)}${rest}`, '#ns-switch');
+    await page.waitForSelector('#notice:not([hidden]), #app .error-box, #create-form');
+    await assertClean(`namespace in the address, ${rest || 'list'}`);
+    assert.equal(await page.$eval('#ns-switch', (s) => s.value), ns, 'the switcher shows the namespace as text');
+  }
+  await open('#/namespaces');
+  await assertClean('namespaces page');
+  if (tenancy.namespace) {
+    await open(`#/namespaces/${encodeURIComponent(tenancy.namespace)}`);
+    await assertClean('a payload-named namespace');
+    assert.ok((await page.textContent('#quota')).includes(tenancy.namespace));
+  }
 });
 
 test('no script errors', () => {

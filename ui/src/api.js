@@ -1,10 +1,13 @@
-// The REST API v1 client. Every call carries the token kept in
-// sessionStorage; a 401 asks for the token (once, however many calls are
-// waiting) and retries. Errors are thrown as ApiError with the server's
-// message ("parameters[0].feasibleSpace: ...").
+// The REST API v1 client. Every call carries the credential kept in
+// sessionStorage (a user's API key, hpt_..., or the server's token: both
+// are bearer tokens); a 401 asks for one (once, however many calls are
+// waiting) and retries. Experiment calls go to the namespace the dashboard
+// shows (namespace.js): /api/v1/experiments for `default`, as before
+// namespaces, else /api/v1/namespaces/{ns}/experiments. Errors are thrown
+// as ApiError with the server's message ("parameters[0].feasibleSpace: ...").
+import { DEFAULT_NAMESPACE, currentNamespace } from './namespace.js';
 
 const TOKEN_KEY = 'hpt.token';
-const BASE = '/api/v1/experiments';
 
 export class ApiError extends Error {
   // `retryAfter`: the Retry-After header's seconds (503, 429), else null.
@@ -31,7 +34,14 @@ export function useToken(token) {
   } catch { /* storage off: the prompt will ask */ }
 }
 
-function storedToken() {
+// Forgets the credential (signing out): the next call asks for one.
+export function forgetToken() {
+  try {
+    sessionStorage.removeItem(TOKEN_KEY);
+  } catch { /* storage off: nothing kept */ }
+}
+
+export function storedToken() {
   try {
     return sessionStorage.getItem(TOKEN_KEY) || '';
   } catch {
@@ -87,7 +97,12 @@ export async function request(method, path, { body, contentType, text, response 
 }
 
 const e = encodeURIComponent;
-const trialPath = (x, t) => `${BASE}/${e(x)}/trials/${e(t)}`;
+// Read at each call: the router sets the namespace before a page renders.
+function base() {
+  const ns = currentNamespace();
+  return ns === DEFAULT_NAMESPACE ? '/api/v1/experiments' : `/api/v1/namespaces/${e(ns)}/experiments`;
+}
+const trialPath = (x, t) => `${base()}/${e(x)}/trials/${e(t)}`;
 
 // The last `bytes` bytes of a trial's log (GET .../logs?tail=N) and the
 // log's whole size, which the server sends as X-Log-Size. Without that
@@ -103,19 +118,24 @@ async function logTail(x, t, bytes) {
 }
 
 export const api = {
-  experiments: () => request('GET', BASE).then((r) => r.experiments),
-  experiment: (x) => request('GET', `${BASE}/${e(x)}`),
-  trials: (x) => request('GET', `${BASE}/${e(x)}/trials`).then((r) => r.trials),
-  importance: (x) => request('GET', `${BASE}/${e(x)}/importance`),
-  pareto: (x) => request('GET', `${BASE}/${e(x)}/pareto`),
+  experiments: () => request('GET', base()).then((r) => r.experiments),
+  experiment: (x) => request('GET', `${base()}/${e(x)}`),
+  trials: (x) => request('GET', `${base()}/${e(x)}/trials`).then((r) => r.trials),
+  importance: (x) => request('GET', `${base()}/${e(x)}/importance`),
+  pareto: (x) => request('GET', `${base()}/${e(x)}/pareto`),
   trial: (x, t) => request('GET', trialPath(x, t)),
   observations: (x, t) => request('GET', `${trialPath(x, t)}/observations`).then((r) => r.observations),
   logTail,
-  create: (yaml) => request('POST', BASE, { body: yaml, contentType: 'application/yaml' }),
-  stopExperiment: (x) => request('POST', `${BASE}/${e(x)}:stop`),
-  deleteExperiment: (x) => request('DELETE', `${BASE}/${e(x)}`),
+  create: (yaml) => request('POST', base(), { body: yaml, contentType: 'application/yaml' }),
+  stopExperiment: (x) => request('POST', `${base()}/${e(x)}:stop`),
+  deleteExperiment: (x) => request('DELETE', `${base()}/${e(x)}`),
   stopTrial: (x, t) => request('POST', `${trialPath(x, t)}:stop`),
   gpus: () => request('GET', '/api/v1/gpus').then((r) => r.gpus),
+  // Who is signed in: {"name", "admin", "roles": {ns: role}}.
+  whoami: () => request('GET', '/api/v1/whoami'),
+  // The namespaces the caller may see, each with "quota" and "usage".
+  namespaces: () => request('GET', '/api/v1/namespaces').then((r) => r.namespaces),
+  namespace: (ns) => request('GET', `/api/v1/namespaces/${e(ns)}`),
 };
 
 // Splits a validation message into its problems: the server joins them

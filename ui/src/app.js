@@ -1,17 +1,36 @@
-// The dashboard's entry point: routes on the URL hash to a page, gives each
-// page a context whose polls stop when the page is left, and wires the
-// token prompt into the API client.
-import { setTokenPrompt, useToken } from './api.js';
+// The dashboard's entry point: routes on the URL hash to a page in the
+// namespace the route names (namespace.js), gives each page a context
+// whose polls stop when the page is left and that says whether the caller
+// may change things there, keeps the header's namespace switcher and
+// signed-in name current, and wires the sign-in prompt into the API client.
+import { ApiError, setTokenPrompt, useToken } from './api.js';
 import { disposeAll, onSchemeChange } from './chart_host.js';
+import { hrefIn } from './format.js';
 import { html, setHtml } from './html.js';
+import {
+  DEFAULT_NAMESPACE, currentNamespace, setCurrentNamespace, splitRoute,
+} from './namespace.js';
+import {
+  loadSession, paintHeader, paintSignedOut, signedIn,
+} from './session.js';
+import { canWrite } from './tenancy.js';
 import { notice, tokenDialog } from './ui.js';
 import * as compare from './pages/compare.js';
 import * as create from './pages/create.js';
 import * as experiment from './pages/experiment.js';
 import * as list from './pages/list.js';
+import * as namespaces from './pages/namespaces.js';
 import * as trial from './pages/trial.js';
 
-setTokenPrompt(tokenDialog);
+// A credential asked for while someone was signed in (theirs was refused:
+// revoked, or the server's token changed) may be another person's, with
+// other namespaces and roles: the page is built again for them.
+setTokenPrompt(async (refused) => {
+  const rebuild = signedIn();
+  const token = await tokenDialog(refused);
+  if (token && rebuild) setTimeout(route, 0);
+  return token;
+});
 
 // `hpt run` prints its server's dashboard link with the private token after
 // the route (#/experiments/x?token=...), as Jupyter does: the fragment never
@@ -29,6 +48,7 @@ function adoptLinkToken() {
 }
 adoptLinkToken();
 
+// Matched against the route after its namespace prefix.
 const routes = [
   [/^\/?$/, list],
   [/^\/experiments\/?$/, list],
@@ -36,15 +56,19 @@ const routes = [
   [/^\/experiments\/([^/]+)$/, experiment],
   [/^\/experiments\/([^/]+)\/compare$/, compare],
   [/^\/experiments\/([^/]+)\/trials\/([^/]+)$/, trial],
+  [/^\/namespaces\/?$/, namespaces],
 ];
 
 // What a page gets: `every` runs a function now and again after `ms` (or
 // after the number of ms it returns) until the page is left; `alive` turns
-// false then, so late answers can be dropped.
+// false then, so late answers can be dropped. `writable`: whether the
+// caller may create, stop and delete in the page's namespace (a viewer may
+// not: the page leaves those buttons out).
 class PageContext {
   constructor() {
     this.alive = true;
     this.timer = new Set();
+    this.writable = false;
   }
 
   every(ms, fn) {
@@ -84,25 +108,45 @@ async function route() {
   disposeAll();
   const ctx = new PageContext();
   current = ctx;
-  const path = location.hash.replace(/^#/, '').split('?')[0];
   const root = document.getElementById('app');
   for (const key of Object.keys(root.dataset)) delete root.dataset[key];
   setHtml(root, html`<p class="muted">Loading…</p>`);
-  for (const [re, page] of routes) {
-    const m = re.exec(path);
-    if (!m) continue;
-    document.body.dataset.page = page.id;
+  try {
+    // A malformed escape (%E0%A4%A) throws URIError: shown, not "Loading…" for ever.
+    const { namespace, rest } = splitRoute(location.hash.replace(/^#/, '').split('?')[0]);
+    const found = routes.map(([re, page]) => [re.exec(rest), page]).find(([m]) => m);
+    let session;
     try {
-      // A malformed escape (%E0%A4%A) throws URIError: shown, not "Loading…" for ever.
-      const args = m.slice(1).map(decodeURIComponent);
-      await page.render(root, ctx, ...args);
+      session = await loadSession();
     } catch (e) {
-      if (ctx.alive) setHtml(root, html`<div class="error-box">${e.message}</div>`);
+      if (ctx.alive && e instanceof ApiError && e.status === 401) paintSignedOut(route);
+      throw e;
     }
-    return;
+    if (!ctx.alive) return;
+    // The bare address opens `default`, or the first namespace the caller
+    // may see when `default` is not one of them.
+    const visible = session.namespaces.map((n) => n.name);
+    if (namespace === null && /^\/?$/.test(rest) && visible.length && !visible.includes(DEFAULT_NAMESPACE)) {
+      location.replace(hrefIn(visible[0]));
+      return;
+    }
+    // The namespaces page is in none: the switcher keeps the last one.
+    if (!found || found[1] !== namespaces || namespace !== null) {
+      setCurrentNamespace(namespace ?? DEFAULT_NAMESPACE);
+    }
+    ctx.writable = canWrite(session.me, currentNamespace());
+    paintHeader(session, currentNamespace(), route);
+    if (!found) {
+      document.body.dataset.page = 'missing';
+      setHtml(root, html`<p>No page here. <a href="#/">Back to the experiments</a>.</p>`);
+      return;
+    }
+    const [m, page] = found;
+    document.body.dataset.page = page.id;
+    await page.render(root, ctx, ...m.slice(1).map(decodeURIComponent));
+  } catch (e) {
+    if (ctx.alive) setHtml(root, html`<div class="error-box">${e.message}</div>`);
   }
-  document.body.dataset.page = 'missing';
-  setHtml(root, html`<p>No page here. <a href="#/">Back to the experiments</a>.</p>`);
 }
 
 window.addEventListener('hashchange', route);

@@ -1,6 +1,8 @@
-// Text for people: numbers, sizes, times, phase badges (no DOM access).
-// Everything but `badge` returns plain text, which html`...` escapes.
+// Text for people: numbers, sizes, times, phase badges, route links (no
+// DOM access). Everything but `badge` returns plain text, which html`...`
+// escapes.
 import { html } from './html.js';
+import { currentNamespace, namespaceParts } from './namespace.js';
 
 // Numbers with up to 4 significant digits after the point, or scientific
 // notation when they are very small or large; '—' for missing.
@@ -59,7 +61,13 @@ export function bytes(n) {
   return `${v >= 10 || Number.isInteger(v) ? Math.round(v) : v.toFixed(1)} ${units[u]}`;
 }
 
-// A route link: the dashboard routes on the URL's hash.
+// A route link in the namespace the dashboard shows (namespace.js): the
+// dashboard routes on the URL's hash.
 export function href(...parts) {
-  return '#/' + parts.map((p) => encodeURIComponent(p)).join('/');
+  return hrefIn(currentNamespace(), ...parts);
+}
+
+// A route link in namespace `ns`.
+export function hrefIn(ns, ...parts) {
+  return '#/' + [...namespaceParts(ns), ...parts].map((p) => encodeURIComponent(p)).join('/');
 }

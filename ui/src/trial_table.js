@@ -18,7 +18,7 @@ const TRIAL_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'EarlyStopped
 
 export class TrialTable {
   // `el` holds the controls and the table; `onStop(trialName)` is called by
-  // a row's Stop button.
+  // a row's Stop button (none without onStop: a viewer's table).
   constructor(el, onStop) {
     this.el = el;
     this.onStop = onStop;
@@ -219,7 +219,7 @@ export class TrialTable {
         <td>${time(t.startTime)}</td>
         <td class="num">${seconds(duration(t))}</td>
         ${why && html`<td class="why" title="${w ? w.full : ''}">${w ? w.short : ''}</td>`}
-        <td>${t.phase === 'Running' && html`<button class="small danger" data-stop="${t.name}">Stop</button>`}</td>
+        <td>${this.onStop && t.phase === 'Running' && html`<button class="small danger" data-stop="${t.name}">Stop</button>`}</td>
       </tr>`;
     });
     setHtml(this.el.querySelector('tbody'), rows.length ? html`${rows}`

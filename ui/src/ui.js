@@ -42,18 +42,22 @@ export function confirmDialog({ title, body, confirm = 'OK', danger = false }) {
   }).then(Boolean);
 }
 
-// Asks for the API token; resolves to it, or null when cancelled.
+// Asks for a credential: a user's API key (hpt_...) or the server's token.
+// Resolves to it, or null when cancelled. `refused`: the one kept was
+// refused (mistyped, or the key was revoked).
 export function tokenDialog(refused) {
   return dialog(html`
     <form method="dialog" id="token-form">
-      <h2>API token</h2>
-      <p>${refused ? 'The server refused that token. ' : ''}This server needs a token
-        (the contents of the file given to <code>hpt serve --token-file</code>).
+      <h2>Sign in</h2>
+      ${refused && html`<p class="error-box" id="token-refused">The server refused that key or token:
+        it is wrong, or it was revoked. Sign in again.</p>`}
+      <p>Give your API key (<code>hpt_…</code>, from whoever runs this server) or the server's
+        token (the file given to <code>hpt serve --token-file</code>).
         It is kept for this browser tab only.</p>
-      <input type="password" name="token" autocomplete="off" required autofocus>
+      <input type="password" name="token" autocomplete="off" required autofocus aria-label="API key or token">
       <div class="buttons">
         <button type="button" class="secondary" data-act="cancel">Cancel</button>
-        <button type="submit">Use token</button>
+        <button type="submit">Sign in</button>
       </div>
     </form>`, (d, done) => {
     d.querySelector('[data-act=cancel]').onclick = () => done(null);

@@ -45,10 +45,11 @@ test('no module but html.js writes HTML from strings', () => {
       assert.doesNotMatch(text, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|createContextualFragment|DOMParser/, `${f} writes HTML itself`);
     }
     // Attribute values are quoted (escaping protects only quoted ones) and
-    // links are built by href(), which makes in-app '#/...' routes only.
+    // links are built by href() or hrefIn(), which make in-app '#/...'
+    // routes only.
     assert.doesNotMatch(text, /<[^<>`]*[\w-]=\$\{/, `${f} interpolates into an unquoted attribute`);
     for (const m of text.matchAll(/(href|src|action)="\$\{([^}]*)/g)) {
-      assert.match(m[2], /^href\(/, `${f}: ${m[0]} is not built by href()`);
+      assert.match(m[2], /^href(In)?\(/, `${f}: ${m[0]} is not built by href()`);
     }
   }
 });

@@ -37,7 +37,7 @@ function tableHtml(spec, trials, experiment) {
 export async function render(root, ctx, experiment) {
   const wanted = compareTrials(location.hash.split('?')[1]);
   setHtml(root, html`
-    <div class="page-head"><h1><a href="#/" class="muted">Experiments</a> /
+    <div class="page-head"><h1><a href="${href()}" class="muted">Experiments</a> /
       <a href="${href('experiments', experiment)}" class="muted">${experiment}</a> / compare</h1></div>
     <section class="card"><h2>Trials side by side</h2><div class="table-scroll" id="compare-body"></div></section>
     <section class="card">
@@ -82,7 +82,7 @@ export async function render(root, ctx, experiment) {
       [x, all] = await Promise.all([api.experiment(experiment), api.trials(experiment)]);
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) {
-        setHtml(root, html`<div class="error-box">No experiment named <b>${experiment}</b>. <a href="#/">Back to the list</a>.</div>`);
+        setHtml(root, html`<div class="error-box">No experiment named <b>${experiment}</b>. <a href="${href()}">Back to the list</a>.</div>`);
         return 0;
       }
       throw e;

@@ -1,8 +1,10 @@
-// Creating an experiment: paste or upload a YAML (or JSON) spec; the server
-// validates it and a 400's problems are listed with their field paths.
+// Creating an experiment in the chosen namespace: paste or upload a YAML
+// (or JSON) spec; the server validates it and a 400's problems are listed
+// with their field paths. A viewer gets a line saying why there is no form.
 import { ApiError, api, problems } from '../api.js';
 import { href } from '../format.js';
 import { html, setHtml } from '../html.js';
+import { currentNamespace } from '../namespace.js';
 
 export const id = 'create';
 
@@ -20,12 +22,19 @@ trialTemplate:
   trialParameters: [{name: x, reference: x}]
 `;
 
-export async function render(root) {
+export async function render(root, ctx) {
+  const head = html`<div class="page-head"><h1><a href="${href()}" class="muted">Experiments</a> / New experiment</h1></div>`;
+  if (!ctx.writable) {
+    setHtml(root, html`${head}<p class="warn-box" id="read-only">You may read namespace <b>${currentNamespace()}</b>,
+      not create experiments in it.</p>`);
+    root.dataset.loaded = '1';
+    return;
+  }
   setHtml(root, html`
-    <div class="page-head"><h1><a href="#/" class="muted">Experiments</a> / New experiment</h1></div>
+    ${head}
     <form id="create-form" class="card">
-      <p class="muted">Paste a spec (YAML or JSON, Katib's field names) or load a file. The server checks it
-        and lists every problem with its field path.</p>
+      <p class="muted">Paste a spec (YAML or JSON, Katib's field names) or load a file; the experiment goes into
+        namespace <b id="create-namespace">${currentNamespace()}</b>. The server checks it and lists every problem with its field path.</p>
       <div class="table-controls">
         <label class="button secondary small">Load file… <input type="file" id="spec-file" accept=".yaml,.yml,.json,text/yaml,application/json" hidden></label>
         <span class="muted small" id="spec-file-name"></span>

@@ -1,11 +1,14 @@
 // The experiment page: summary, best trial, plots and the trial table,
 // polled every 2 s while the experiment runs (10 s once it has finished).
+// Stop, Delete and the trials' Stop buttons only for those who may change
+// the namespace (ctx.writable).
 import { ApiError, api } from '../api.js';
 import { draw } from '../chart_host.js';
 import { curvesOption, historyOption, parallelOption, sliceOption } from '../charts.js';
 import { csvFileName, trialsCsv } from '../csv.js';
 import { CurveStore } from '../curves.js';
 import { FINISHED_EXPERIMENT, metricNames } from '../data.js';
+import { href } from '../format.js';
 import { html, setHtml } from '../html.js';
 import { TrialTable } from '../trial_table.js';
 import { confirmDialog, notice } from '../ui.js';
@@ -53,7 +56,7 @@ export async function render(root, ctx, name) {
   let lastSignature = '';
   let metric = '';
 
-  const table = new TrialTable($('#trial-table'), async (trial) => {
+  const table = new TrialTable($('#trial-table'), ctx.writable && (async (trial) => {
     const ok = await confirmDialog({
       title: 'Stop trial', body: html`Stop <b>${trial}</b>? Its process is killed and it ends as Killed.`, confirm: 'Stop trial', danger: true,
     });
@@ -65,7 +68,7 @@ export async function render(root, ctx, name) {
     } catch (e) {
       notice(e.message);
     }
-  });
+  }));
 
   const analysis = new Analysis(root, ctx, name);
   const pareto = new ParetoCards(root, ctx, name);
@@ -119,7 +122,7 @@ export async function render(root, ctx, name) {
   // then to the next frame is recorded in data-render-ms.
   function paint(arrived) {
     const spec = exp.spec;
-    setHtml($('#exp-head'), headHtml(exp));
+    setHtml($('#exp-head'), headHtml(exp, ctx.writable));
     setHtml($('#exp-summary'), summaryHtml(exp));
     setHtml($('#exp-best'), bestHtml(exp));
     if (!$('#exp-spec').firstChild) setHtml($('#exp-spec'), paramsHtml(spec));
@@ -175,7 +178,9 @@ export async function render(root, ctx, name) {
         }
       };
     }
-    $('#delete-experiment').onclick = async () => {
+    const remove = $('#delete-experiment');
+    if (!remove) return;
+    remove.onclick = async () => {
       const ok = await confirmDialog({
         title: 'Delete experiment',
         body: html`Delete <b>${name}</b> with all its trials, observations and logs? This cannot be undone.`,
@@ -185,7 +190,7 @@ export async function render(root, ctx, name) {
       try {
         await api.deleteExperiment(name);
         notice(`Deleted ${name}`, 'info');
-        location.hash = '#/';
+        location.hash = href();
       } catch (e) {
         notice(e.message);
       }
@@ -199,7 +204,7 @@ export async function render(root, ctx, name) {
       [x, ts] = await Promise.all([api.experiment(name), api.trials(name)]);
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) {
-        setHtml(root, html`<div class="error-box">No experiment named <b>${name}</b>. <a href="#/">Back to the list</a>.</div>`);
+        setHtml(root, html`<div class="error-box">No experiment named <b>${name}</b>. <a href="${href()}">Back to the list</a>.</div>`);
         return 0;
       }
       throw e;

@@ -19,16 +19,17 @@ function space(p) {
   return parts.join(' · ');
 }
 
-export function headHtml(x) {
+// `writable`: with Stop and Delete (not for a viewer).
+export function headHtml(x, writable) {
   const s = x.status;
   return html`
     <div class="page-head">
-      <h1><a href="#/" class="muted">Experiments</a> / ${x.name}</h1>
+      <h1><a href="${href()}" class="muted">Experiments</a> / ${x.name}</h1>
       ${badge(s.phase)}
       ${s.reason && html`<span class="muted">${s.reason}</span>`}
       <span class="spacer"></span>
-      ${ACTIVE.has(s.phase) && html`<button id="stop-experiment">Stop</button>`}
-      <button id="delete-experiment" class="danger">Delete</button>
+      ${writable && ACTIVE.has(s.phase) && html`<button id="stop-experiment">Stop</button>`}
+      ${writable && html`<button id="delete-experiment" class="danger">Delete</button>`}
     </div>
     ${s.message && html`<p class="muted">${s.message}</p>`}`;
 }

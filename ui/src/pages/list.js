@@ -1,7 +1,11 @@
-// The experiments list: one row per experiment, filtered by phase, polled.
-import { api } from '../api.js';
+// The experiments list of the chosen namespace: its quota use, one row per
+// experiment, filtered by phase, polled. "New experiment" only for those
+// who may create there.
+import { ApiError, api } from '../api.js';
 import { badge, href, num, time } from '../format.js';
 import { html, setHtml } from '../html.js';
+import { currentNamespace } from '../namespace.js';
+import { quotaHtml } from '../tenancy.js';
 
 export const id = 'list';
 
@@ -44,6 +48,7 @@ function paintGpus(el, gpus) {
 
 export async function render(root, ctx) {
   let phase = sessionStorage.getItem(FILTER_KEY) || '';
+  const ns = currentNamespace();
   setHtml(root, html`
     <div class="page-head">
       <h1>Experiments</h1>
@@ -51,8 +56,9 @@ export async function render(root, ctx) {
         <option value="">all</option>${PHASES.map((p) => html`<option>${p}</option>`)}
       </select></label>
       <span class="spacer"></span>
-      <a class="button" href="#/new">New experiment</a>
+      ${ctx.writable && html`<a class="button" href="${href('new')}" id="new-experiment">New experiment</a>`}
     </div>
+    <div class="quota" id="quota" data-namespace="${ns}"></div>
     <table class="grid" id="experiments">
       <thead><tr><th>Name</th><th>Phase</th><th>Algorithm</th><th class="num">Trials done / max</th>
         <th class="num">Running</th><th class="num">Pending</th><th class="num">Best objective</th><th>Started</th></tr></thead>
@@ -69,7 +75,8 @@ export async function render(root, ctx) {
       .sort((a, b) => String(b.status.creationTime).localeCompare(String(a.status.creationTime)));
     setHtml(root.querySelector('tbody'), shown.length ? html`${shown.map(row)}`
       : html`<tr><td colspan="8" class="empty">${experiments.length ? 'No experiment in this phase.'
-        : html`No experiments yet. <a href="#/new">Create one</a> or submit one with <code>hpt run</code>.`}</td></tr>`);
+        : ctx.writable ? html`No experiments yet. <a href="${href('new')}">Create one</a> or submit one with <code>hpt run</code>.`
+          : 'No experiments in this namespace yet.'}</td></tr>`);
     root.querySelector('#list-count').textContent =
       `${shown.length} of ${experiments.length} experiments · updated ${new Date().toLocaleTimeString()}`;
     root.dataset.loaded = '1';
@@ -80,10 +87,26 @@ export async function render(root, ctx) {
     paint();
   };
   await ctx.every(2000, async () => {
-    const [list, gpus] = await Promise.all([api.experiments(), api.gpus().catch(() => [])]);
-    if (!ctx.alive) return;
+    let list;
+    let gpus;
+    let namespace;
+    try {
+      [list, gpus, namespace] = await Promise.all([
+        api.experiments(), api.gpus().catch(() => []), api.namespace(ns)]);
+    } catch (e) {
+      // Absent and not the caller's read the same (the server says 404 to both).
+      if (e instanceof ApiError && e.status === 404 && ctx.alive) {
+        setHtml(root, html`<div class="error-box" id="no-namespace">No namespace <b>${ns}</b> that you may see.
+          <a href="#/namespaces">Your namespaces</a>.</div>`);
+        root.dataset.loaded = '1';
+        return 0;
+      }
+      throw e;
+    }
+    if (!ctx.alive) return 0;
     experiments = list;
     paint();
     paintGpus(root.querySelector('#gpus'), gpus);
+    setHtml(root.querySelector('#quota'), html`<span>Namespace <b>${ns}</b></span>${quotaHtml(namespace)}`);
   });
 }

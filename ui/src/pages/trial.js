@@ -1,5 +1,6 @@
 // The trial page: parameters, metrics, its curves and its log, following
-// the log (polled every second) while the trial runs.
+// the log (polled every second) while the trial runs. Stop trial only for
+// those who may change the namespace.
 import { api } from '../api.js';
 import { draw } from '../chart_host.js';
 import { trialCurveOption } from '../charts.js';
@@ -93,10 +94,10 @@ export async function render(root, ctx, experiment, name) {
     if (signature !== lastTrial) {
       lastTrial = signature;
       setHtml($('#trial-head'), html`
-        <h1><a href="#/" class="muted">Experiments</a> /
+        <h1><a href="${href()}" class="muted">Experiments</a> /
           <a href="${href('experiments', experiment)}" class="muted">${experiment}</a> / ${name}</h1>
         ${badge(t.phase)}<span class="spacer"></span>
-        ${t.phase === 'Running' && html`<button id="stop-trial" class="danger">Stop trial</button>`}`);
+        ${ctx.writable && t.phase === 'Running' && html`<button id="stop-trial" class="danger">Stop trial</button>`}`);
       const b = $('#stop-trial');
       if (b) b.onclick = stop;
       setHtml($('#trial-params'), html`<table class="grid compact"><tbody>${(t.parameterAssignments || []).map((a) =>
