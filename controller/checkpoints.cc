@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "api/private_files.h"
 #include "suggestion/algorithm.h"
 
 namespace hpt::controller {
@@ -38,10 +39,13 @@ std::optional<std::string> GivenRoot(const api::ExperimentSpec& spec) {
 }
 
 Status CreatePrivate(const fs::path& dir) {
+  // Folders made on the way are private (the logs' folder and the
+  // experiment's, when its first checkpoint comes before its first log).
+  if (Status made = api::CreatePrivateParentFolders((dir / "x").string()); !made.ok()) {
+    return Internal(made.message());
+  }
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (!ec)
-    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
   if (ec)
     return Internal("cannot make the checkpoint folder " + dir.string() + ": " +
                     ec.message());
