@@ -1,6 +1,7 @@
 #include "api/private_files.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -25,6 +26,21 @@ Status CreatePrivateParentFolders(const std::string& file_path) {
     }
   }
   return Status::Ok();
+}
+
+StatusOr<unsigned> RestrictToOwner(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || st.st_uid != ::geteuid() ||
+      !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
+    return 0u;
+  }
+  const mode_t keep = S_ISDIR(st.st_mode) ? 07711 : 07700;
+  const mode_t mode = st.st_mode & 07777;
+  if ((mode & ~keep) == 0) return 0u;
+  if (::chmod(path.c_str(), mode & keep) != 0) {
+    return FailedPrecondition("cannot make '" + path + "' private: " + std::strerror(errno));
+  }
+  return static_cast<unsigned>(mode);
 }
 
 }  // namespace hpt::api

@@ -13,4 +13,12 @@ namespace hpt::api {
 // cannot be created.
 Status CreatePrivateParentFolders(const std::string& file_path);
 
+// Takes from `path` every permission of its group and others but, on a
+// folder, passing through it (x): what the server keeps must be closed to
+// trials that run as other users. Only a path of this process's user
+// changes (no link is followed); a missing one is fine. Returns the mode
+// it had when it changed it (for a warning), 0 when it did not;
+// FailedPrecondition naming the path when chmod fails.
+StatusOr<unsigned> RestrictToOwner(const std::string& path);
+
 }  // namespace hpt::api

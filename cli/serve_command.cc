@@ -1,10 +1,12 @@
 // `hpt serve`: runs the server until SIGINT or SIGTERM.
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
+#include "api/private_files.h"
 #include "cli/commands.h"
 #include "cli/server_app.h"
 #include "trial-runner/gpu_inventory.h"
@@ -40,6 +42,29 @@ std::string AdvertiseUrlProblem(const std::string& url) {
   }
   return "";
 }
+
+namespace {
+
+// The admin token's file must be the server's user's alone: any other
+// user, trials that run as one (runAsUser) included, would act as admin.
+// Made private where it is the server's user's; a warning otherwise.
+void WarnIfShared(const std::string& token_file) {
+  StatusOr<unsigned> was = api::RestrictToOwner(token_file);
+  struct stat st {};
+  if (!was.ok()) {
+    std::cerr << "hpt: warning: --token-file: " << was.status().message() << std::endl;
+  } else if (*was != 0) {
+    std::cerr << "hpt: warning: --token-file '" << token_file
+              << "' was readable by other users; made it private (chmod 600)" << std::endl;
+  } else if (::stat(token_file.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
+    std::cerr << "hpt: warning: --token-file '" << token_file
+              << "' belongs to another user and is open to others: any of them (and trials "
+                 "that run as one) can act as admin; chmod 600 it"
+              << std::endl;
+  }
+}
+
+}  // namespace
 
 int Serve(const ServeOptions& options) {
   if (options.db.empty()) return Fail("--db: must name a database file", 2);
@@ -77,6 +102,7 @@ int Serve(const ServeOptions& options) {
     auto token = ReadTokenFile(options.token_file);
     if (!token.ok()) return Fail(token.status());
     so.token = *token;
+    WarnIfShared(options.token_file);
   } else if (options.token_fd >= 0) {
     auto token = ReadTokenDescriptor(options.token_fd);
     if (!token.ok()) return Fail(token.status());

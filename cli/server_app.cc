@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "analytics/importance_service.h"
+#include "api/private_files.h"
 #include "api/text.h"
 #include "api/version.h"
 #include "controller/builtins.h"
@@ -30,6 +31,20 @@ namespace hpt::cli {
 namespace {
 
 constexpr size_t kMaxTokenBytes = 4096;
+
+// A database (or logs' folder) of an older hpt, or made by hand, may be
+// open to other users: trials that run as other users (runAsUser) must
+// not read it. Not fatal: the server can run without.
+void KeepPrivate(const std::string& path) {
+  StatusOr<unsigned> was = api::RestrictToOwner(path);
+  if (!was.ok()) {
+    spdlog::warn("{}", was.status().message());
+  } else if (*was != 0) {
+    spdlog::warn("{} was mode {:04o}, open to other users (and to trials that run as them): "
+                 "made private",
+                 path, *was);
+  }
+}
 
 std::string Trimmed(std::string token) {
   token.erase(0, token.find_first_not_of(" \t\r\n"));
@@ -64,6 +79,7 @@ class ServerAppImpl : public ServerApp {
     // touch the first one's trials.
     HPT_ASSIGN_OR_RETURN(db_lock_, storage::DatabaseLock::Acquire(options.db_path));
     HPT_ASSIGN_OR_RETURN(store_, storage::OpenSqliteStore(options.db_path, sqlite));
+    for (const char* suffix : {"", "-wal", "-shm"}) KeepPrivate(options.db_path + suffix);
     builtins_ = controller::NewBuiltins();
 
     // Listen first: trials need the server's URL in their environment.
@@ -82,6 +98,7 @@ class ServerAppImpl : public ServerApp {
     copts.max_log_bytes = options.max_log_bytes;
     copts.log_dir = (std::filesystem::path(options.db_path).parent_path() / "logs").string();
     if (copts.log_dir == "logs") copts.log_dir = "./logs";
+    KeepPrivate(copts.log_dir);
     controller_ = std::make_unique<controller::Controller>(
         store_.get(), &builtins_->algorithms, &builtins_->policies, copts);
     runner::ExecutorContext ectx;

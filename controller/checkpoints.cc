@@ -6,12 +6,18 @@
 #include <filesystem>
 #include <system_error>
 
+#include "api/private_files.h"
+#include "controller/run_as_folders.h"
 #include "suggestion/algorithm.h"
 
 namespace hpt::controller {
 namespace {
 
 namespace fs = std::filesystem;
+
+// 0711: others may pass through to their own folders, not list them.
+constexpr fs::perms kTraversable =
+    fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec;
 
 // Characters that continue a path name, so that a mention of /ckpt is not
 // one of /ckpt2 or /data/ckpt.
@@ -37,11 +43,16 @@ std::optional<std::string> GivenRoot(const api::ExperimentSpec& spec) {
   return api::ExperimentFolder(dir == "/" ? "" : dir, api::KeyOf(spec));
 }
 
-Status CreatePrivate(const fs::path& dir) {
+// Makes `dir` if missing, with `perms` (in one step: a trial may be using
+// the folder meanwhile).
+Status CreatePrivate(const fs::path& dir, fs::perms perms = fs::perms::owner_all) {
+  // Folders made on the way are private (the logs' folder and the
+  // experiment's, when its first checkpoint comes before its first log).
+  if (Status made = api::CreatePrivateParentFolders((dir / "x").string()); !made.ok()) {
+    return Internal(made.message());
+  }
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (!ec)
-    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+  fs::permissions(dir, perms, fs::perm_options::replace, ec);
   if (ec)
     return Internal("cannot make the checkpoint folder " + dir.string() + ": " +
                     ec.message());
@@ -75,7 +86,7 @@ std::optional<std::string> FindCheckpointDir(const api::ExperimentSpec& spec,
 }
 
 Status PrepareCheckpointDir(const std::string& root, const std::string& trial,
-                            const std::string& parent_dir) {
+                            const std::string& parent_dir, const runner::RunAs* owner) {
   const fs::path dir = fs::path(root) / trial;
   const fs::path from = parent_dir;
   std::error_code ec;
@@ -83,21 +94,36 @@ Status PrepareCheckpointDir(const std::string& root, const std::string& trial,
     return FailedPrecondition("trial " + trial + " resumes the checkpoint in " +
                               parent_dir + ", which is gone");
   }
-  HPT_RETURN_IF_ERROR(CreatePrivate(root));
+  HPT_RETURN_IF_ERROR(CreatePrivate(root, owner ? kTraversable : fs::perms::owner_all));
+  if (owner) HPT_RETURN_IF_ERROR(CheckReachable(root, *owner));
+  // What a trial's user may have filled is removed as that user.
+  auto remove = [&](const fs::path& path) {
+    if (owner) return RemoveFolderAs(path.string(), *owner);
+    fs::remove_all(path, ec);
+    return ec ? Internal("cannot clear " + path.string() + ": " + ec.message()) : Status::Ok();
+  };
   // Left over from a store write that failed, or an experiment of the same
   // name deleted before: replaced, as Katib's service replaces it.
-  fs::remove_all(dir, ec);
-  if (ec) return Internal("cannot clear " + dir.string() + ": " + ec.message());
-  if (parent_dir.empty()) return CreatePrivate(dir);
+  HPT_RETURN_IF_ERROR(remove(dir));
+  if (parent_dir.empty()) {
+    HPT_RETURN_IF_ERROR(CreatePrivate(dir));
+    return owner ? GiveFolder(dir.string(), *owner) : Status::Ok();
+  }
   // Copied aside and renamed, so that a crash never leaves half a copy
   // under the trial's name.
   const fs::path partial = fs::path(root) / ("." + trial + ".partial");
-  fs::remove_all(partial, ec);
-  fs::copy(from, partial,
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
-  if (!ec)
-    fs::permissions(partial, fs::perms::owner_all, fs::perm_options::replace,
-                    ec);
+  HPT_RETURN_IF_ERROR(remove(partial));
+  ec.clear();
+  if (owner) {
+    // As the user: the parent's folder is the user's, and so is all the
+    // copy may hold.
+    HPT_RETURN_IF_ERROR(CreatePrivate(partial));
+    HPT_RETURN_IF_ERROR(GiveFolder(partial.string(), *owner));
+    HPT_RETURN_IF_ERROR(CopyFolderAs(from.string(), partial.string(), *owner));
+  } else {
+    fs::copy(from, partial, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+    if (!ec) fs::permissions(partial, fs::perms::owner_all, fs::perm_options::replace, ec);
+  }
   if (!ec) fs::rename(partial, dir, ec);
   if (ec) {
     return Internal("cannot copy " + from.string() + " to " + dir.string() +

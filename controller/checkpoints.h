@@ -16,8 +16,10 @@
 //   trial   sees the folder as $HPT_CHECKPOINT_DIR, and wherever its
 //           command or environment mention suggestion_trial_dir.
 //
-// Folders are 0700, as the logs' are. Not thread-safe for one folder: the
-// experiment's runner is its only writer.
+// Folders are 0700, as the logs' are, and so are the folders made above
+// them. A trial that runs as another user (runAsUser) owns its folder,
+// and the root is 0711 (run_as_folders.h). Not thread-safe for one
+// folder: the experiment's runner is its only writer.
 
 #include <optional>
 #include <string>
@@ -25,6 +27,7 @@
 
 #include "api/status.h"
 #include "api/types.h"
+#include "trial-runner/run_as.h"
 
 namespace hpt::controller {
 
@@ -45,10 +48,14 @@ std::optional<std::string> FindCheckpointDir(const api::ExperimentSpec& spec,
 
 // Makes <root>/<trial>, replacing whatever was there: empty when
 // `parent_dir` is "", else a copy of that folder (a parent's, found with
-// FindCheckpointDir). FailedPrecondition when the parent's folder is
-// missing, Internal on a file system error; both name the paths.
+// FindCheckpointDir). With `owner`, the trial runs as that user: the folder
+// is its own (and the copy made as the user), the root 0711, and the
+// user must be able to reach the root. FailedPrecondition when the
+// parent's folder is missing or the root out of the user's reach,
+// Internal on a file system error; all name the paths.
 Status PrepareCheckpointDir(const std::string& root, const std::string& trial,
-                            const std::string& parent_dir);
+                            const std::string& parent_dir,
+                            const runner::RunAs* owner = nullptr);
 
 // `text` with each mention of the path `from` (trailing slashes ignored)
 // replaced by `to`: mentions that are whole paths or lead a longer one

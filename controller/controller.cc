@@ -3,6 +3,7 @@
 #include "api/json_reader.h"
 
 #include "controller/builtins.h"
+#include "controller/run_as_folders.h"
 #include "controller/trial_token.h"
 #include "api/text.h"
 
@@ -45,6 +46,28 @@ Controller::Controller(storage::Store* store,
   deps_.log_dir = options_.log_dir;
   deps_.max_log_bytes = options_.max_log_bytes;
   deps_.clock = options_.clock ? options_.clock : api::RealClock();
+  deps_.run_as_user_of = [this](const std::string& namespace_name) {
+    MutexLock lock(&ns_mu_);
+    auto it = namespaces_.find(namespace_name);
+    return it == namespaces_.end() ? std::string() : it->second.run_as_user;
+  };
+}
+
+void Controller::SetNamespace(const api::Namespace& ns) {
+  MutexLock lock(&ns_mu_);
+  namespaces_[ns.name] = ns;
+}
+
+void Controller::RemoveNamespace(const std::string& name) {
+  MutexLock lock(&ns_mu_);
+  namespaces_.erase(name);
+}
+
+std::optional<api::Namespace> Controller::FindNamespace(const std::string& name) const {
+  MutexLock lock(&ns_mu_);
+  auto it = namespaces_.find(name);
+  if (it == namespaces_.end()) return std::nullopt;
+  return it->second;
 }
 
 Controller::~Controller() { Shutdown(); }
@@ -71,6 +94,9 @@ Status Controller::Start(const std::map<std::string, runner::Executor*>& executo
   executors_ = executors;
   deps_.executors = &executors_;
   deps_.default_executor = default_executor;
+  // Before any trial is recovered: a re-attached trial keeps its user.
+  HPT_ASSIGN_OR_RETURN(std::vector<api::Namespace> namespaces, store_->ListNamespaces());
+  for (const api::Namespace& ns : namespaces) SetNamespace(ns);
   HPT_ASSIGN_OR_RETURN(std::vector<Experiment> experiments, store_->ListExperiments());
   if (auto unreadable = store_->ListUnreadableExperiments(); unreadable.ok()) {
     // Left out rather than keeping the server down; the API lists them.
@@ -214,9 +240,34 @@ Status Controller::DeleteExperiment(const std::string& name) {
     spdlog::warn("experiment {} deleted; {} of its trials are still stopping", name,
                  draining_.Pending(name));
   }
-  std::error_code ec;
-  std::filesystem::remove_all(api::ExperimentFolder(options_.log_dir, name), ec);
+  RemoveExperimentFolder(name);
   return Status::Ok();
+}
+
+// The experiment's folder of logs and checkpoints. The checkpoint folders
+// of a namespace's runAsUser are that user's: emptied as that user first,
+// so that nothing the user planted there leads the server elsewhere.
+void Controller::RemoveExperimentFolder(const std::string& key) {
+  const std::string folder = api::ExperimentFolder(options_.log_dir, key);
+  const std::string user = deps_.RunAsUserOf(api::SplitExperimentKey(key).namespace_name);
+  std::error_code ec;
+  if (!user.empty() && std::filesystem::is_directory(folder + "/checkpoints", ec)) {
+    StatusOr<runner::RunAs> owner = runner::ResolveRunAs(user);
+    for (const auto& entry : std::filesystem::directory_iterator(folder + "/checkpoints", ec)) {
+      if (!owner.ok()) break;
+      Status removed = RemoveFolderAs(entry.path().string(), *owner);
+      if (!removed.ok()) {
+        spdlog::warn("experiment {} deleted; {}", key, removed.message());
+        return;  // what the user left stays rather than be removed as root
+      }
+    }
+    if (!owner.ok()) {
+      spdlog::warn("experiment {} deleted; its checkpoint folders stay: {}", key,
+                   owner.status().message());
+      return;
+    }
+  }
+  std::filesystem::remove_all(folder, ec);
 }
 
 StatusOr<std::vector<Trial>> Controller::SuggestTrials(const std::string& name, int count,

@@ -13,7 +13,9 @@
 // experiment.
 
 #include <condition_variable>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -61,6 +63,13 @@ class Controller : public runner::ExecutorListener {
   // in flight; work queued later (the executor's last callbacks) still runs
   // until destruction. Call before destroying the executor.
   void Shutdown();
+
+  // The namespaces' settings the controller acts on (runAsUser for the
+  // launches; quotas and shares for admission): loaded from the store by
+  // Start(), kept current by whoever changes one in the store (the API).
+  void SetNamespace(const api::Namespace& ns);
+  void RemoveNamespace(const std::string& name);
+  std::optional<api::Namespace> FindNamespace(const std::string& name) const;
 
   Status Validate(const api::ExperimentSpec& spec) const;
   StatusOr<api::Experiment> CreateExperiment(const api::ExperimentSpec& spec);
@@ -137,6 +146,7 @@ class Controller : public runner::ExecutorListener {
   std::optional<Entry> FindLoaded(const std::string& name);
   Entry Add(api::Experiment experiment, std::vector<api::Trial> trials);
   void PostReconcile(const Entry& entry);
+  void RemoveExperimentFolder(const std::string& key);
   void SweepLoop();
 
   storage::Store* store_;
@@ -149,6 +159,10 @@ class Controller : public runner::ExecutorListener {
   WorkPool pool_;
 
   DrainingTrials draining_;  // the killed jobs of deleted experiments
+
+  // A leaf lock: taken under a runner's lock (deps_.run_as_user_of).
+  mutable Mutex ns_mu_;
+  std::map<std::string, api::Namespace> namespaces_ GUARDED_BY(ns_mu_);
 
   mutable SharedMutex map_mu_;
   std::map<std::string, Entry> runners_ GUARDED_BY(map_mu_);

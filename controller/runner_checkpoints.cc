@@ -3,6 +3,7 @@
 
 #include "controller/checkpoints.h"
 #include "controller/experiment_runner.h"
+#include "controller/run_as_folders.h"
 
 namespace hpt::controller {
 
@@ -19,6 +20,12 @@ Status ExperimentRunner::PrepareCheckpointsLocked(
                     std::to_string(created.size()) + " trials");
   }
   const std::string root = CheckpointRoot(exp_.spec, deps_.log_dir);
+  // Trials that run as another user own their folders.
+  std::optional<runner::RunAs> owner;
+  if (std::string user = deps_.RunAsUserOf(exp_.spec.namespace_name); !user.empty()) {
+    HPT_ASSIGN_OR_RETURN(owner, runner::ResolveRunAs(user));
+    HPT_RETURN_IF_ERROR(OpenExperimentFolders(deps_.log_dir, name_));
+  }
   for (size_t i = 0; i < created.size(); ++i) {
     const suggestion::Lineage& from = lineage[i];
     std::string parent_dir;
@@ -33,7 +40,7 @@ Status ExperimentRunner::PrepareCheckpointsLocked(
       parent_dir = *found;
     }
     HPT_RETURN_IF_ERROR(
-        PrepareCheckpointDir(root, created[i].name, parent_dir));
+        PrepareCheckpointDir(root, created[i].name, parent_dir, owner ? &*owner : nullptr));
     if (!from.parent.empty()) {
       spdlog::info(
           "experiment {}: trial {} (generation {}) resumes {}'s checkpoint",

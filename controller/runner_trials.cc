@@ -8,6 +8,7 @@
 #include "api/experiment_status.h"
 #include "controller/checkpoints.h"
 #include "controller/experiment_runner.h"
+#include "controller/run_as_folders.h"
 #include "controller/trial_launch.h"
 #include "controller/trial_token.h"
 
@@ -80,6 +81,7 @@ LaunchContext ExperimentRunner::LaunchContextFor(const Trial& trial) const {
   context.server_url = deps_.server_url;
   context.hpt_binary = deps_.hpt_binary;
   context.trial_token = TrialTokenFor(trial.name);
+  context.run_as_user = deps_.RunAsUserOf(exp_.spec.namespace_name);
   return context;
 }
 
@@ -95,6 +97,12 @@ bool ExperimentRunner::StartTrialLocked(Trial& trial) {
   LaunchContext context = LaunchContextFor(trial);
   context.checkpoint_dir = FindCheckpointDir(exp_.spec, deps_.log_dir, trial.name);
   StatusOr<runner::LaunchSpec> launch = BuildLaunch(exp_.spec, trial, context);
+  if (launch.ok() && !launch->run_as_user.empty()) {
+    // Its way to its checkpoint folder (and, under Slurm, to its log).
+    if (Status opened = OpenExperimentFolders(deps_.log_dir, name_); !opened.ok()) {
+      launch = opened;
+    }
+  }
   StatusOr<runner::JobHandle> job = launch.ok() ? executor()->Start(*launch)
                                                 : StatusOr<runner::JobHandle>(launch.status());
   if (job.status().code() == StatusCode::kUnavailable) {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -74,6 +75,15 @@ struct RunnerDeps {
   std::string log_dir;        // <log_dir>/<experiment>/<trial>.log
   int64_t max_log_bytes = 0;  // each trial log's cap; 0: the default
   const api::Clock* clock = api::RealClock();  // never null
+  // The Linux user the trials of a namespace run as (its runAsUser), by
+  // the namespace's name; "" or unset: the server's own user. Called with
+  // a runner's lock held, at each launch and recovery of a trial: it must
+  // not call into a runner.
+  std::function<std::string(const std::string& namespace_name)> run_as_user_of;
+
+  std::string RunAsUserOf(const std::string& namespace_name) const {
+    return run_as_user_of ? run_as_user_of(namespace_name) : "";
+  }
 };
 
 }  // namespace hpt::controller

@@ -18,6 +18,7 @@ runner::LaunchSpec BaseLaunch(const api::ExperimentSpec& spec, const api::Trial&
   launch.timeout_seconds = tmpl.timeout_seconds;
   launch.collector = spec.metrics_collector;
   launch.resources = tmpl.resources;
+  launch.run_as_user = context.run_as_user;
   for (const api::ObjectiveMetric& m : api::Objectives(spec.objective)) {
     launch.metric_names.push_back(m.metric_name);
   }

@@ -26,6 +26,9 @@ struct LaunchContext {
   // one: $HPT_CHECKPOINT_DIR, and what mentions of suggestion_trial_dir in
   // its command and environment are rewritten to.
   std::optional<std::string> checkpoint_dir;
+  // The user the trial runs as (its namespace's runAsUser); "": the
+  // server's.
+  std::string run_as_user;
 };
 
 // The launch without its command and environment: what identifies the job

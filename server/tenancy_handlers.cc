@@ -8,11 +8,21 @@
 #include "api/text.h"
 #include "api/types.h"
 #include "server/api_handlers.h"
+#include "trial-runner/run_as.h"
 
 namespace hpt::server {
 namespace {
 
 using nlohmann::json;
+
+// A namespace whose trials are to run as another user: only where this
+// server can switch to that user.
+Status CheckRunAs(const api::Namespace& ns) {
+  if (ns.run_as_user.empty()) return Status::Ok();
+  Status can = runner::CheckCanRunAs(ns.run_as_user);
+  if (can.ok()) return can;
+  return InvalidArgument("runAsUser: " + can.message());
+}
 
 json NamespaceJson(const ApiContext& ctx, const api::Namespace& ns) {
   json j = api::NamespaceToJson(ns);
@@ -28,7 +38,9 @@ HttpResponse CreateNamespace(const ApiContext& ctx, const HttpRequest& req) {
   auto ns = api::NamespaceFromJson(*body);
   if (!ns.ok()) return ErrorResponse(ns.status());
   ns->creation_time_ms = api::NowMillis();
+  if (Status s = CheckRunAs(*ns); !s.ok()) return ErrorResponse(s);
   if (Status s = ctx.store->CreateNamespace(*ns); !s.ok()) return ErrorResponse(s);
+  ctx.controller->SetNamespace(*ns);
   return JsonResponse(201, NamespaceJson(ctx, *ns));
 }
 
@@ -53,8 +65,13 @@ HttpResponse PatchNamespace(const ApiContext& ctx, const HttpRequest& req) {
   if (!body.ok()) return ErrorResponse(body.status());
   auto ns = ctx.store->GetNamespace(req.Var("ns"));
   if (!ns.ok()) return ErrorResponse(ns.status());
+  const std::string old_user = ns->run_as_user;
   if (Status s = api::PatchNamespace(*body, *ns); !s.ok()) return ErrorResponse(s);
+  if (ns->run_as_user != old_user) {
+    if (Status s = CheckRunAs(*ns); !s.ok()) return ErrorResponse(s);
+  }
   if (Status s = ctx.store->UpdateNamespace(*ns); !s.ok()) return ErrorResponse(s);
+  ctx.controller->SetNamespace(*ns);
   return JsonResponse(200, NamespaceJson(ctx, *ns));
 }
 
@@ -62,6 +79,7 @@ HttpResponse DeleteNamespace(const ApiContext& ctx, const HttpRequest& req) {
   const std::string name = req.Var("ns");
   if (Status s = ctx.store->DeleteNamespace(name); !s.ok()) return ErrorResponse(s);
   if (ctx.accounts) ctx.accounts->ForgetNamespace(name);
+  ctx.controller->RemoveNamespace(name);
   return JsonResponse(200, {{"name", name}, {"deleted", true}});
 }
 

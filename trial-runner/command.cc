@@ -16,11 +16,11 @@ namespace hpt::runner {
 
 StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
                                    const std::map<std::string, std::string>& env,
-                                   int timeout_seconds) {
+                                   int timeout_seconds, const RunAs* run_as) {
   if (argv.empty()) return InvalidArgument("empty command");
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) return Unavailable(std::string("pipe: ") + std::strerror(errno));
-  StatusOr<SpawnResult> spawned = Spawn(SpawnOptions{argv, "", env, out[1]});
+  StatusOr<SpawnResult> spawned = Spawn(SpawnOptions{argv, "", env, out[1], run_as});
   close(out[1]);
   if (!spawned.ok() || !spawned->error.empty()) {
     close(out[0]);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/status.h"
+#include "trial-runner/run_as.h"
 
 namespace hpt::runner {
 
@@ -16,10 +17,11 @@ struct CommandResult {
 };
 
 // Runs argv (argv[0] looked up in PATH) with `env` added to this process's
-// environment; kills it after `timeout_seconds`. Unavailable when it cannot
-// start or times out, the message naming the command.
+// environment, as `run_as` (run_as.h) when given; kills it after
+// `timeout_seconds`. Unavailable when it cannot start or times out, the
+// message naming the command.
 StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
                                    const std::map<std::string, std::string>& env = {},
-                                   int timeout_seconds = 30);
+                                   int timeout_seconds = 30, const RunAs* run_as = nullptr);
 
 }  // namespace hpt::runner

@@ -43,6 +43,12 @@ struct LaunchSpec {
   // Metrics to collect (objective first, then additional); others ignored.
   std::vector<std::string> metric_names;
   api::Resources resources;  // GPUs handed over as CUDA_VISIBLE_DEVICES
+  // The Linux user the trial runs as (a namespace's runAsUser, run_as.h),
+  // with its groups, HOME, USER and LOGNAME; "": the server's own user.
+  // Its metrics file is read only if it belongs to that user. The local
+  // executor switches in the trial's process, after its cgroup, limits and
+  // log (which stays the server's); Slurm is asked for --uid/--gid.
+  std::string run_as_user;
 };
 
 // A started trial: the process-group id, and an opaque id that names the job
@@ -139,9 +145,11 @@ class Executor {
   // The started trial's job. InvalidArgument for an empty argv or an invalid
   // metrics format. Unavailable while the resources it asks for are taken
   // (the message says what it waits for; try again once a trial has
-  // ended); FailedPrecondition when this executor never has them. A trial that cannot be started (no such program, no such
-  // working dir) returns pid 0 and gets OnExit(kStartFailed) with the reason
-  // in log_tail.
+  // ended); FailedPrecondition when this executor never has them, or
+  // cannot run trials as spec.run_as_user (no such user; this process is
+  // not root: run_as.h's CheckCanRunAs). A trial that cannot be started
+  // (no such program, no such working dir) returns pid 0 and gets
+  // OnExit(kStartFailed) with the reason in log_tail.
   virtual StatusOr<JobHandle> Start(const LaunchSpec& spec) = 0;
   // After a restart, for the jobs a previous server started: one result
   // per job, in order. A job that is not attached is killed, but only what

@@ -35,6 +35,13 @@ void FileTailer::Read(off_t limit, const LineFn& on_line) {
     problem_ = "metrics file " + path_ + " is not a regular file; it is not read";
     return;
   }
+  if (owner_ && st.st_uid != *owner_) {
+    close(fd);
+    problem_ = "metrics file " + path_ + " belongs to uid " + std::to_string(st.st_uid) +
+               ", not to the trial's user (uid " + std::to_string(*owner_) +
+               "); it is not read";
+    return;
+  }
   if (!known_ || st.st_dev != dev_ || st.st_ino != ino_ ||
       st.st_size < offset_) {
     known_ = true;

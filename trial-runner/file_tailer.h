@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 
 #include "trial-runner/line_buffer.h"
@@ -31,6 +32,11 @@ class FileTailer {
   // most kMaxFinishBytes more.
   void Finish(const LineFn& on_line);
 
+  // Only a file that belongs to `uid` is read from here on: the metrics
+  // file of a trial that runs as another user (run_as.h) is its own, and
+  // no link it makes can have this process read someone else's file.
+  void RequireOwner(uid_t uid) { owner_ = uid; }
+
   // Why the file is ignored ("" while it is not).
   const std::string& problem() const { return problem_; }
 
@@ -45,6 +51,7 @@ class FileTailer {
   off_t offset_ = 0;
   LineBuffer buffer_;
   std::string problem_;
+  std::optional<uid_t> owner_;
 
   void Read(off_t limit, const LineFn& on_line);
 };

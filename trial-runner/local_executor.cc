@@ -28,6 +28,7 @@
 #include "trial-runner/executor.h"
 #include "trial-runner/gpu_pool.h"
 #include "trial-runner/process_identity.h"
+#include "trial-runner/run_as.h"
 #include "trial-runner/supervised_trial.h"
 #include "trial-runner/trial_process.h"
 
@@ -79,6 +80,7 @@ class LocalExecutor : public Executor {
   StatusOr<JobHandle> Start(const LaunchSpec& spec) override {
     Key key(spec.experiment, spec.trial);
     HPT_RETURN_IF_ERROR(gpus_.CheckFits(spec.resources));
+    if (!spec.run_as_user.empty()) HPT_RETURN_IF_ERROR(CheckCanRunAs(spec.run_as_user));
     GpuLease gpus;
     {
       MutexLock lock(&mu_);

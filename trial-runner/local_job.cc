@@ -1,5 +1,7 @@
 #include "trial-runner/local_job.h"
 
+#include "trial-runner/run_as.h"
+
 namespace hpt::runner {
 
 StatusOr<TrialCollectors> NewTrialCollectors(const LaunchSpec& spec, bool skip_existing) {
@@ -23,6 +25,11 @@ StatusOr<TrialCollectors> NewTrialCollectors(const LaunchSpec& spec, bool skip_e
     out.file = std::make_unique<FileTailer>(
         path[0] == '/' || spec.working_dir.empty() ? path : spec.working_dir + "/" + path,
         skip_existing);
+    if (!spec.run_as_user.empty()) {
+      // A user that cannot be looked up (any more) owns no file to read.
+      StatusOr<RunAs> run_as = ResolveRunAs(spec.run_as_user);
+      out.file->RequireOwner(run_as.ok() ? run_as->uid : static_cast<uid_t>(-1));
+    }
   }
   return out;
 }

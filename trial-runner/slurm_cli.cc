@@ -47,14 +47,7 @@ std::string SlurmCli::OutputPattern(const std::string& path) {
   return out;
 }
 
-StatusOr<std::string> SlurmCli::Submit(const SlurmSubmit& job) const {
-  if (job.output_path.find('\\') != std::string::npos) {
-    // sbatch drops a backslash of --output (and every one of them in some
-    // versions): the job would write somewhere else.
-    return FailedPrecondition("the trial's log path '" + job.output_path +
-                              "' holds a backslash, which sbatch cannot write to: "
-                              "use a database folder without one");
-  }
+std::vector<std::string> SlurmCli::SubmitCommand(const SlurmSubmit& job) const {
   std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=" + job.name,
                                    "--output=" + OutputPattern(job.output_path), "--export=ALL",
                                    // A requeued job appends: what was read stays read.
@@ -70,9 +63,22 @@ StatusOr<std::string> SlurmCli::Submit(const SlurmSubmit& job) const {
   if (job.cpus > 0) argv.push_back("--cpus-per-task=" + std::to_string(job.cpus));
   if (job.memory_mb > 0) argv.push_back("--mem=" + std::to_string(job.memory_mb) + "M");
   if (job.time_minutes > 0) argv.push_back("--time=" + std::to_string(job.time_minutes));
+  if (job.uid >= 0) argv.push_back("--uid=" + std::to_string(job.uid));
+  if (job.gid >= 0) argv.push_back("--gid=" + std::to_string(job.gid));
   // exec: the job's main process is the trial, so signals reach it.
   argv.push_back("--wrap=exec " + ShellQuote(job.argv));
-  HPT_ASSIGN_OR_RETURN(CommandResult r, RunCommand(argv, job.env));
+  return argv;
+}
+
+StatusOr<std::string> SlurmCli::Submit(const SlurmSubmit& job) const {
+  if (job.output_path.find('\\') != std::string::npos) {
+    // sbatch drops a backslash of --output (and every one of them in some
+    // versions): the job would write somewhere else.
+    return FailedPrecondition("the trial's log path '" + job.output_path +
+                              "' holds a backslash, which sbatch cannot write to: "
+                              "use a database folder without one");
+  }
+  HPT_ASSIGN_OR_RETURN(CommandResult r, RunCommand(SubmitCommand(job), job.env));
   std::string id(api::Trim(r.output.substr(0, r.output.find(';'))));
   if (r.exit_code != 0 || id.empty() ||
       id.find_first_not_of("0123456789_") != std::string::npos) {
@@ -81,11 +87,14 @@ StatusOr<std::string> SlurmCli::Submit(const SlurmSubmit& job) const {
   return id;
 }
 
-std::vector<std::string> SlurmCli::JobsCommand(uid_t user, const std::string& terminator) {
+std::vector<std::string> SlurmCli::JobsCommand(const std::set<uid_t>& users,
+                                               const std::string& terminator) {
+  std::string list;
+  for (uid_t user : users) list += (list.empty() ? "" : ",") + std::to_string(user);
   // Every state, so that a job that ended is seen with its end; names last
   // (see ParseJobs). squeue's "exit_code" is the job's wait status.
   return {"squeue",         "--noheader",
-          "--states=all",   "--user=" + std::to_string(user),
+          "--states=all",   "--user=" + list,
           "--Format=JobID:|,State:|,exit_code:|,Name:" + terminator};
 }
 
@@ -137,12 +146,14 @@ StatusOr<std::map<std::string, SlurmJob>> SlurmCli::ParseJobs(const std::string&
   return jobs;
 }
 
-StatusOr<std::map<std::string, SlurmJob>> SlurmCli::Jobs() const {
+StatusOr<std::map<std::string, SlurmJob>> SlurmCli::Jobs(const std::set<uid_t>& also) const {
   // Unguessable per call: a name cannot end a record early.
   std::random_device random;
   char terminator[24];
   std::snprintf(terminator, sizeof terminator, "#hpt%08x%08x#", random(), random());
-  HPT_ASSIGN_OR_RETURN(CommandResult r, RunCommand(JobsCommand(::geteuid(), terminator)));
+  std::set<uid_t> users = also;
+  users.insert(::geteuid());
+  HPT_ASSIGN_OR_RETURN(CommandResult r, RunCommand(JobsCommand(users, terminator)));
   if (r.exit_code != 0) return Unavailable("squeue: " + FirstLine(r.output));
   // RunCommand keeps the first MiB: a longer answer may lack jobs.
   if (r.output.size() >= (1u << 20)) return Unavailable("squeue: more than 1 MiB of jobs");

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ struct SlurmSubmit {
   int cpus = 0;            // --cpus-per-task; 0: the default
   int64_t memory_mb = 0;   // --mem; 0: the default
   int time_minutes = 0;    // --time; 0: the partition's limit
+  // The user and group the job runs as (--uid, --gid: sbatch takes them
+  // from root alone); -1: the submitter's.
+  int64_t uid = -1;
+  int64_t gid = -1;
 };
 
 struct SlurmJob {
@@ -63,17 +68,21 @@ class SlurmCli {
   // The new job's id. Unavailable naming what sbatch said;
   // FailedPrecondition for an output path sbatch cannot take (a backslash).
   StatusOr<std::string> Submit(const SlurmSubmit& job) const;
-  // Every job of this process's user that the controller still knows
+  // sbatch's arguments for Submit().
+  std::vector<std::string> SubmitCommand(const SlurmSubmit& job) const;
+  // Every job of this process's user, and of `also` (the users jobs were
+  // submitted for, SlurmSubmit::uid), that the controller still knows
   // (running, queued, or finished within its MinJobAge), by id.
   // Unavailable when squeue fails or says anything it cannot be trusted
   // with (a malformed or cut-off record): nothing can be concluded then
   // about any job, least of all that it is gone.
-  StatusOr<std::map<std::string, SlurmJob>> Jobs() const;
+  StatusOr<std::map<std::string, SlurmJob>> Jobs(const std::set<uid_t>& also = {}) const;
   Status Cancel(const std::string& id) const;
 
   // squeue's arguments for Jobs(), each record closed by `terminator`
   // (no ',' in it, and its first character no digit or '.').
-  static std::vector<std::string> JobsCommand(uid_t user, const std::string& terminator);
+  static std::vector<std::string> JobsCommand(const std::set<uid_t>& users,
+                                              const std::string& terminator);
   // What that squeue printed: "<id>|<state>|<exit>|<name><terminator>\n"
   // a job, <exit> its wait status (or "<code>:<signal>"). InvalidArgument,
   // quoting the first bad record, for anything else.

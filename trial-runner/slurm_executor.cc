@@ -9,12 +9,14 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <condition_variable>  // std::condition_variable_any
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <thread>
 #include <unistd.h>
 
@@ -23,6 +25,7 @@
 #include "trial-runner/executor.h"
 #include "trial-runner/line_buffer.h"
 #include "trial-runner/local_job.h"
+#include "trial-runner/run_as.h"
 #include "trial-runner/slurm_cli.h"
 #include "trial-runner/trial_log.h"
 
@@ -73,9 +76,21 @@ const SlurmJob* FindJob(const std::map<std::string, SlurmJob>& known, const Runn
   return best;
 }
 
+// The users of `jobs` that run as another user (their jobs are theirs in
+// Slurm); users that cannot be looked up are left out.
+std::set<uid_t> RunAsUids(const std::vector<RunningJob>& jobs) {
+  std::set<uid_t> uids;
+  for (const RunningJob& job : jobs) {
+    if (job.spec.run_as_user.empty()) continue;
+    if (auto run_as = ResolveRunAs(job.spec.run_as_user); run_as.ok()) uids.insert(run_as->uid);
+  }
+  return uids;
+}
+
 // A job's own state, used by the executor's thread alone (no lock).
 struct Job {
   std::string id;
+  std::optional<uid_t> uid;  // the user it runs as, when another one
   LaunchSpec spec;
   TrialCollectors collectors;
   std::unique_ptr<TrialLogFollower> follower;
@@ -143,8 +158,16 @@ class SlurmExecutor : public Executor {
                              " is already running");
       }
     }
+    std::optional<RunAs> run_as;
+    if (!spec.run_as_user.empty()) {
+      HPT_RETURN_IF_ERROR(CheckCanRunAs(spec.run_as_user));
+      HPT_ASSIGN_OR_RETURN(run_as, ResolveRunAs(spec.run_as_user));
+    }
     HPT_RETURN_IF_ERROR(api::CreatePrivateParentFolders(spec.log_path));
     ::unlink(spec.log_path.c_str());  // a previous trial of this name
+    // Slurm opens the output as the job's user: it gets the file, not its
+    // folder (whose entries stay the server's to name).
+    if (run_as) HPT_RETURN_IF_ERROR(CreateFileOwnedBy(spec.log_path, *run_as));
     SlurmSubmit submit;
     submit.name = JobName(spec);
     submit.argv = spec.argv;
@@ -162,11 +185,16 @@ class SlurmExecutor : public Executor {
     submit.cpus = static_cast<int>(std::ceil(r.cpu));
     submit.memory_mb = (r.memory + (1 << 20) - 1) >> 20;
     submit.time_minutes = (spec.timeout_seconds + 59) / 60;
+    if (run_as) {
+      submit.uid = run_as->uid;
+      submit.gid = run_as->gid;
+    }
     // Slurm can refuse for a moment (a busy controller): the runner keeps
     // the trial Pending and tries again.
     HPT_ASSIGN_OR_RETURN(std::string id, slurm_.Submit(submit));
     auto job = std::make_unique<Job>();
     job->id = id;
+    if (run_as) job->uid = run_as->uid;
     job->spec = spec;
     job->collectors = std::move(collectors);
     job->follower = std::make_unique<TrialLogFollower>(submit.output_path);
@@ -180,7 +208,7 @@ class SlurmExecutor : public Executor {
 
   std::vector<RecoveredJob> Recover(const std::vector<RunningJob>& jobs) override {
     std::vector<RecoveredJob> out(jobs.size());
-    auto known = KnownJobs();
+    auto known = KnownJobs(RunAsUids(jobs));
     if (!known.ok()) {
       // Slurm did not answer: the jobs may run on, and a trial taken as
       // gone would be started a second time beside its job.
@@ -197,6 +225,7 @@ class SlurmExecutor : public Executor {
       const std::string id = found->id;
       auto job = std::make_unique<Job>();
       job->id = id;
+      if (auto run_as = ResolveRunAs(spec.run_as_user); run_as.ok()) job->uid = run_as->uid;
       job->spec = spec;
       auto collectors = NewTrialCollectors(spec, false);
       if (!collectors.ok()) continue;
@@ -214,7 +243,7 @@ class SlurmExecutor : public Executor {
 
   std::vector<bool> StillRunning(const std::vector<RunningJob>& jobs) const override {
     std::vector<bool> out(jobs.size(), false);
-    auto known = KnownJobs();
+    auto known = KnownJobs(RunAsUids(jobs));
     if (!known.ok()) return out;  // unreachable: the next restart looks again
     for (size_t i = 0; i < jobs.size(); ++i) {
       if (jobs[i].job_id.rfind(kIdPrefix, 0) != 0) continue;  // only a stored id
@@ -250,12 +279,17 @@ class SlurmExecutor : public Executor {
   void Follow(Job& job, bool finish, std::vector<api::Observation>& out);
 
   // Slurm's jobs for recovery, which asks once per experiment at start-up:
-  // one squeue answers the experiments that ask within a second or two.
-  StatusOr<std::map<std::string, SlurmJob>> KnownJobs() const EXCLUDES(known_mu_) {
+  // one squeue answers the experiments that ask within a second or two
+  // (about the same users: `users`, beside this process's).
+  StatusOr<std::map<std::string, SlurmJob>> KnownJobs(const std::set<uid_t>& users) const
+      EXCLUDES(known_mu_) {
     MutexLock lock(&known_mu_);
     const auto now = std::chrono::steady_clock::now();
-    if (!known_ || now - known_at_ > std::chrono::seconds(2)) {
-      auto jobs = slurm_.Jobs();
+    const bool asked = std::includes(known_users_.begin(), known_users_.end(), users.begin(),
+                                     users.end());
+    if (!known_ || !asked || now - known_at_ > std::chrono::seconds(2)) {
+      known_users_.insert(users.begin(), users.end());
+      auto jobs = slurm_.Jobs(known_users_);
       if (!jobs.ok()) return jobs.status();
       known_ = std::move(*jobs);
       known_at_ = now;
@@ -269,6 +303,7 @@ class SlurmExecutor : public Executor {
   mutable Mutex known_mu_;
   mutable std::optional<std::map<std::string, SlurmJob>> known_ GUARDED_BY(known_mu_);
   mutable std::chrono::steady_clock::time_point known_at_ GUARDED_BY(known_mu_);
+  mutable std::set<uid_t> known_users_ GUARDED_BY(known_mu_);
   std::thread thread_;
   mutable Mutex mu_;
   std::condition_variable_any cv_;  // waited on with mu_
@@ -320,7 +355,11 @@ void SlurmExecutor::Loop() {
       }
       if (cancel && slurm_.Cancel(job->id).ok()) job->cancelled = true;
     }
-    auto known = slurm_.Jobs();
+    std::set<uid_t> users;
+    for (auto& [key, job] : jobs) {
+      if (job->uid) users.insert(*job->uid);
+    }
+    auto known = slurm_.Jobs(users);
     for (auto& [key, job] : jobs) {
       std::optional<SlurmJob> state;
       if (known.ok()) {

@@ -3,7 +3,10 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -126,6 +129,119 @@ int SpawnChild(const std::string& program, char** argv, char** envp,
   return err;
 }
 
+// `fd` moved above stdin, stdout and stderr (which a child overwrites),
+// close-on-exec; -1 when it cannot be.
+int AboveStdio(int fd) {
+  if (fd > 2) return fd;
+  int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  close(fd);
+  return moved;
+}
+
+// What a child that did not reach its program tells its parent.
+struct ChildFailure {
+  enum Stage : int { kSwitch = 1, kChdir, kExec } stage;
+  int err;
+};
+
+// In the child, between fork and exec: async-signal-safe calls only (this
+// process may have threads), nothing allocated. Does what SpawnChild()'s
+// attributes and file actions do, then switches to the user.
+[[noreturn]] void RunChild(const char* program, char** argv, char** sh_argv, char** envp,
+                           const char* working_dir, int output_fd, const RunAs& run_as,
+                           int report_fd, int max_fd) {
+  auto fail = [&](ChildFailure::Stage stage, int err) {
+    ChildFailure failure{stage, err};
+    (void)!write(report_fd, &failure, sizeof failure);
+    _exit(127);
+  };
+  struct sigaction defaults {};
+  defaults.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &defaults, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (setsid() < 0) fail(ChildFailure::kExec, errno);
+  int null = open("/dev/null", O_RDONLY);
+  if (null < 0 || dup2(null, 0) < 0 || dup2(output_fd, 1) < 0 || dup2(output_fd, 2) < 0) {
+    fail(ChildFailure::kExec, errno);
+  }
+  // Only stdin, stdout and stderr reach the trial (report_fd closes on exec).
+  if (syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */) != 0) {
+    for (int fd = 3; fd < max_fd; ++fd) {
+      if (fd != report_fd) close(fd);
+    }
+  }
+  if (int err = SwitchToUser(run_as); err != 0) fail(ChildFailure::kSwitch, err);
+  // As the user: a folder it may not enter is its problem to report.
+  if (working_dir[0] != '\0' && chdir(working_dir) != 0) fail(ChildFailure::kChdir, errno);
+  execve(program, argv, envp);
+  if (errno == ENOEXEC) execve("/bin/sh", sh_argv, envp);  // a script without "#!"
+  fail(ChildFailure::kExec, errno);
+  _exit(127);
+}
+
+// SpawnChild() for a child that runs as another user: fork, since
+// posix_spawn cannot switch users. Returns what posix_spawn would; a child
+// that failed after the fork is reaped, and `error` says why.
+int ForkChildAs(const SpawnOptions& options, const std::string& program, char** argv,
+                char** envp, int output_fd, pid_t* pid, std::string* error) {
+  std::vector<std::string> sh_strings = {"/bin/sh", program};
+  sh_strings.insert(sh_strings.end(), options.argv.begin() + 1, options.argv.end());
+  std::vector<char*> sh_argv = Pointers(sh_strings);
+  struct rlimit files {};
+  int max_fd = getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < (1u << 20)
+                   ? static_cast<int>(files.rlim_cur)
+                   : 1 << 20;
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) return errno;
+  report[0] = AboveStdio(report[0]);
+  report[1] = AboveStdio(report[1]);
+  if (report[0] < 0 || report[1] < 0) {
+    int err = errno;
+    if (report[0] >= 0) close(report[0]);
+    if (report[1] >= 0) close(report[1]);
+    return err;
+  }
+  pid_t child = fork();
+  if (child == 0) {
+    RunChild(program.c_str(), argv, sh_argv.data(), envp, options.working_dir.c_str(),
+             output_fd, *options.run_as, report[1], max_fd);
+  }
+  int fork_error = errno;
+  close(report[1]);
+  if (child < 0) {
+    close(report[0]);
+    return fork_error;
+  }
+  ChildFailure failure{};
+  ssize_t n;
+  while ((n = read(report[0], &failure, sizeof failure)) < 0 && errno == EINTR) {
+  }
+  close(report[0]);
+  if (n != static_cast<ssize_t>(sizeof failure)) {  // EOF: it exec'd
+    *pid = child;
+    return 0;
+  }
+  while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  const RunAs& run_as = *options.run_as;
+  switch (failure.stage) {
+    case ChildFailure::kSwitch:
+      *error = "switching to user '" + run_as.user + "' (uid " + std::to_string(run_as.uid) +
+               "): " + ErrnoText(failure.err);
+      break;
+    case ChildFailure::kChdir:
+      *error = "chdir " + options.working_dir + " as user '" + run_as.user +
+               "': " + ErrnoText(failure.err);
+      break;
+    case ChildFailure::kExec:
+      *error = "exec " + program + " as user '" + run_as.user + "': " + ErrnoText(failure.err);
+      break;
+  }
+  return 0;
+}
+
 }  // namespace
 
 StatusOr<SpawnResult> Spawn(const SpawnOptions& options) {
@@ -140,7 +256,11 @@ StatusOr<SpawnResult> Spawn(const SpawnOptions& options) {
 
   std::vector<std::string> argv_strings = options.argv;
   std::vector<char*> argv = Pointers(argv_strings);
-  std::vector<std::string> env_strings = BuildEnv(options.env);
+  std::map<std::string, std::string> env = options.env;
+  if (options.run_as) {
+    for (const auto& [name, value] : RunAsEnvironment(*options.run_as)) env[name] = value;
+  }
+  std::vector<std::string> env_strings = BuildEnv(env);
   std::vector<char*> envp = Pointers(env_strings);
 
   // Where this process runs without stdio, the pipe may be fd 0..2, which
@@ -153,6 +273,14 @@ StatusOr<SpawnResult> Spawn(const SpawnOptions& options) {
     output_fd = moved_fd;
   }
   pid_t pid = 0;
+  if (options.run_as) {
+    int err = ForkChildAs(options, program, argv.data(), envp.data(), output_fd, &pid,
+                          &result.error);
+    if (moved_fd >= 0) close(moved_fd);
+    if (err != 0) return Unavailable("starting " + program + ": " + ErrnoText(err));
+    result.pid = pid;
+    return result;
+  }
   int err = SpawnChild(program, argv.data(), envp.data(), options.working_dir,
                        output_fd, &pid);
   if (err == ENOEXEC) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/status.h"
+#include "trial-runner/run_as.h"
 
 namespace hpt::runner {
 
@@ -19,13 +20,18 @@ struct SpawnOptions {
   // Added to (and overriding) this process's environment.
   std::map<std::string, std::string> env;
   int output_fd = -1;  // the child's stdout and stderr
+  // Run as this user (run_as.h), its HOME, USER and LOGNAME set over env's;
+  // null: as this process's user. The switch is made last, after the
+  // descriptors and the session, before the working dir is entered.
+  const RunAs* run_as = nullptr;
 };
 
 struct SpawnResult {
   int pid = 0;        // the child, also its session and process-group id;
                       // 0 if not started
   std::string error;  // why it did not start, e.g. "chdir /x: No such file
-                      // or directory"; "" when it did
+                      // or directory", "switching to user 'ana' (uid
+                      // 1001): Operation not permitted"; "" when it did
 };
 
 // Returns once the child has exec'd its program or failed to (a child that

@@ -90,6 +90,7 @@ StatusOr<std::unique_ptr<SupervisedTrial>> SupervisedTrial::Launch(
   shim.open_files = options.trial_open_files;
   shim.working_dir = spec.working_dir;
   shim.argv = spec.argv;
+  shim.run_as_user = spec.run_as_user;
   std::vector<std::string> argv = options.shim_command;
   for (std::string& arg : ShimArguments(shim)) argv.push_back(std::move(arg));
   // The supervisor reports through its files; its own stdio goes nowhere,
@@ -254,6 +255,8 @@ ExitInfo SupervisedTrial::Finish(const MetricLineFn& emit) {
     file_->Finish([&](std::string_view line) {
       emit(MetricLine{file_parser_, std::string(line)});
     });
+    // Said where the trial's end is read, as TrialProcess says it.
+    if (!file_->problem().empty()) tail_.Add("hpt: " + file_->problem());
   }
   if (recorded) {
     // The supervisor's tail is the start failure's reason; otherwise the

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "trial-runner/process_identity.h"
+#include "trial-runner/run_as.h"
 #include "trial-runner/spawn.h"
 
 namespace hpt::runner {
@@ -109,6 +110,20 @@ StatusOr<std::unique_ptr<TrialProcess>> TrialProcess::Launch(
     }
   }
 
+  // Looked up here, where the trial runs: the supervisor's machine.
+  std::optional<RunAs> run_as;
+  if (!spec.run_as_user.empty()) {
+    StatusOr<RunAs> resolved = ResolveRunAs(spec.run_as_user);
+    Status can = resolved.ok() ? CheckCanRunAs(spec.run_as_user) : resolved.status();
+    if (!can.ok()) {
+      trial->start_error_ = can.message();
+      std::string line = kStartFailedPrefix + can.message() + "\n";
+      trial->log_.Write(line.data(), line.size());
+      return trial;
+    }
+    run_as = std::move(*resolved);
+  }
+
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) {
     return Unavailable("pipe: " + ErrnoText(errno));
@@ -139,7 +154,8 @@ StatusOr<std::unique_ptr<TrialProcess>> TrialProcess::Launch(
     }
   }
   StatusOr<SpawnResult> spawned =
-      Spawn(SpawnOptions{spec.argv, spec.working_dir, std::move(env), out[1]});
+      Spawn(SpawnOptions{spec.argv, spec.working_dir, std::move(env), out[1],
+                         run_as ? &*run_as : nullptr});
   if (trial->cgroup_) {
     Status left = trial->cgroup_->LeaveSelf();
     HPT_CHECK(left.ok() || !spawned.ok());  // else every later trial would share it

@@ -35,7 +35,8 @@ class TrialProcess : public LocalJob {
   // processes or descriptors. A trial that could not be started (no such
   // program or working dir, unwritable log) is returned too, with pid() 0:
   // it is done() at once and finishes as kStartFailed, the reason written to
-  // its log. Its processes carry spec.env's HPT_JOB_COOKIE, or a new one.
+  // its log; so is one whose spec.run_as_user this process cannot switch
+  // to (run_as.h). Its processes carry spec.env's HPT_JOB_COOKIE, or a new one.
   static StatusOr<std::unique_ptr<TrialProcess>> Launch(
       const LaunchSpec& spec, const LocalExecutorOptions& options);
   ~TrialProcess() override;

@@ -106,8 +106,12 @@ std::vector<std::string> ShimArguments(const ShimOptions& o) {
                                    "--cpu", api::FormatDouble(o.cpu),
                                    "--pids", std::to_string(o.pids),
                                    "--open-files", std::to_string(o.open_files),
-                                   "--dir", o.working_dir,
-                                   "--"};
+                                   "--dir", o.working_dir};
+  if (!o.run_as_user.empty()) {
+    args.push_back("--run-as");
+    args.push_back(o.run_as_user);
+  }
+  args.push_back("--");
   args.insert(args.end(), o.argv.begin(), o.argv.end());
   return args;
 }
@@ -123,6 +127,9 @@ StatusOr<ShimOptions> ParseShimArguments(const std::vector<std::string>& args) {
       o.log_path = value;
     } else if (name == "--dir") {
       o.working_dir = value;
+    } else if (name == "--run-as") {
+      if (value.empty()) return InvalidArgument("--run-as: a user name is required");
+      o.run_as_user = value;
     } else if (name == "--cpu") {
       auto n = api::ParseNumber(value);
       if (!n || *n < 0) return InvalidArgument("--cpu: '" + value + "' is not a number of cores");
@@ -241,6 +248,7 @@ int RunTrialShim(const std::vector<std::string>& args) {
   spec.resources.memory = o.memory;
   spec.resources.cpu = o.cpu;
   spec.resources.pids = o.pids;
+  spec.run_as_user = o.run_as_user;
   spec.collector.kind = "None";  // the server parses the log
   if (cookie) spec.env[kCookieVariable] = cookie;
   LocalExecutorOptions options;

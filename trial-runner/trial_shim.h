@@ -38,6 +38,9 @@ struct ShimOptions {
   // The trial's soft RLIMIT_NOFILE (the server raises its own; trials get
   // what it had before); 0: the supervisor's.
   int64_t open_files = 0;
+  // The user the trial runs as (LaunchSpec::run_as_user); "": this
+  // process's. The supervisor itself stays this process's user.
+  std::string run_as_user;
 };
 
 inline std::string ShimJobPath(const std::string& log_path) { return log_path + ".job"; }

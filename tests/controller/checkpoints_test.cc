@@ -88,5 +88,19 @@ TEST(CheckpointsTest, AChildStartsFromACopyOfItsParentsFolder) {
       << gone.message();
 }
 
+TEST(CheckpointsTest, FoldersMadeOnTheWayArePrivateToo) {
+  // The first trial's folder may come before its first log: the logs'
+  // folder and the experiment's are made here then, and must not be
+  // listable by others.
+  TempDir dir;
+  ASSERT_TRUE(
+      PrepareCheckpointDir(dir.File("logs/exp/checkpoints"), "exp-1", "").ok());
+  struct stat st {};
+  for (const char* folder : {"logs", "logs/exp", "logs/exp/checkpoints"}) {
+    ASSERT_EQ(stat(dir.File(folder).c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0700u) << folder;
+  }
+}
+
 }  // namespace
 }  // namespace hpt::controller

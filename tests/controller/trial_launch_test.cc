@@ -179,6 +179,18 @@ TEST(TrialLaunchTest, TheBaseLaunchHasNoCommandOrEnvironment) {
   EXPECT_EQ(base.trial, "e-7");
   EXPECT_EQ(base.log_path, "/logs/e/e-7.log");
   EXPECT_THAT(base.metric_names, ElementsAre("loss", "accuracy"));
+  EXPECT_EQ(base.run_as_user, "");
+}
+
+TEST(TrialLaunchTest, TheNamespacesUserGoesWithTheLaunchAndItsRecovery) {
+  const api::ExperimentSpec spec = Decode(Spec());
+  LaunchContext context = Context();
+  context.run_as_user = "ana";
+  const api::Trial trial = TrialOf({{"x", "0.5"}, {"optimizer", "adam"}});
+  EXPECT_EQ(BaseLaunch(spec, trial, context).run_as_user, "ana");
+  auto launch = BuildLaunch(spec, trial, context);
+  ASSERT_TRUE(launch.ok()) << launch.status().ToString();
+  EXPECT_EQ(launch->run_as_user, "ana");
 }
 
 }  // namespace

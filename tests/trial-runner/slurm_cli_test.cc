@@ -27,15 +27,35 @@ TEST(SlurmCliTest, AnOutputPathWithABackslashIsRefusedBeforeSbatch) {
   EXPECT_NE(id.status().message().find("backslash"), std::string::npos) << id.status().message();
 }
 
+TEST(SlurmCliTest, AJobForAnotherUserIsSubmittedWithItsUidAndGid) {
+  SlurmSubmit job;
+  job.name = "hpt.e.e-1.0badf00d";
+  job.argv = {"train", "--x=1"};
+  job.output_path = "/data/logs/e/e-1.log";
+  auto argv = SlurmCli({}).SubmitCommand(job);
+  for (const std::string& arg : argv) EXPECT_EQ(arg.rfind("--uid", 0), std::string::npos) << arg;
+  job.uid = 1001;
+  job.gid = 1002;
+  argv = SlurmCli({}).SubmitCommand(job);
+  ASSERT_GE(argv.size(), 3u);
+  EXPECT_EQ(argv[0], "sbatch");
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--uid=1001"), argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--gid=1002"), argv.end());
+  EXPECT_EQ(argv.back(), "--wrap=exec 'train' '--x=1'") << "options come before the command";
+}
+
 constexpr char kEnd[] = "#hpt0123abcd4567ef89#";
 
 TEST(SlurmCliTest, JobsAreAskedOfSqueueForOneUserWithTheNameLast) {
-  auto argv = SlurmCli::JobsCommand(1234, kEnd);
+  auto argv = SlurmCli::JobsCommand({1234}, kEnd);
   ASSERT_FALSE(argv.empty());
   EXPECT_EQ(argv[0], "squeue");
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--user=1234"), argv.end());
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--states=all"), argv.end());
   EXPECT_EQ(argv.back(), std::string("--Format=JobID:|,State:|,exit_code:|,Name:") + kEnd);
+  // Jobs that run as other users are theirs in Slurm: asked for too.
+  auto users = SlurmCli::JobsCommand({0, 1001, 1002}, kEnd);
+  EXPECT_NE(std::find(users.begin(), users.end(), "--user=0,1001,1002"), users.end());
 }
 
 TEST(SlurmCliTest, ParseJobsReadsIdNameStateAndExit) {
