@@ -13,6 +13,7 @@
 #include "api/clock.h"
 #include "api/registry.h"
 #include "api/types.h"
+#include "controller/admission.h"
 #include "earlystop/policy.h"
 #include "storage/store.h"
 #include "suggestion/algorithm.h"
@@ -74,6 +75,8 @@ struct RunnerDeps {
   std::string log_dir;        // <log_dir>/<experiment>/<trial>.log
   int64_t max_log_bytes = 0;  // each trial log's cap; 0: the default
   const api::Clock* clock = api::RealClock();  // never null
+  // Decides which runner-run trial may start (admission.h); null: any.
+  AdmissionBroker* admission = nullptr;
 };
 
 }  // namespace hpt::controller
