@@ -37,9 +37,20 @@ std::optional<std::string> GivenRoot(const api::ExperimentSpec& spec) {
   return (dir == "/" ? "" : dir) + "/" + spec.name;
 }
 
+// `dir` and every folder above it that is made here are 0700: a trial's
+// folder is made before its log, so <log_dir>/<experiment> may be made here
+// first, and must be as private as the log writer would have made it.
 Status CreatePrivate(const fs::path& dir) {
   std::error_code ec;
-  fs::create_directories(dir, ec);
+  fs::path path;
+  for (const fs::path& part : dir) {
+    path /= part;
+    if (fs::is_directory(path, ec)) continue;
+    fs::create_directory(path, ec);
+    if (!ec)
+      fs::permissions(path, fs::perms::owner_all, fs::perm_options::replace, ec);
+    if (ec) break;
+  }
   if (!ec)
     fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
   if (ec)
