@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "api/private_files.h"
 #include "suggestion/algorithm.h"
 
 namespace hpt::controller {
@@ -41,18 +42,9 @@ std::optional<std::string> GivenRoot(const api::ExperimentSpec& spec) {
 // folder is made before its log, so <log_dir>/<experiment> may be made here
 // first, and must be as private as the log writer would have made it.
 Status CreatePrivate(const fs::path& dir) {
+  HPT_RETURN_IF_ERROR(api::CreatePrivateParentFolders((dir / "folder").string()));
   std::error_code ec;
-  fs::path path;
-  for (const fs::path& part : dir) {
-    path /= part;
-    if (fs::is_directory(path, ec)) continue;
-    fs::create_directory(path, ec);
-    if (!ec)
-      fs::permissions(path, fs::perms::owner_all, fs::perm_options::replace, ec);
-    if (ec) break;
-  }
-  if (!ec)
-    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
   if (ec)
     return Internal("cannot make the checkpoint folder " + dir.string() + ": " +
                     ec.message());
