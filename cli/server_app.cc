@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "analytics/importance_service.h"
 #include "api/private_files.h"
@@ -99,6 +101,16 @@ class ServerAppImpl : public ServerApp {
     copts.log_dir = (std::filesystem::path(options.db_path).parent_path() / "logs").string();
     if (copts.log_dir == "logs") copts.log_dir = "./logs";
     KeepPrivate(copts.log_dir);
+    const std::vector<runner::GpuDevice> gpus =
+        options.gpus ? runner::DevicesFromIndices(*options.gpus) : runner::DetectGpus();
+    // What fair share divides: this machine, where its trials run here.
+    // Under Slurm the cluster's scheduler divides, and quotas still hold.
+    if (options.executor == "local") {
+      copts.capacity.gpu = static_cast<double>(gpus.size());
+      copts.capacity.cpu = static_cast<double>(std::max(1u, std::thread::hardware_concurrency()));
+      copts.capacity.memory =
+          static_cast<int64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
+    }
     controller_ = std::make_unique<controller::Controller>(
         store_.get(), &builtins_->algorithms, &builtins_->policies, copts);
     runner::ExecutorContext ectx;
@@ -115,8 +127,7 @@ class ServerAppImpl : public ServerApp {
     ectx.slurm.partition = options.slurm_partition;
     ectx.slurm.account = options.slurm_account;
     ectx.slurm.shards_per_gpu = options.slurm_shards_per_gpu;
-    ectx.local.gpus =
-        options.gpus ? runner::DevicesFromIndices(*options.gpus) : runner::DetectGpus();
+    ectx.local.gpus = gpus;
     // Every registered executor, so that an experiment may name its own
     // (trialTemplate.executor); --executor is the default.
     if (!builtins_->executors.Contains(options.executor)) {

@@ -35,6 +35,8 @@ Controller::Controller(storage::Store* store,
       algorithms_(algorithms),
       policies_(policies),
       options_(std::move(options)),
+      admission_(std::make_unique<AdmissionBroker>(
+          options_.capacity, options_.clock ? options_.clock : api::RealClock())),
       pool_(std::max(1, options_.worker_threads)) {
   deps_.store = store_;
   deps_.stopping = &stopping_;
@@ -46,6 +48,20 @@ Controller::Controller(storage::Store* store,
   deps_.log_dir = options_.log_dir;
   deps_.max_log_bytes = options_.max_log_bytes;
   deps_.clock = options_.clock ? options_.clock : api::RealClock();
+  deps_.admission = admission_.get();
+  // The broker only posts: its callbacks come while a runner's lock is held.
+  AdmissionBroker::Callbacks callbacks;
+  callbacks.ready = [this](const std::string& experiment) {
+    if (auto entry = FindLoaded(experiment)) PostReconcile(*entry);
+  };
+  callbacks.preempt = [this](const TrialRef& victim, const std::string& why) {
+    auto entry = FindLoaded(victim.experiment);
+    if (!entry) return;
+    entry->strand->Post([runner = entry->runner, trial = victim.trial, why] {
+      runner->Preempt(trial, why);
+    });
+  };
+  admission_->SetCallbacks(std::move(callbacks));
   deps_.run_as_user_of = [this](const std::string& namespace_name) {
     MutexLock lock(&ns_mu_);
     auto it = namespaces_.find(namespace_name);
@@ -54,13 +70,19 @@ Controller::Controller(storage::Store* store,
 }
 
 void Controller::SetNamespace(const api::Namespace& ns) {
-  MutexLock lock(&ns_mu_);
-  namespaces_[ns.name] = ns;
+  {
+    MutexLock lock(&ns_mu_);
+    namespaces_[ns.name] = ns;
+  }
+  admission_->SetNamespace(ns);
 }
 
 void Controller::RemoveNamespace(const std::string& name) {
-  MutexLock lock(&ns_mu_);
-  namespaces_.erase(name);
+  {
+    MutexLock lock(&ns_mu_);
+    namespaces_.erase(name);
+  }
+  admission_->RemoveNamespace(name);
 }
 
 std::optional<api::Namespace> Controller::FindNamespace(const std::string& name) const {
@@ -220,10 +242,14 @@ Status Controller::StopExperiment(const std::string& name) {
 Status Controller::DeleteExperiment(const std::string& name) {
   auto entry = FindLoaded(name);
   // An unreadable row has no runner; deleting it is how it goes away.
+  std::vector<std::string> stopping;  // killed jobs, whose exits are to come
   if (entry) {
     draining_.Begin(name);
-    draining_.Expect(name, entry->runner->PrepareDelete());
+    stopping = entry->runner->PrepareDelete();
+    draining_.Expect(name, stopping);
   }
+  // Its waiter goes; what its killed jobs hold is released as they exit.
+  admission_->Forget(name, stopping);
   HPT_RETURN_IF_ERROR(store_->DeleteExperiment(name));
   {
     WriterLock lock(&map_mu_);
@@ -333,7 +359,10 @@ void Controller::OnExit(const std::string& experiment, const std::string& trial,
   // either sees the exit as delivered or finds it in draining_.
   auto entry = FindLoaded(experiment);
   if (entry) entry->runner->NoteExitDelivered(trial);
-  if (draining_.Exited(experiment, trial)) return;  // of a deleted experiment
+  if (draining_.Exited(experiment, trial)) {  // of a deleted experiment
+    admission_->Release(experiment, trial);
+    return;
+  }
   if (!entry) return;
   entry->strand->Post([runner = entry->runner, trial, info] {
     runner->OnExit(trial, info);

@@ -36,6 +36,11 @@ struct ControllerOptions {
   std::string log_dir;     // <log_dir>/<experiment>/<trial>.log
   int64_t max_log_bytes = 0;
   int worker_threads = 4;
+  // What the admission broker shares out between namespaces (admission.h):
+  // the executor's GPUs, CPU cores, bytes of memory. A resource whose
+  // capacity is 0 is unknown: not limited by the broker (the executor
+  // still answers for its GPUs).
+  api::ResourceAmounts capacity;
   // Where the time comes from (tests: tests/testing/fake_clock.h); never null.
   const api::Clock* clock = api::RealClock();
 };
@@ -59,6 +64,10 @@ class Controller : public runner::ExecutorListener {
                const std::string& default_executor);
   // One executor, which every experiment uses.
   Status Start(runner::Executor* executor);
+  // Which trials may start: namespaces' quotas, weights and guarantees are
+  // set here (SetNamespace), and an experiment's creation checks
+  // CheckExperimentQuota (fair_share.h).
+  AdmissionBroker& admission() { return *admission_; }
   // Stops the sweep and every use of the executor, and waits for the work
   // in flight; work queued later (the executor's last callbacks) still runs
   // until destruction. Call before destroying the executor.
@@ -153,6 +162,8 @@ class Controller : public runner::ExecutorListener {
   const Registry<suggestion::Algorithm>* algorithms_;
   const Registry<earlystop::Policy>* policies_;
   ControllerOptions options_;
+  // Before deps_ and pool_: the work they run uses it until they are gone.
+  std::unique_ptr<AdmissionBroker> admission_;
   std::atomic<bool> stopping_{false};
   std::map<std::string, runner::Executor*> executors_;  // set by Start()
   RunnerDeps deps_;

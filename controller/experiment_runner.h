@@ -79,6 +79,10 @@ class ExperimentRunner {
   void OnObservation(const std::string& trial, const api::Observation& observation);
   void OnExit(const std::string& trial, const runner::ExitInfo& info);
   void OnRunning(const std::string& trial);
+  // The admission broker takes the trial's resources back for another
+  // namespace's guarantee: it is stopped and starts again later, under its
+  // name, with its checkpoint folder (runner_admission.cc).
+  void Preempt(const std::string& trial, const std::string& why);
 
   std::string LogPath(const std::string& trial) const;
   // A piece of one of its trials' logs, through its executor.
@@ -116,7 +120,16 @@ class ExperimentRunner {
                                                        bool* store_failed = nullptr) REQUIRES(mu_);
   Status PrepareCheckpointsLocked(const std::vector<api::Trial>& created,
                                   const std::vector<suggestion::Lineage>& lineage) REQUIRES(mu_);
+  void ReconcileLocked() REQUIRES(mu_);
   bool StartTrialLocked(api::Trial& trial) REQUIRES(mu_);  // false: waits for resources
+  // Admission (runner_admission.cc): what the broker is asked for `trial`;
+  // every unstarted Pending trial waits with `reason` and `message`.
+  AdmissionRequest AdmissionRequestFor(const api::Trial& trial) const REQUIRES(mu_);
+  void WaitLocked(const std::string& reason, const std::string& message) REQUIRES(mu_);
+  // The observations a trial started again stored before (event::Started).
+  std::vector<api::Observation> StoredBeforeLocked(const api::Trial& trial) REQUIRES(mu_);
+  // Its checkpoint folder, made now when it has none ("": none can be made).
+  std::optional<std::string> CheckpointDirLocked(const api::Trial& trial) REQUIRES(mu_);
   std::string RecoverJobsLocked(const std::vector<std::string>& trials,
                                 const std::vector<bool>& ended) REQUIRES(mu_);
   void RetryRecoveryLocked() REQUIRES(mu_);
@@ -143,6 +156,8 @@ class ExperimentRunner {
   api::TrialTally tally_ GUARDED_BY(mu_);           // of trials_
   std::map<std::string, size_t> index_ GUARDED_BY(mu_);
   bool exhausted_ GUARDED_BY(mu_) = false;
+  // This Reconcile() left a trial waiting for admission.
+  bool admission_wait_ GUARDED_BY(mu_) = false;
   TrialLedger ledger_ GUARDED_BY(mu_);
   CurveBook curves_ GUARDED_BY(mu_);
   // What NeedsSweep() reads without mu_ (PublishLocked() sets them).

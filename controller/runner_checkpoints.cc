@@ -50,4 +50,33 @@ Status ExperimentRunner::PrepareCheckpointsLocked(
   return Status::Ok();
 }
 
+// Every runner-run trial has a folder ($HPT_CHECKPOINT_DIR), so that one
+// preempted (admission.h) can resume from what it saved there when it
+// starts again. Made at its first start unless the algorithm made it.
+std::optional<std::string> ExperimentRunner::CheckpointDirLocked(const api::Trial& trial) {
+  if (auto found = FindCheckpointDir(exp_.spec, deps_.log_dir, trial.name)) return found;
+  if (deps_.log_dir.empty()) return std::nullopt;  // nowhere of its own to make it
+  const std::string root = CheckpointRoot(exp_.spec, deps_.log_dir);
+  // A trial that runs as another user owns its folder (as in
+  // PrepareCheckpointsLocked).
+  std::optional<runner::RunAs> owner;
+  Status made = Status::Ok();
+  if (std::string user = deps_.RunAsUserOf(exp_.spec.namespace_name); !user.empty()) {
+    StatusOr<runner::RunAs> resolved = runner::ResolveRunAs(user);
+    if (resolved.ok()) {
+      owner = std::move(resolved).value();
+      made = OpenExperimentFolders(deps_.log_dir, name_);
+    } else {
+      made = resolved.status();
+    }
+  }
+  if (made.ok()) made = PrepareCheckpointDir(root, trial.name, "", owner ? &*owner : nullptr);
+  if (!made.ok()) {
+    spdlog::warn("experiment {}: trial {} starts without a checkpoint folder: {}", name_,
+                 trial.name, made.message());
+    return std::nullopt;
+  }
+  return root + "/" + trial.name;
+}
+
 }  // namespace hpt::controller

@@ -137,6 +137,11 @@ std::string ExperimentRunner::RecoverJobsLocked(const std::vector<std::string>& 
     }
     if (answer.job.unknown) why = answer.job.why;
     ApplyLocked(t, answer);
+    // It runs on, holding what it asked for: counted against its
+    // namespace's quota and share as if admitted now.
+    if (answer.job.attached && deps_.admission) {
+      deps_.admission->Claim(AdmissionRequestFor(t), t.start_time_ms > 0 ? t.start_time_ms : Now());
+    }
   }
   return why;
 }

@@ -25,6 +25,13 @@ using api::TrialPhase;
 // leases and its end.
 void ExperimentRunner::Reconcile() {
   Locked lock(this);
+  admission_wait_ = false;
+  ReconcileLocked();
+  // The broker keeps a waiter for it only while one of its trials waits.
+  if (!admission_wait_ && deps_.admission) deps_.admission->Withdraw(name_);
+}
+
+void ExperimentRunner::ReconcileLocked() {
   waiting_for_resources_ = false;
   dirty_ = false;
   // Nothing new starts, and the experiment does not end, before the store
@@ -90,12 +97,30 @@ std::string ExperimentRunner::TrialTokenFor(const std::string& trial) const {
   return TrialToken(deps_.token, name_, trial_token_salt_, trial);
 }
 
-// Launches a Pending trial. False when the executor has no room for it yet
-// (GPUs): every Pending trial then says what it waits for, and the sweep
-// retries.
+// Launches a Pending trial once the admission broker lets it start. False
+// when it may not yet (its fair share, its quota) or the executor has no
+// room for it yet (GPUs): every Pending trial then says what it waits for,
+// and the broker's call or the sweep retries.
 bool ExperimentRunner::StartTrialLocked(Trial& trial) {
+  AdmissionBroker* const broker = deps_.admission;
+  if (broker) {
+    const Decision decision = broker->TryAdmit(AdmissionRequestFor(trial));
+    switch (decision.verdict) {
+      case Verdict::kAdmitted:
+        break;
+      case Verdict::kNeverFits:
+        ApplyLocked(trial, event::Started{FailedPrecondition(decision.message)});
+        return true;  // ended: StartFailed
+      case Verdict::kQuotaExceeded:
+        WaitLocked(kQuotaExceededReason, decision.message);
+        return false;
+      case Verdict::kWaiting:
+        WaitLocked(kWaitingReason, decision.message);
+        return false;
+    }
+  }
   LaunchContext context = LaunchContextFor(trial);
-  context.checkpoint_dir = FindCheckpointDir(exp_.spec, deps_.log_dir, trial.name);
+  context.checkpoint_dir = CheckpointDirLocked(trial);
   StatusOr<runner::LaunchSpec> launch = BuildLaunch(exp_.spec, trial, context);
   if (launch.ok() && !launch->run_as_user.empty()) {
     // Its way to its checkpoint folder (and, under Slurm, to its log).
@@ -106,13 +131,16 @@ bool ExperimentRunner::StartTrialLocked(Trial& trial) {
   StatusOr<runner::JobHandle> job = launch.ok() ? executor()->Start(*launch)
                                                 : StatusOr<runner::JobHandle>(launch.status());
   if (job.status().code() == StatusCode::kUnavailable) {
-    waiting_for_resources_ = true;  // stays Pending; the sweep retries
-    // Every Pending trial of the experiment (they share the template) says
-    // what it waits for ("waiting for 1 GPU (0 of 2 free)").
-    for (Trial& t : trials_) ApplyLocked(t, event::Waiting{job.status().message()});
+    // Admitted, but the executor has no card for it (they are still held,
+    // or fragmented): it waits again ("waiting for 1 GPU (0 of 2 free)").
+    if (broker) broker->Refused(name_, trial.name, job.status().message());
+    WaitLocked(kWaitingReason, job.status().message());
     return false;
   }
-  ApplyLocked(trial, event::Started{std::move(job)});  // the job runs, stored or not
+  if (!job.ok() && broker) broker->Release(name_, trial.name);  // it never ran
+  event::Started started{std::move(job)};
+  if (started.job.ok()) started.stored = StoredBeforeLocked(trial);
+  ApplyLocked(trial, started);  // the job runs, stored or not
   return true;
 }
 
@@ -133,6 +161,8 @@ void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& 
     MutexLock exits(&delivered_mu_);
     delivered_exits_.erase(trial);
   }
+  // Its resources are free (its processes are gone): the next waiter's.
+  if (deps_.admission) deps_.admission->Release(name_, trial);
   // Its end is judged on everything it reported, held observations too; the
   // experiment ends only once they are stored (FlushHeldLocked).
   if (Trial* t = FindLocked(trial)) ApplyLocked(*t, event::Exited{info});

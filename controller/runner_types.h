@@ -14,6 +14,7 @@
 #include "api/clock.h"
 #include "api/registry.h"
 #include "api/types.h"
+#include "controller/admission.h"
 #include "earlystop/policy.h"
 #include "storage/store.h"
 #include "suggestion/algorithm.h"
@@ -84,6 +85,9 @@ struct RunnerDeps {
   std::string RunAsUserOf(const std::string& namespace_name) const {
     return run_as_user_of ? run_as_user_of(namespace_name) : "";
   }
+
+  // Decides which runner-run trial may start (admission.h); null: any.
+  AdmissionBroker* admission = nullptr;
 };
 
 }  // namespace hpt::controller

@@ -14,9 +14,7 @@ using api::TrialPhase;
 
 namespace {
 
-// The reason of a Pending trial the executor has no room for yet.
-constexpr char kWaiting[] = "WaitingForResources";
-// ... and of one submitted to a cluster that has not run it yet.
+// The reason of a Pending trial submitted to a cluster that has not run it yet.
 constexpr char kQueued[] = "QueuedInCluster";
 
 // `later`'s set fields over `earlier`'s.
@@ -52,13 +50,9 @@ Effects TrialLedger::Apply(const Trial& t, const TrialEvent& event, int64_t now)
         if constexpr (std::is_same_v<E, event::Started>) {
           return OnStarted(t, e, now);
         } else if constexpr (std::is_same_v<E, event::Waiting>) {
-          Effects out;
-          if (t.phase != TrialPhase::kPending) return out;
-          if (t.reason == kWaiting && t.message == e.message) return out;
-          out.update.emplace();
-          out.update->reason = kWaiting;
-          out.update->message = e.message;
-          return out;
+          return OnWaiting(t, e);
+        } else if constexpr (std::is_same_v<E, event::Preempt>) {
+          return OnPreempt(t, e);
         } else if constexpr (std::is_same_v<E, event::Running>) {
           Effects out;
           if (t.phase != TrialPhase::kPending) return out;
@@ -107,9 +101,17 @@ Effects TrialLedger::OnStarted(const Trial& t, const event::Started& e, int64_t 
   Effects out;
   storage::TrialUpdate& update = out.update.emplace();
   update.start_time_ms = now;
-  if (t.reason == kWaiting) {
+  if (t.reason == kWaitingReason || t.reason == kQuotaExceededReason ||
+      t.reason == kPreemptedReason) {
     update.reason = "";
     update.message = "";
+  }
+  resumed_.erase(t.name);
+  if (e.job.ok() && !e.stored.empty()) {
+    auto& stored = resumed_[t.name];
+    for (const api::Observation& o : e.stored) {
+      for (const auto& [metric, value] : o.metrics) stored.emplace(o.step, metric);
+    }
   }
   if (e.job.ok() && e.job->queued) {
     // Submitted: Pending until the cluster runs it (Running), saying so.
@@ -149,6 +151,14 @@ Effects TrialLedger::OnObserved(const Trial& t, const event::Observed& e) {
     }
   }
   if (leftovers_.count(t.name)) return out;  // printed after its end
+  if (auto resumed = resumed_.find(t.name); resumed != resumed_.end()) {
+    // Started again from an older checkpoint: steps it reported before
+    // its preemption are stored once.
+    for (auto m = fresh.metrics.begin(); m != fresh.metrics.end();) {
+      m = resumed->second.count({fresh.step, m->first}) ? fresh.metrics.erase(m) : std::next(m);
+    }
+    if (fresh.metrics.empty() && fresh.texts.empty()) return out;
+  }
   if (auto held = held_.find(t.name);
       held != held_.end() && held->second.observations.size() >= kMaxHeldObservations) {
     out.note = "has " + std::to_string(kMaxHeldObservations) +
@@ -163,8 +173,26 @@ Effects TrialLedger::OnObserved(const Trial& t, const event::Observed& e) {
 Effects TrialLedger::OnExited(const Trial& t, const event::Exited& e, int64_t now) {
   leftovers_.erase(t.name);
   replay_.erase(t.name);
+  resumed_.erase(t.name);
   Effects out;
+  std::optional<std::string> preempted;
+  if (auto p = preempted_.find(t.name); p != preempted_.end()) {
+    preempted = p->second;
+    preempted_.erase(p);
+  }
   if (!Active(t)) return out;  // already Killed or EarlyStopped: that phase stays
+  if (preempted) {
+    // Back to Pending, with no job: it starts again under its name, with
+    // its checkpoint folder, once admitted. Not a failure, and not a new
+    // trial of maxTrialCount.
+    storage::TrialUpdate& update = out.update.emplace();
+    update.phase = TrialPhase::kPending;
+    update.reason = kPreemptedReason;
+    update.message = *preempted + "; it starts again under its name, with its checkpoint folder";
+    update.pid = 0;
+    update.job_id = "";
+    return out;
+  }
   // Its end is judged on everything it reported, held observations too.
   Trial reported = t;
   reported.metrics = WithHeld(t);
@@ -180,6 +208,7 @@ Effects TrialLedger::OnStopRequested(const Trial& t, const event::StopRequested&
   out.update->phase = TrialPhase::kKilled;
   out.update->reason = e.reason;
   out.update->completion_time_ms = now;
+  preempted_.erase(t.name);
   // Its exit is reported later and keeps the Killed phase.
   out.kill = HasJob(t);
   Forget(t.name);
@@ -216,6 +245,12 @@ Effects TrialLedger::OnRecovered(const Trial& t, const event::Recovered& e, int6
   const bool unstarted = t.phase == TrialPhase::kPending && t.job_id.empty();
   if (job.attached) {
     out.note = "re-attached to its running job";
+    if (t.reason == kPreemptingReason && !preempted_.count(t.name)) {
+      // The previous server was preempting it: it still is.
+      preempted_[t.name] = t.message;
+      out.kill = true;
+      out.note += ", which was being preempted: stopping it again";
+    }
     if (unstarted) {
       storage::TrialUpdate& found = out.update.emplace();
       found.job_id = job.job_id;

@@ -14,18 +14,27 @@
 //   Started(job)     Pending               Running (pid, job id); or Pending,
 //                                          QueuedInCluster (job id); or
 //                                          Failed StartFailed (start error)
-//   Waiting(msg)     Pending               reason WaitingForResources, msg
-//                                          (only when msg changes)
+//   Waiting(msg, r)  Pending               reason r (WaitingForResources,
+//                                          QuotaExceeded; a preempted trial
+//                                          keeps Preempted), msg (only when
+//                                          they change)
 //   Running          Pending               Running, started now
 //   Observed(o)      any, not a leftover   store o after the held ones;
 //                                          dropped if it replays one stored
 //                                          before a restart; judge
 //   Exited(info)     active                held observations, then the
 //                                          phase of ExitUpdate() (below)
+//                    preempted             Pending, Preempted (see Preempt)
 //                    ended                 held observations only
 //   StopRequested(r) active                Killed (r); kill when it has a job
+//   Preempt(why)     active, with a job    reason Preempting (why); kill; its
+//                                          exit makes it Pending (Preempted,
+//                                          no job), to start again under its
+//                                          name; steps it reported before are
+//                                          stored once (Started's `stored`)
 //   EarlyStop(why)   Running               EarlyStopped (why); kill
-//   Recovered(job)   unknown answer        nothing now: asked again after
+//   Recovered(job)   Preempting, attached  as Preempt: kill again
+//                    unknown answer        nothing now: asked again after
 //                                          kRecoveryRetryMs (RecoveryDue)
 //                    ended, attached       kill; a leftover: its output and
 //                                          exit store nothing new
@@ -57,14 +66,33 @@
 
 namespace hpt::controller {
 
+// The reasons of a Pending trial: the executor or the admission broker
+// (controller/admission.h) has no room for it yet; its namespace's quota
+// is used up; it was preempted and waits to start again.
+inline constexpr char kWaitingReason[] = "WaitingForResources";
+inline constexpr char kQuotaExceededReason[] = "QuotaExceeded";
+inline constexpr char kPreemptedReason[] = "Preempted";
+// ... and of a Running one being preempted.
+inline constexpr char kPreemptingReason[] = "Preempting";
+
 namespace event {
 // The executor's answer to Start() (not Unavailable: see Waiting).
 struct Started {
   StatusOr<runner::JobHandle> job;
+  // A trial started again (preempted before): the observations stored of
+  // its earlier runs. A step and metric among them reported again (it
+  // resumed from an older checkpoint) is not stored twice.
+  std::vector<api::Observation> stored;
 };
-// The executor has no room for it yet (GPUs): `message` says what it waits for.
+// It cannot start yet: `message` says what it waits for; `reason`
+// kWaitingReason or kQuotaExceededReason.
 struct Waiting {
   std::string message;
+  std::string reason = kWaitingReason;
+};
+// A namespace under its guaranteed share takes its resources back: `why`.
+struct Preempt {
+  std::string why;
 };
 // A job queued in a cluster started.
 struct Running {};
@@ -101,7 +129,8 @@ struct LeaseTick {};
 
 using TrialEvent =
     std::variant<event::Started, event::Waiting, event::Running, event::Observed, event::Exited,
-                 event::StopRequested, event::EarlyStop, event::Recovered, event::Renewed, event::LeaseTick>;
+                 event::StopRequested, event::EarlyStop, event::Recovered, event::Renewed,
+                 event::LeaseTick, event::Preempt>;
 
 struct Effects {
   // Store these, in order, then `update`; the cached trial follows `update`
@@ -164,6 +193,8 @@ class TrialLedger {
 
  private:
   Effects OnStarted(const api::Trial& t, const event::Started& e, int64_t now);
+  Effects OnWaiting(const api::Trial& t, const event::Waiting& e);
+  Effects OnPreempt(const api::Trial& t, const event::Preempt& e);
   Effects OnObserved(const api::Trial& t, const event::Observed& e);
   Effects OnExited(const api::Trial& t, const event::Exited& e, int64_t now);
   Effects OnStopRequested(const api::Trial& t, const event::StopRequested& e, int64_t now);
@@ -177,6 +208,11 @@ class TrialLedger {
   // Re-attached trials: the observations stored before the restart not met
   // again yet as their output is read anew (those met are replays).
   std::map<std::string, std::vector<api::Observation>> replay_;
+  // Trials being preempted (their exit makes them Pending), and why.
+  std::map<std::string, std::string> preempted_;
+  // Trials started again after a preemption: the (step, metric) pairs
+  // stored before, which are not stored again.
+  std::map<std::string, std::set<std::pair<int64_t, std::string>>> resumed_;
   // Re-attached trials stored as ended that still ran: stopped, and
   // nothing new of theirs stored.
   std::set<std::string> leftovers_;

@@ -54,6 +54,26 @@ TEST(CheckpointsTest, FoldersGoUnderTheLogsUnlessTheGivenPathIsWritable) {
   EXPECT_EQ(SuggestionTrialDir(PbtSpec("/x/")), "/x/");
 }
 
+unsigned Mode(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 0777;
+}
+
+// Every runner-run trial's folder is made at its first start, before its
+// log: the log folders it makes on the way are as private as the log's.
+TEST(CheckpointsTest, FoldersMadeOnTheWayArePrivate) {
+  TempDir dir;
+  fs::permissions(dir.path(), fs::perms(0750), fs::perm_options::replace);
+  const std::string logs = dir.File("data/logs");
+  ASSERT_TRUE(PrepareCheckpointDir(logs + "/exp/checkpoints", "exp-1", "").ok());
+  for (const std::string& made : {dir.File("data"), logs, logs + "/exp",
+                                  logs + "/exp/checkpoints", logs + "/exp/checkpoints/exp-1"}) {
+    EXPECT_EQ(Mode(made), 0700u) << made;
+  }
+  EXPECT_EQ(Mode(dir.path()), 0750u) << "a folder that was there is left as it was";
+}
+
 TEST(CheckpointsTest, AChildStartsFromACopyOfItsParentsFolder) {
   TempDir dir;
   const std::string root = dir.File("root");
