@@ -67,6 +67,11 @@ Controller::Controller(storage::Store* store,
     auto it = namespaces_.find(namespace_name);
     return it == namespaces_.end() ? std::string() : it->second.run_as_user;
   };
+  deps_.slurm_account_of = [this](const std::string& namespace_name) {
+    MutexLock lock(&ns_mu_);
+    auto it = namespaces_.find(namespace_name);
+    return it == namespaces_.end() ? std::string() : it->second.slurm_account;
+  };
 }
 
 void Controller::SetNamespace(const api::Namespace& ns) {

@@ -89,6 +89,7 @@ LaunchContext ExperimentRunner::LaunchContextFor(const Trial& trial) const {
   context.hpt_binary = deps_.hpt_binary;
   context.trial_token = TrialTokenFor(trial.name);
   context.run_as_user = deps_.RunAsUserOf(exp_.spec.namespace_name);
+  context.slurm_account = deps_.SlurmAccountOf(exp_.spec.namespace_name);
   return context;
 }
 

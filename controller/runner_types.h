@@ -82,6 +82,13 @@ struct RunnerDeps {
   // not call into a runner.
   std::function<std::string(const std::string& namespace_name)> run_as_user_of;
 
+  // Its slurmAccount ("account[:qos]"), likewise; "": the executor's own.
+  std::function<std::string(const std::string& namespace_name)> slurm_account_of;
+
+  std::string SlurmAccountOf(const std::string& namespace_name) const {
+    return slurm_account_of ? slurm_account_of(namespace_name) : "";
+  }
+
   std::string RunAsUserOf(const std::string& namespace_name) const {
     return run_as_user_of ? run_as_user_of(namespace_name) : "";
   }

@@ -19,6 +19,7 @@ runner::LaunchSpec BaseLaunch(const api::ExperimentSpec& spec, const api::Trial&
   launch.collector = spec.metrics_collector;
   launch.resources = tmpl.resources;
   launch.run_as_user = context.run_as_user;
+  launch.slurm_account = context.slurm_account;
   for (const api::ObjectiveMetric& m : api::Objectives(spec.objective)) {
     launch.metric_names.push_back(m.metric_name);
   }

@@ -29,6 +29,8 @@ struct LaunchContext {
   // The user the trial runs as (its namespace's runAsUser); "": the
   // server's.
   std::string run_as_user;
+  // Its namespace's slurmAccount ("account[:qos]"); "": the executor's.
+  std::string slurm_account;
 };
 
 // The launch without its command and environment: what identifies the job

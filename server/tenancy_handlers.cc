@@ -28,6 +28,12 @@ json NamespaceJson(const ApiContext& ctx, const api::Namespace& ns) {
   json j = api::NamespaceToJson(ns);
   json usage = json::object();
   if (auto n = ctx.store->CountExperiments(ns.name); n.ok()) usage["experiments"] = *n;
+  // What its trials hold now, as the admission broker counts it.
+  const controller::NamespaceUse use = ctx.controller->admission().Use(ns.name);
+  usage["runningTrials"] = use.running;
+  usage["gpu"] = use.used.gpu;
+  usage["cpu"] = use.used.cpu;
+  usage["memory"] = use.used.memory;
   j["usage"] = usage;
   return j;
 }

@@ -49,6 +49,10 @@ struct LaunchSpec {
   // executor switches in the trial's process, after its cgroup, limits and
   // log (which stays the server's); Slurm is asked for --uid/--gid.
   std::string run_as_user;
+  // The Slurm account, and QOS after a ':', the job is charged to (a
+  // namespace's slurmAccount, "ml" or "ml:high"); "": the executor's
+  // --slurm-account. Other executors ignore it.
+  std::string slurm_account;
 };
 
 // A started trial: the process-group id, and an opaque id that names the job

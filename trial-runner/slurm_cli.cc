@@ -54,7 +54,9 @@ std::vector<std::string> SlurmCli::SubmitCommand(const SlurmSubmit& job) const {
                                    "--open-mode=append"};
   if (!job.working_dir.empty()) argv.push_back("--chdir=" + job.working_dir);
   if (!options_.partition.empty()) argv.push_back("--partition=" + options_.partition);
-  if (!options_.account.empty()) argv.push_back("--account=" + options_.account);
+  const std::string& account = job.account.empty() ? options_.account : job.account;
+  if (!account.empty()) argv.push_back("--account=" + account);
+  if (!job.qos.empty()) argv.push_back("--qos=" + job.qos);
   if (job.shards > 0) {
     argv.push_back("--gres=shard:" + std::to_string(job.shards));
   } else if (job.gpus > 0) {

@@ -50,6 +50,10 @@ struct SlurmSubmit {
   // from root alone); -1: the submitter's.
   int64_t uid = -1;
   int64_t gid = -1;
+  // --account and --qos for this job (a namespace's); "": the options'
+  // account, and the account's default QOS.
+  std::string account;
+  std::string qos;
 };
 
 struct SlurmJob {

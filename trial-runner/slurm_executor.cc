@@ -189,6 +189,10 @@ class SlurmExecutor : public Executor {
       submit.uid = run_as->uid;
       submit.gid = run_as->gid;
     }
+    // Its namespace's account ("account[:qos]").
+    const size_t colon = spec.slurm_account.find(':');
+    submit.account = spec.slurm_account.substr(0, colon);
+    if (colon != std::string::npos) submit.qos = spec.slurm_account.substr(colon + 1);
     // Slurm can refuse for a moment (a busy controller): the runner keeps
     // the trial Pending and tries again.
     HPT_ASSIGN_OR_RETURN(std::string id, slurm_.Submit(submit));

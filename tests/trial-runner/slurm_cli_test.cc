@@ -44,6 +44,26 @@ TEST(SlurmCliTest, AJobForAnotherUserIsSubmittedWithItsUidAndGid) {
   EXPECT_EQ(argv.back(), "--wrap=exec 'train' '--x=1'") << "options come before the command";
 }
 
+// A namespace's slurmAccount ("account[:qos]") is the job's, over the
+// executor's --slurm-account.
+TEST(SlurmCliTest, AJobOfANamespaceIsChargedToItsAccountAndQos) {
+  SlurmSubmit job;
+  job.name = "hpt.team-a/e.e-1.0badf00d";
+  job.argv = {"train"};
+  job.output_path = "/data/logs/e/e-1.log";
+  SlurmOptions options;
+  options.account = "everyone";
+  auto argv = SlurmCli(options).SubmitCommand(job);
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--account=everyone"), argv.end());
+  for (const std::string& arg : argv) EXPECT_EQ(arg.rfind("--qos", 0), std::string::npos) << arg;
+  job.account = "vision";
+  job.qos = "high";
+  argv = SlurmCli(options).SubmitCommand(job);
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--account=vision"), argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--qos=high"), argv.end());
+  EXPECT_EQ(std::find(argv.begin(), argv.end(), "--account=everyone"), argv.end());
+}
+
 constexpr char kEnd[] = "#hpt0123abcd4567ef89#";
 
 TEST(SlurmCliTest, JobsAreAskedOfSqueueForOneUserWithTheNameLast) {
