@@ -14,6 +14,7 @@
 #include "cli/hide_secrets.h"
 #include "cli/local_server.h"
 #include "cli/profiles.h"
+#include "cli/tenancy_cli.h"
 #include "trial-runner/trial_shim.h"
 
 namespace {
@@ -204,6 +205,8 @@ int main(int argc, char** argv) {
   import_cmd->add_option("--json", import.json, "A JSON file: {\"trials\": [...]} (see the API)");
   import_cmd->add_option("--from", import.from, "An earlier experiment over the same space");
 
+  TenancyCli tenancy(app, conn, connection_flags, kNameCheck);
+
   NasDartsOptions darts;
   auto* nas_cmd = app.add_subcommand("nas", "Neural architecture search")->require_subcommand(1);
   auto* darts_cmd = nas_cmd->add_subcommand(
@@ -251,6 +254,7 @@ int main(int argc, char** argv) {
   if (*serve_cmd) return Serve(serve);
   if (*validate_cmd) return Validate(file);
   if (*darts_cmd) return NasDarts(darts);
+  if (std::optional<int> code = tenancy.Dispatch()) return *code;
   // The experiment commands' namespace: --namespace, else $HPT_NAMESPACE.
   std::string& namespace_name = *run_cmd ? run.namespace_name : conn.namespace_name;
   auto resolved = ResolveNamespace(namespace_name,
