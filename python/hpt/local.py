@@ -48,7 +48,9 @@ class LocalServer(Client):
         atexit.register(self.stop)
         try:
             url = self._wait_for_url(timeout)
-            super().__init__(url, token="")
+            # Its own fresh server: the default namespace, whatever
+            # $HPT_NAMESPACE says for the team's shared one.
+            super().__init__(url, token="", namespace="default")
             self._wait_until_healthy(timeout)
         except BaseException:
             self.stop()
