@@ -31,10 +31,11 @@ class Unauthenticated(ApiError):
 
 
 class PermissionDenied(ApiError):
-    """403: the key is known but its role may not do this, e.g. a viewer
-    creating, changing or stopping an experiment, or a member calling an
-    admin-only route. (Outside the caller's namespaces the server answers
-    404, as if nothing were there.)"""
+    """403: the key is known but may not do this: a viewer creating,
+    changing or stopping an experiment, a member calling an admin-only
+    route, or a namespace's quota.experiments reached (the message says
+    which). Outside the caller's namespaces the server answers 404, as if
+    nothing were there."""
 
 
 def api_error(code: int, status: str, message: str, method: Optional[str] = None,
