@@ -31,19 +31,21 @@ bool OneLineValue(const std::string& value) {
   return true;
 }
 
-// Makes `folder` (and missing parents) 0700; an existing `folder` of this
-// user is narrowed to 0700.
-Status MakePrivateFolder(const std::string& folder) {
+// Makes `folder` (and missing parents) 0700. `narrow`: an existing
+// `folder` of this user is made 0700 too (hpt's own folder, not ~/.config).
+Status MakePrivateFolder(const std::string& folder, bool narrow) {
   if (folder.empty()) return Status::Ok();
   struct stat st;
   if (::stat(folder.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode)) return FailedPrecondition(folder + " is not a folder");
-    if (st.st_uid == ::geteuid() && (st.st_mode & 077) != 0) ::chmod(folder.c_str(), 0700);
+    if (narrow && st.st_uid == ::geteuid() && (st.st_mode & 077) != 0) {
+      ::chmod(folder.c_str(), 0700);
+    }
     return Status::Ok();
   }
   const size_t slash = folder.find_last_of('/');
   if (slash != std::string::npos && slash > 0) {
-    HPT_RETURN_IF_ERROR(MakePrivateFolder(folder.substr(0, slash)));
+    HPT_RETURN_IF_ERROR(MakePrivateFolder(folder.substr(0, slash), /*narrow=*/false));
   }
   if (::mkdir(folder.c_str(), 0700) != 0 && errno != EEXIST) {
     return FailedPrecondition("cannot create " + folder + ": " + std::strerror(errno));
@@ -154,7 +156,8 @@ Status WriteProfiles(const std::string& path, const std::vector<Profile>& profil
     if (!p.key.empty()) text += "key = " + p.key + "\n";
   }
   const size_t slash = path.find_last_of('/');
-  HPT_RETURN_IF_ERROR(MakePrivateFolder(slash == std::string::npos ? "" : path.substr(0, slash)));
+  HPT_RETURN_IF_ERROR(
+      MakePrivateFolder(slash == std::string::npos ? "" : path.substr(0, slash), /*narrow=*/true));
   // Written beside it and renamed over it: never half a file, and never a
   // moment with the keys in a file others may read.
   const std::string temp = path + ".tmp-" + std::to_string(::getpid());

@@ -27,12 +27,16 @@ class LoginCliTest : public TenancyCliTest {
 };
 
 TEST_F(LoginCliTest, LoginKeepsAPrivateProfileThatLaterCommandsUse) {
+  // $XDG_CONFIG_HOME is the user's: hpt narrows only its own folder.
+  ASSERT_EQ(::mkdir(dir_.File("config").c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(dir_.File("config").c_str(), 0755), 0);
   ASSERT_EQ(RunHpt({"login", server_->url(), "--key-file", dir_.File("ann.key")}, &out_, &err_), 0)
       << err_;
   EXPECT_NE(out_.find("logged in to " + server_->url() + " as ann: member of team-a"),
             std::string::npos) << out_;
   EXPECT_EQ(Mode(Config()), 0600);
   EXPECT_EQ(Mode(dir_.File("config/hpt")), 0700);
+  EXPECT_EQ(Mode(dir_.File("config")), 0755);
   EXPECT_NE(ReadFile(Config()).find("key = " + key_), std::string::npos);
 
   // No --server, no --token-file: the profile's.
