@@ -43,7 +43,17 @@ TEST_F(LoginCliTest, LoginKeepsAPrivateProfileThatLaterCommandsUse) {
   ASSERT_EQ(RunHpt({"whoami"}, &out_, &err_), 0) << err_;
   EXPECT_NE(out_.find("ann: member of team-a"), std::string::npos) << out_;
   EXPECT_NE(out_.find("(profile 'default')"), std::string::npos) << out_;
+  // `hpt run` goes to the profile's server, not an embedded one.
+  WriteFile(dir_.File("run.yaml"),
+            "name: by-profile\nnamespace: team-a\n"
+            "objective: {type: minimize, objectiveMetricName: loss}\n"
+            "algorithm: {algorithmName: random}\nmaxTrialCount: 1\n"
+            "parameters: [{name: x, parameterType: double, feasibleSpace: {min: '0', max: '1'}}]\n"
+            "trialTemplate: {command: [sh, -c, 'echo loss=0.5']}\n");
+  ASSERT_EQ(RunHpt({"run", "--quiet", dir_.File("run.yaml")}, &out_, &err_), 0) << out_ << err_;
+  EXPECT_NE(out_.find("submitted to " + server_->url() + "\n"), std::string::npos) << out_;
   ASSERT_EQ(RunHpt({"list", "-n", "team-a"}, &out_, &err_), 0) << err_;
+  EXPECT_NE(out_.find("by-profile"), std::string::npos) << out_;
   ASSERT_EQ(RunHpt({"namespace", "list"}, &out_, &err_), 0) << err_;
   EXPECT_NE(out_.find("team-a"), std::string::npos) << out_;
   // The profile's key goes to its own server only.
