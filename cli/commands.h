@@ -10,12 +10,16 @@
 
 namespace hpt::cli {
 
-// Where the client subcommands find the server.
+// Where the client subcommands find the server (resolved as endpoint.h
+// says), and the namespace their experiments are in.
 struct Connection {
-  std::string server;      // --server, $HPT_SERVER, $HPT_URL or http://127.0.0.1:8750
-  // --token-file; when empty $HPT_TOKEN, else the token `hpt run` left for
-  // a loopback server (cli/local_server.h)
-  std::string token_file;
+  std::string server;      // --server as given
+  bool server_given = false;  // whether --server was given (even "")
+  std::string token_file;  // --token-file as given
+  std::string profile;     // --profile as given
+  // --namespace or $HPT_NAMESPACE (ResolveNamespace); "" for `default`.
+  std::string namespace_name;
+  std::string namespace_from;  // "--namespace", "$HPT_NAMESPACE" or ""
   std::string output;      // --output: "" (the command's default), table, json, yaml, csv
   std::string db;          // --db: read this database file, no server (read commands)
   std::string read_command;  // a read command as typed, for the hint when unreachable
@@ -46,6 +50,11 @@ struct RunOptions {
   // answers, else an embedded one started there.
   std::string server;
   std::string token_file;
+  std::string profile;
+  // --namespace or $HPT_NAMESPACE (from says which, for a conflict with the
+  // file's own `namespace:`); "" when neither.
+  std::string namespace_name;
+  std::string namespace_from;
   std::string db;  // the embedded server's database; given: always embedded
 
   bool quiet = false;
@@ -118,7 +127,8 @@ std::string DefaultUiDir();
 int Fail(const std::string& message, int code = 1);
 // The same for a Status, whose code picks the exit code (documented in the
 // README): 2 invalid input, 3 not found, 4 conflict (exists, wrong state),
-// 5 the server cannot be reached, 1 anything else.
+// 5 the server cannot be reached, 6 not allowed (no or a refused key, a
+// role that may not), 1 anything else.
 int Fail(const Status& status);
 
 }  // namespace hpt::cli

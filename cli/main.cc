@@ -4,12 +4,17 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <vector>
 
 #include "api/version.h"
 #include "api/validation.h"
 #include "cli/commands.h"
+#include "cli/endpoint.h"
 #include "cli/hide_secrets.h"
 #include "cli/local_server.h"
+#include "cli/profiles.h"
+#include "cli/tenancy_cli.h"
 #include "trial-runner/trial_shim.h"
 
 namespace {
@@ -51,7 +56,17 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("hpt ") + hpt::kVersion);
   Connection conn;
-  conn.server = DefaultServerUrl();
+  // Names go into request paths: one that is no DNS label (as every stored
+  // name is) could change the path ('exp#1' would address 'exp').
+  const CLI::Validator kNameCheck(
+      [](std::string& v) {
+        return hpt::api::IsDnsLabel(v) ? std::string()
+                                  : "'" + v + "' is not a name hpt gives (a lowercase DNS "
+                                              "label: a-z, 0-9 and '-')";
+      },
+      "NAME");
+  const CLI::Validator kProfileCheck(
+      [](std::string& v) { return ProfileNameProblem(v); }, "PROFILE");
 
   ServeOptions serve;
   auto* serve_cmd = app.add_subcommand("serve", "Run the tuning server");
@@ -100,6 +115,14 @@ int main(int argc, char** argv) {
                       "Server URL (default: the one at $HPT_SERVER or http://127.0.0.1:8750 "
                       "if it answers, else an embedded one started there)");
   run_cmd->add_option("--token-file", run.token_file, "Bearer token file for --server");
+  run_cmd->add_option("--profile", run.profile,
+                      "hpt login profile whose server and key to use (default $HPT_PROFILE "
+                      "or 'default')")
+      ->check(kProfileCheck);
+  run_cmd->add_option("-n,--namespace", run.namespace_name,
+                      "Namespace to create it in (default: the file's namespace:, "
+                      "$HPT_NAMESPACE, or default)")
+      ->check(kNameCheck);
   run_cmd->add_option("--db", run.db,
                       "Run an embedded server on this database (default hpt-data/hpt.db "
                       "when no server answers)");
@@ -112,23 +135,27 @@ int main(int argc, char** argv) {
   std::string name, trial;
   bool follow = false;
   enum Kind { kWrite = 0, kRead = 1, kOutput = 2 };
-  // Names go into request paths: one that is no DNS label (as every stored
-  // name is) could change the path ('exp#1' would address 'exp').
-  const CLI::Validator kNameCheck(
-      [](std::string& v) {
-        return hpt::api::IsDnsLabel(v) ? std::string()
-                                  : "'" + v + "' is not a name hpt gives (a lowercase DNS "
-                                              "label: a-z, 0-9 and '-')";
-      },
-      "NAME");
+  // Where a client command goes and with which key (endpoint.h).
+  std::vector<CLI::Option*> server_flags;
+  auto connection_flags = [&](CLI::App* sub) {
+    server_flags.push_back(sub->add_option(
+        "--server", conn.server,
+        "Server URL (default $HPT_SERVER, the profile's, or http://127.0.0.1:8750)"));
+    sub->add_option("--token-file", conn.token_file,
+                    "Bearer token or API key file (default $HPT_TOKEN, the profile's key, or "
+                    "the token `hpt run` left for its local server)");
+    sub->add_option("--profile", conn.profile,
+                    "hpt login profile whose server and key to use (default $HPT_PROFILE or "
+                    "'default')")
+        ->check(kProfileCheck);
+  };
   auto client = [&](const std::string& cmd, const std::string& help, bool needs_name,
                     int kind) {
     auto* sub = app.add_subcommand(cmd, help);
-    sub->add_option("--server", conn.server, "Server URL (default $HPT_SERVER or "
-                                              "http://127.0.0.1:8750)");
-    sub->add_option("--token-file", conn.token_file,
-                    "Bearer token file (default $HPT_TOKEN, or the token `hpt run` left "
-                    "for its local server)");
+    connection_flags(sub);
+    sub->add_option("-n,--namespace", conn.namespace_name,
+                    "The experiment's namespace (default $HPT_NAMESPACE, else default)")
+        ->check(kNameCheck);
     if (needs_name) {
       sub->add_option("name", name, "Experiment name")->required()->check(kNameCheck);
     }
@@ -178,6 +205,8 @@ int main(int argc, char** argv) {
   import_cmd->add_option("--json", import.json, "A JSON file: {\"trials\": [...]} (see the API)");
   import_cmd->add_option("--from", import.from, "An earlier experiment over the same space");
 
+  TenancyCli tenancy(app, conn, connection_flags, kNameCheck);
+
   NasDartsOptions darts;
   auto* nas_cmd = app.add_subcommand("nas", "Neural architecture search")->require_subcommand(1);
   auto* darts_cmd = nas_cmd->add_subcommand(
@@ -220,10 +249,19 @@ int main(int argc, char** argv) {
   for (auto* read : {list_cmd, get_cmd, trials_cmd, best_cmd, logs_cmd, export_cmd, watch_cmd}) {
     if (*read) conn.read_command = CommandLine(argc, argv);
   }
+  for (const CLI::Option* flag : server_flags) conn.server_given |= flag->count() > 0;
   HideSecretArguments(argc, argv);
   if (*serve_cmd) return Serve(serve);
-  if (*run_cmd) return Run(run);
   if (*validate_cmd) return Validate(file);
+  if (*darts_cmd) return NasDarts(darts);
+  if (std::optional<int> code = tenancy.Dispatch()) return *code;
+  // The experiment commands' namespace: --namespace, else $HPT_NAMESPACE.
+  std::string& namespace_name = *run_cmd ? run.namespace_name : conn.namespace_name;
+  auto resolved = ResolveNamespace(namespace_name,
+                                   *run_cmd ? &run.namespace_from : &conn.namespace_from);
+  if (!resolved.ok()) return Fail(resolved.status());
+  namespace_name = *resolved;
+  if (*run_cmd) return Run(run);
   if (*list_cmd) return List(conn);
   if (*get_cmd) return Get(conn, name);
   if (*trials_cmd) return Trials(conn, name);
@@ -236,6 +274,5 @@ int main(int argc, char** argv) {
   if (*delete_cmd) return Delete(conn, name);
   if (*enqueue_cmd) return Enqueue(conn, name, enqueue);
   if (*import_cmd) return Import(conn, name, import);
-  if (*darts_cmd) return NasDarts(darts);
   return Fail("no subcommand given (see hpt --help)", 2);
 }

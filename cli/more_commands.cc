@@ -5,6 +5,7 @@
 
 #include "api/spec_codec.h"
 #include "cli/commands.h"
+#include "client/api_paths.h"
 #include <set>
 
 #include "cli/output.h"
@@ -17,7 +18,7 @@ using nlohmann::json;
 int Best(const Connection& c, const std::string& name) {
   auto client = Connect(c);
   if (!client.ok()) return Fail(client.status());
-  auto exp = (*client)->Json("GET", "/api/v1/experiments/" + name);
+  auto exp = (*client)->Json("GET", hpt::client::ExperimentPath(c.namespace_name, name));
   if (!exp.ok()) return Fail(exp.status());
   if ((*exp)["status"].contains("paretoFront")) {  // several objectives
     const json& front = (*exp)["status"]["paretoFront"];
@@ -39,7 +40,7 @@ int Best(const Connection& c, const std::string& name) {
     // Name what was wanted and what the trials did report (a misspelt
     // objective is the usual cause).
     std::set<std::string> seen;
-    auto trials = (*client)->Json("GET", "/api/v1/experiments/" + name + "/trials");
+    auto trials = (*client)->Json("GET", hpt::client::ExperimentPath(c.namespace_name, name, "/trials"));
     if (trials.ok()) {
       for (const auto& t : (*trials)["trials"]) {
         for (const auto& m : t["metrics"]) seen.insert(m.value("name", ""));
@@ -83,10 +84,10 @@ int Resume(const Connection& c, const std::string& name, const ResumeOptions& op
   if (body.empty()) return Fail("give --max-trials, --parallel or --max-failed", 2);
   auto client = Connect(c);
   if (!client.ok()) return Fail(client.status());
-  auto r = (*client)->Json("PATCH", "/api/v1/experiments/" + name, body);
+  auto r = (*client)->Json("PATCH", hpt::client::ExperimentPath(c.namespace_name, name), body);
   if (!r.ok()) return Fail(r.status());
   const json& status = (*r)["status"];
-  std::cout << "experiment '" << name << "' " << status.value("phase", "") << ", maxTrialCount "
+  std::cout << DescribeExperiment(c.namespace_name, name) << " " << status.value("phase", "") << ", maxTrialCount "
             << (*r)["spec"].value("maxTrialCount", 0) << "\n";
   return 0;
 }
@@ -95,7 +96,7 @@ int Logs(const Connection& c, const std::string& name, const std::string& trial,
          bool follow) {
   auto client = Connect(c);
   if (!client.ok()) return Fail(client.status());
-  const std::string path = "/api/v1/experiments/" + name + "/trials/" + TrialName(name, trial);
+  const std::string path = hpt::client::ExperimentPath(c.namespace_name, name, "/trials/" + TrialName(name, trial));
   constexpr size_t kChunk = 1 << 20;
   size_t printed = 0;
   while (true) {
@@ -133,9 +134,9 @@ std::string TextOf(const json& v) {
 int Export(const Connection& c, const std::string& name) {
   auto client = Connect(c);
   if (!client.ok()) return Fail(client.status());
-  auto exp = (*client)->Json("GET", "/api/v1/experiments/" + name);
+  auto exp = (*client)->Json("GET", hpt::client::ExperimentPath(c.namespace_name, name));
   if (!exp.ok()) return Fail(exp.status());
-  auto trials = (*client)->Json("GET", "/api/v1/experiments/" + name + "/trials");
+  auto trials = (*client)->Json("GET", hpt::client::ExperimentPath(c.namespace_name, name, "/trials"));
   if (!trials.ok()) return Fail(trials.status());
   const json& objective = (*exp)["spec"]["objective"];
   std::vector<std::string> params, metrics = {objective.value("objectiveMetricName", "")};

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "api/spec_codec.h"
+#include "api/tenancy.h"
 #include "api/text.h"
 #include "cli/local_server.h"
 #include "cli/offline_client.h"
@@ -16,17 +17,14 @@ namespace hpt::cli {
 
 using nlohmann::json;
 
-StatusOr<std::string> ResolveToken(const std::string& token_file, const std::string& url) {
-  if (!token_file.empty()) return ReadTokenFile(token_file);
-  const char* env = std::getenv("HPT_TOKEN");
-  if (env && *env) return std::string(env);
-  return RuntimeTokenFor(url);
-}
-
-StatusOr<std::unique_ptr<hpt::client::ApiClient>> Connect(const Connection& c) {
+StatusOr<std::unique_ptr<hpt::client::ApiClient>> Connect(const Connection& c, Endpoint* used) {
   if (!c.db.empty()) return OpenOfflineClient(c.db);
-  HPT_ASSIGN_OR_RETURN(std::string token, ResolveToken(c.token_file, c.server));
-  return WithReachHint(hpt::client::NewApiClient(c.server, token), c.read_command);
+  HPT_ASSIGN_OR_RETURN(Endpoint endpoint, ResolveEndpoint(c.server_given ? std::optional<std::string>(c.server) : std::nullopt,
+                                       c.token_file, c.profile));
+  auto client = WithReachHint(hpt::client::NewApiClient(endpoint.url, endpoint.token),
+                              c.read_command);
+  if (used) *used = std::move(endpoint);
+  return client;
 }
 
 bool PrintAs(const json& doc, const std::string& format, std::ostream& out) {
@@ -59,6 +57,20 @@ std::string ShortValue(const std::string& text) {
   if (text.find_first_of(".eE") == std::string::npos) return text;  // an integer or a word
   auto n = api::ParseNumber(text);
   return n ? ShortNumber(*n) : text;
+}
+
+std::string InNamespace(const std::string& namespace_name) {
+  if (namespace_name.empty() || namespace_name == api::kDefaultNamespace) return "";
+  return " in namespace '" + namespace_name + "'";
+}
+
+std::string DescribeExperiment(const std::string& namespace_name, const std::string& name) {
+  return "experiment '" + name + "'" + InNamespace(namespace_name);
+}
+
+std::string NamespaceFlag(const std::string& namespace_name) {
+  if (namespace_name.empty() || namespace_name == api::kDefaultNamespace) return "";
+  return " --namespace " + namespace_name;
 }
 
 std::string TrialName(const std::string& experiment, const std::string& trial) {

@@ -10,17 +10,17 @@
 
 #include "api/status.h"
 #include "cli/commands.h"
+#include "cli/endpoint.h"
 #include "cli/table.h"
 #include "client/api_client.h"
 
 namespace hpt::cli {
 
-// A client for the server in `c`, with the token from the file, $HPT_TOKEN
-// or `hpt run`'s runtime file; with `c.db`, one that reads that database.
-StatusOr<std::unique_ptr<hpt::client::ApiClient>> Connect(const Connection& c);
-// The token in `token_file`, else $HPT_TOKEN, else the one `hpt run` left
-// for a loopback `url`, else "".
-StatusOr<std::string> ResolveToken(const std::string& token_file, const std::string& url);
+// A client for the server and credential `c` resolves to (endpoint.h); with
+// `c.db`, one that reads that database. `used`, when given, gets the
+// endpoint (left empty for `c.db`).
+StatusOr<std::unique_ptr<hpt::client::ApiClient>> Connect(const Connection& c,
+                                                          Endpoint* used = nullptr);
 
 // Trials sorted by their objectiveValue (best first; trials without one
 // last), the value shown under the objective metric.
@@ -48,6 +48,14 @@ std::string ShortNumber(double value);
 // A parameter value as text: a number with a fraction shortened as
 // ShortNumber does; integers and anything else as they are.
 std::string ShortValue(const std::string& text);
+
+// " in namespace 'team-a'" outside `default` ("" there and for ""): how
+// messages name where an experiment is.
+std::string InNamespace(const std::string& namespace_name);
+// "experiment 'x'" and InNamespace's words.
+std::string DescribeExperiment(const std::string& namespace_name, const std::string& name);
+// " --namespace team-a" outside `default`, for the commands hints print.
+std::string NamespaceFlag(const std::string& namespace_name);
 
 // A trial named by its index ("10") or by its name ("exp-10").
 std::string TrialName(const std::string& experiment, const std::string& trial);

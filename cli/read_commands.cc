@@ -3,6 +3,7 @@
 
 #include "api/spec_codec.h"
 #include "cli/commands.h"
+#include "client/api_paths.h"
 #include "controller/builtins.h"
 #include "cli/output.h"
 #include "cli/spec_file.h"
@@ -25,6 +26,10 @@ int Fail(const Status& status) {
     case StatusCode::kAlreadyExists:
     case StatusCode::kFailedPrecondition: code = 4; break;
     case StatusCode::kUnavailable: code = 5; break;
+    case StatusCode::kUnauthenticated:
+      // The server's words say what it wanted; these say how to give it.
+      return Fail(status.message() + " (hpt login URL, or --token-file FILE)", 6);
+    case StatusCode::kPermissionDenied: code = 6; break;
     default: break;
   }
   return Fail(status.message(), code);
@@ -74,7 +79,7 @@ Table ExperimentTable(const json& experiments, bool csv) {
 int List(const Connection& c) {
   auto client = Connect(c);
   if (!client.ok()) return Fail(client.status());
-  auto r = (*client)->Json("GET", "/api/v1/experiments");
+  auto r = (*client)->Json("GET", hpt::client::ExperimentsPath(c.namespace_name));
   if (!r.ok()) return Fail(r.status());
   if (PrintAs(*r, c.output, std::cout)) return 0;
   Table table = ExperimentTable((*r)["experiments"], c.output == "csv");
@@ -89,7 +94,7 @@ int List(const Connection& c) {
 int Get(const Connection& c, const std::string& name) {
   auto client = Connect(c);
   if (!client.ok()) return Fail(client.status());
-  auto r = (*client)->Json("GET", "/api/v1/experiments/" + name);
+  auto r = (*client)->Json("GET", hpt::client::ExperimentPath(c.namespace_name, name));
   if (!r.ok()) return Fail(r.status());
   if (c.output == "csv") {
     ExperimentTable(json::array({*r}), true).PrintCsv(std::cout);
@@ -103,9 +108,9 @@ int Trials(const Connection& c, const std::string& name) {
   if (c.output == "csv") return Export(c, name);  // parameters, then metrics
   auto client = Connect(c);
   if (!client.ok()) return Fail(client.status());
-  auto exp = (*client)->Json("GET", "/api/v1/experiments/" + name);
+  auto exp = (*client)->Json("GET", hpt::client::ExperimentPath(c.namespace_name, name));
   if (!exp.ok()) return Fail(exp.status());
-  auto trials = (*client)->Json("GET", "/api/v1/experiments/" + name + "/trials");
+  auto trials = (*client)->Json("GET", hpt::client::ExperimentPath(c.namespace_name, name, "/trials"));
   if (!trials.ok()) return Fail(trials.status());
   if (PrintAs(*trials, c.output, std::cout)) return 0;
   PrintTrials(*exp, (*trials)["trials"], std::cout);
@@ -115,18 +120,18 @@ int Trials(const Connection& c, const std::string& name) {
 int Stop(const Connection& c, const std::string& name) {
   auto client = Connect(c);
   if (!client.ok()) return Fail(client.status());
-  auto r = (*client)->Json("POST", "/api/v1/experiments/" + name + ":stop");
+  auto r = (*client)->Json("POST", hpt::client::ExperimentPath(c.namespace_name, name, ":stop"));
   if (!r.ok()) return Fail(r.status());
-  std::cout << "experiment '" << name << "' stopped\n";
+  std::cout << DescribeExperiment(c.namespace_name, name) << " stopped\n";
   return 0;
 }
 
 int Delete(const Connection& c, const std::string& name) {
   auto client = Connect(c);
   if (!client.ok()) return Fail(client.status());
-  auto r = (*client)->Json("DELETE", "/api/v1/experiments/" + name);
+  auto r = (*client)->Json("DELETE", hpt::client::ExperimentPath(c.namespace_name, name));
   if (!r.ok()) return Fail(r.status());
-  std::cout << "experiment '" << name << "' deleted\n";
+  std::cout << DescribeExperiment(c.namespace_name, name) << " deleted\n";
   return 0;
 }
 

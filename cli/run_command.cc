@@ -11,10 +11,12 @@
 
 #include "api/spec_codec.h"
 #include "cli/commands.h"
+#include "cli/endpoint.h"
 #include "cli/local_server.h"
 #include "cli/output.h"
 #include "cli/spec_file.h"
 #include "cli/server_app.h"
+#include "client/api_paths.h"
 
 namespace hpt::cli {
 namespace {
@@ -138,8 +140,25 @@ class Progress {
 // Shows an experiment's progress until it ends, then its trials and best;
 // `stop_on_interrupt`: Ctrl-C stops it (a private server's run), else only
 // detaches.
-int Follow(hpt::client::ApiClient& client, const std::string& name, bool quiet,
-           bool stop_on_interrupt);
+int Follow(hpt::client::ApiClient& client, const std::string& namespace_name,
+           const std::string& name, bool quiet, bool stop_on_interrupt);
+
+namespace {
+
+// Where the experiment goes: the file's own `namespace:`, else
+// --namespace or $HPT_NAMESPACE; given both ways, they must agree.
+StatusOr<std::string> RunNamespace(const RunOptions& options, const json& spec_json,
+                                   const api::ExperimentSpec& spec) {
+  if (!spec_json.contains("namespace")) return options.namespace_name;
+  if (!options.namespace_name.empty() && options.namespace_name != spec.namespace_name) {
+    return InvalidArgument(options.file + ": namespace: the file says '" + spec.namespace_name +
+                           "' but " + options.namespace_from + " says '" +
+                           options.namespace_name + "'; give one, or the same");
+  }
+  return spec.namespace_name;
+}
+
+}  // namespace
 
 int Run(const RunOptions& options) {
   std::vector<std::string> notes;
@@ -150,12 +169,18 @@ int Run(const RunOptions& options) {
   if (!spec.ok()) {
     return Fail(Status(spec.status().code(), options.file + ": " + spec.status().message()));
   }
+  auto namespace_name = RunNamespace(options, *spec_json, *spec);
+  if (!namespace_name.ok()) return Fail(namespace_name.status());
+  const std::string& ns = *namespace_name;
 
-  // A server already running here (or at $HPT_SERVER) gets the experiment,
-  // unless --db asks for an embedded one on that database.
+  // The server of a `hpt login` profile gets the experiment; else one
+  // already running here (or at $HPT_SERVER), unless --db asks for an
+  // embedded one on that database.
   std::string url = options.server;
-  if (url.empty() && options.db.empty() && Reachable(DefaultServerUrl())) {
-    url = DefaultServerUrl();
+  if (url.empty() && options.db.empty()) {
+    auto found = ResolveEndpoint(std::nullopt, options.token_file, options.profile);
+    if (!found.ok()) return Fail(found.status());
+    if (found->url_from == Endpoint::UrlFrom::kProfile || Reachable(found->url)) url = found->url;
   }
   std::unique_ptr<EmbeddedServer> embedded;
   std::string token;
@@ -170,27 +195,29 @@ int Run(const RunOptions& options) {
     url = embedded->url();
     token = embedded->token();
   } else {
-    auto resolved = ResolveToken(options.token_file, url);
-    if (!resolved.ok()) return Fail(resolved.status());
-    token = *resolved;
+    auto endpoint = ResolveEndpoint(url, options.token_file, options.profile);
+    if (!endpoint.ok()) return Fail(endpoint.status());
+    token = endpoint->token;
   }
   auto client = WithReachHint(hpt::client::NewApiClient(url, token), "");
-  auto created = client->Json("POST", "/api/v1/experiments", *spec_json);
+  auto created = client->Json("POST", hpt::client::ExperimentsPath(ns), *spec_json);
   if (!created.ok()) {
     return Fail(Status(created.status().code(), options.file + ": " + created.status().message()));
   }
   const std::string name = spec->name;
-  std::cout << "experiment '" << name << "' submitted to " << url
+  std::cout << DescribeExperiment(ns, name) << " submitted to " << url
             << (embedded ? " (an embedded server; it stops when this run ends)" : "") << "\n";
   std::error_code ec;
   if (embedded && !std::filesystem::exists(DefaultUiDir() + "/index.html", ec)) {
     std::cout << "  dashboard: not built (bash scripts/build.sh builds ui/dist)\n";
   } else {
-    std::cout << "  dashboard: " << url << "/#/experiments/" << name
+    // The dashboard's routes: #/namespaces/NS/... outside `default`.
+    const std::string route = NamespaceFlag(ns).empty() ? "" : "namespaces/" + ns + "/";
+    std::cout << "  dashboard: " << url << "/#/" << route << "experiments/" << name
               << (embedded ? "?token=" + token : "") << "\n";
   }
-  std::cout << "  from another terminal: hpt watch " << name << std::endl;
-  int code = Follow(*client, name, options.quiet, /*stop_on_interrupt=*/embedded != nullptr);
+  std::cout << "  from another terminal: hpt watch " << name << NamespaceFlag(ns) << std::endl;
+  int code = Follow(*client, ns, name, options.quiet, /*stop_on_interrupt=*/embedded != nullptr);
   if (embedded) {
     // `hpt watch` in another terminal polls every 250 ms: let it see the end
     // before the server goes.
@@ -200,9 +227,9 @@ int Run(const RunOptions& options) {
   return code;
 }
 
-int Follow(hpt::client::ApiClient& client, const std::string& name, bool quiet,
-           bool stop_on_interrupt) {
-  const std::string path = "/api/v1/experiments/" + name;
+int Follow(hpt::client::ApiClient& client, const std::string& namespace_name,
+           const std::string& name, bool quiet, bool stop_on_interrupt) {
+  const std::string path = hpt::client::ExperimentPath(namespace_name, name);
   signal(SIGINT, OnInterrupt);
   signal(SIGTERM, OnInterrupt);
   Progress progress(!quiet && isatty(STDOUT_FILENO));
@@ -227,7 +254,8 @@ int Follow(hpt::client::ApiClient& client, const std::string& name, bool quiet,
     if (g_interrupted) {
       progress.End();
       if (!stop_on_interrupt) {
-        std::cout << "detached; the experiment goes on (hpt stop " << name << ")\n";
+        std::cout << "detached; the experiment goes on (hpt stop " << name
+                  << NamespaceFlag(namespace_name) << ")\n";
         return 130;
       }
       auto stopped = client.Json("POST", path + ":stop");
@@ -241,7 +269,7 @@ int Follow(hpt::client::ApiClient& client, const std::string& name, bool quiet,
   auto trials = client.Json("GET", path + "/trials");
   if (trials.ok()) PrintTrials(exp, (*trials)["trials"], std::cout);
   const json& status = exp["status"];
-  std::cout << "experiment '" << name << "' " << status.value("phase", "") << " ("
+  std::cout << DescribeExperiment(namespace_name, name) << " " << status.value("phase", "") << " ("
             << status.value("reason", "") << "): " << status.value("message", "") << "\n";
   PrintBest(exp, std::cout);
   return status.value("phase", "") == "Succeeded" ? 0 : 1;
@@ -250,7 +278,7 @@ int Follow(hpt::client::ApiClient& client, const std::string& name, bool quiet,
 int Watch(const Connection& c, const std::string& name) {
   auto client = Connect(c);
   if (!client.ok()) return Fail(client.status());
-  return Follow(**client, name, /*quiet=*/false, /*stop_on_interrupt=*/false);
+  return Follow(**client, c.namespace_name, name, /*quiet=*/false, /*stop_on_interrupt=*/false);
 }
 
 }  // namespace hpt::cli

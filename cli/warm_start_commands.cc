@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "client/api_paths.h"
 
 namespace hpt::cli {
 
@@ -24,7 +25,7 @@ int Enqueue(const Connection& c, const std::string& name, const EnqueueOptions& 
   if (!client.ok()) return Fail(client.status());
   json body = {{"trials", {{{"parameterAssignments", assignments}}}},
                {"skipIfExists", options.skip_if_exists}};
-  auto r = (*client)->Json("POST", "/api/v1/experiments/" + name + "/trials:enqueue", body);
+  auto r = (*client)->Json("POST", hpt::client::ExperimentPath(c.namespace_name, name, "/trials:enqueue"), body);
   if (!r.ok()) return Fail(r.status());
   if ((*r)["queued"].empty()) {
     std::cout << "already tried or queued; nothing added\n";
@@ -52,12 +53,13 @@ int Import(const Connection& c, const std::string& name, const ImportOptions& op
   }
   auto client = Connect(c);
   if (!client.ok()) return Fail(client.status());
-  auto r = (*client)->Call("POST", "/api/v1/experiments/" + name + "/trials:import", body, type);
+  auto r = (*client)->Call("POST", hpt::client::ExperimentPath(c.namespace_name, name, "/trials:import"), body, type);
   if (!r.ok()) return Fail(r.status());
   if (Status s = hpt::client::StatusFromHttp(*r); !s.ok()) return Fail(s);
   json reply = json::parse(r->body, nullptr, false);
   if (PrintAs(reply, c.output, std::cout)) return 0;
-  std::cout << "imported " << reply["trials"].size() << " trials into '" << name << "'\n";
+  std::cout << "imported " << reply["trials"].size() << " trials into '" << name << "'"
+            << InNamespace(c.namespace_name) << "\n";
   for (const auto& why : reply.value("skipped", json::array())) {
     std::cout << "skipped: " << why.get<std::string>() << "\n";
   }

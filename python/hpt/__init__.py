@@ -38,7 +38,7 @@ Standard library only; Experiment.trials_dataframe() uses pandas when it is
 installed.
 """
 
-from hpt._errors import ApiError, Pruned
+from hpt._errors import ApiError, PermissionDenied, Pruned, Unauthenticated
 from hpt.client import DEFAULT_URL, Client
 from hpt.experiment import Experiment
 from hpt.local import LocalServer, local
@@ -49,4 +49,5 @@ from hpt.trial import Trial
 __version__ = "0.2.0"
 
 __all__ = ["ApiError", "Categorical", "Client", "DEFAULT_URL", "Experiment", "Float", "Int",
-           "LocalServer", "Pruned", "Trial", "in_trial", "local", "report", "__version__"]
+           "LocalServer", "PermissionDenied", "Pruned", "Trial", "Unauthenticated", "in_trial",
+           "local", "report", "__version__"]

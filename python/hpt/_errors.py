@@ -25,6 +25,26 @@ class ApiError(Exception):
         super().__init__(f"{code} {status}: {message}{where}")
 
 
+class Unauthenticated(ApiError):
+    """401: no key, or one the server does not know (a deleted user's key
+    fails at once). Check ``api_key=`` / $HPT_API_KEY."""
+
+
+class PermissionDenied(ApiError):
+    """403: the key is known but may not do this: a viewer creating,
+    changing or stopping an experiment, a member calling an admin-only
+    route, or a namespace's quota.experiments reached (the message says
+    which). Outside the caller's namespaces the server answers 404, as if
+    nothing were there."""
+
+
+def api_error(code: int, status: str, message: str, method: Optional[str] = None,
+              path: Optional[str] = None) -> ApiError:
+    """The ApiError subclass for an HTTP status."""
+    kind = {401: Unauthenticated, 403: PermissionDenied}.get(code, ApiError)
+    return kind(code, status, message, method, path)
+
+
 class Pruned(Exception):
     """Raised by an objective function inside Experiment.optimize() to end
     its trial early, as ``optuna.TrialPruned`` is: ``if trial.should_prune():

@@ -4,12 +4,13 @@ import http
 import json
 import math
 import operator
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
 from typing import Any, Dict, Mapping, Optional, Union
 
-from hpt._errors import ApiError
+from hpt._errors import ApiError, api_error
 
 JsonBody = Union[Mapping[str, Any], bytes, None]
 
@@ -56,6 +57,30 @@ class Transport:
         except urllib.error.URLError as e:
             raise ConnectionError(
                 f"cannot reach the hpt server at {self.url}: {e.reason}") from None
+
+
+#: The namespace of experiments created without one.
+DEFAULT_NAMESPACE = "default"
+
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+
+
+def check_namespace(namespace: str) -> str:
+    """Returns ``namespace`` when it is a namespace name (a lowercase DNS
+    label), else raises ValueError naming it."""
+    if not isinstance(namespace, str) or not _DNS_LABEL.match(namespace):
+        raise ValueError(f"namespace {namespace!r} is not a namespace name "
+                         "(a lowercase DNS label: a-z, 0-9 and '-')")
+    return namespace
+
+
+def experiments_path(namespace: str) -> str:
+    """The experiments of ``namespace``: /api/v1/experiments in the default
+    namespace (the paths from before namespaces), else
+    /api/v1/namespaces/NS/experiments."""
+    if namespace == DEFAULT_NAMESPACE:
+        return "/api/v1/experiments"
+    return f"/api/v1/namespaces/{quote(namespace)}/experiments"
 
 
 def quote(segment: str) -> str:
@@ -118,7 +143,7 @@ def _api_error(e: urllib.error.HTTPError, method: str, path: str) -> ApiError:
         default_status = "UNKNOWN"
     if isinstance(reply, dict) and isinstance(reply.get("error"), dict):
         err = reply["error"]
-        return ApiError(int(err.get("code", e.code)), str(err.get("status", default_status)),
-                        str(err.get("message", "")), method, path)
+        return api_error(int(err.get("code", e.code)), str(err.get("status", default_status)),
+                         str(err.get("message", "")), method, path)
     message = reply if isinstance(reply, str) and reply else (e.reason or "")
-    return ApiError(e.code, default_status, str(message).strip(), method, path)
+    return api_error(e.code, default_status, str(message).strip(), method, path)

@@ -6,7 +6,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from hpt import _spec
 from hpt._errors import ApiError
-from hpt._http import Transport, quote
+from hpt._http import (DEFAULT_NAMESPACE, Transport, check_namespace, experiments_path,
+                       quote)
 from hpt.experiment import Experiment
 from hpt.space import Parameter
 
@@ -19,24 +20,50 @@ _SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 class Client:
-    """Talks to one hpt server over its REST API v1.
+    """Talks to one hpt server over its REST API v1, in one namespace.
 
-    ``url`` defaults to $HPT_URL, then http://127.0.0.1:8750; ``token`` (the
-    server's --token-file contents) defaults to $HPT_TOKEN. Every call that
-    the server refuses raises ApiError; an unreachable server raises
-    ConnectionError. A Client keeps no connection open and may be shared
-    between threads.
+    ``url`` defaults to $HPT_URL, then http://127.0.0.1:8750. The caller is
+    ``api_key`` (a user's key, from ``hpt user create``) or ``token`` (the
+    server's admin token, its --token-file contents), sent as the bearer;
+    given neither, $HPT_API_KEY, then $HPT_TOKEN (an explicit ``token=""``
+    sends none). ``namespace`` (default $HPT_NAMESPACE, then "default") is
+    where experiments are created, listed and fetched.
+
+    Every call that the server refuses raises ApiError: PermissionDenied
+    (403) when the key's role may not (a viewer writing), Unauthenticated
+    (401) for no key or an unknown one; outside the key's namespaces the
+    server answers 404 as if nothing were there. An unreachable server
+    raises ConnectionError. A Client keeps no connection open and may be
+    shared between threads.
     """
 
     def __init__(self, url: Optional[str] = None, token: Optional[str] = None,
-                 timeout: float = 30.0) -> None:
+                 timeout: float = 30.0, *, api_key: Optional[str] = None,
+                 namespace: Optional[str] = None) -> None:
         url = url or os.environ.get("HPT_URL") or DEFAULT_URL
-        token = token if token is not None else os.environ.get("HPT_TOKEN")
-        self._transport = Transport(url, token, timeout)
+        if api_key is not None and token is not None:
+            raise TypeError("give api_key= (a user's key) or token= (the admin token), not both")
+        bearer = api_key if api_key is not None else token
+        if bearer is None:
+            bearer = os.environ.get("HPT_API_KEY") or os.environ.get("HPT_TOKEN")
+        self._transport = Transport(url, bearer, timeout)
+        self._namespace = check_namespace(
+            namespace if namespace is not None
+            else os.environ.get("HPT_NAMESPACE") or DEFAULT_NAMESPACE)
 
     @property
     def url(self) -> str:
         return self._transport.url
+
+    @property
+    def namespace(self) -> str:
+        """The namespace this client's experiments are in."""
+        return self._namespace
+
+    def whoami(self) -> Mapping[str, Any]:
+        """Who the server takes this client for: {"name", "admin", "roles":
+        {namespace: "member" | "viewer"}}."""
+        return self._transport.request("GET", "/api/v1/whoami")
 
     def create_experiment(
             self, spec: Optional[Spec] = None, *, name: Optional[str] = None,
@@ -129,21 +156,23 @@ class Client:
         return existing
 
     def _create(self, spec: Spec) -> Experiment:
+        path = experiments_path(self._namespace)
         if isinstance(spec, Mapping):
-            reply = self._transport.request("POST", "/api/v1/experiments", dict(spec))
+            reply = self._transport.request("POST", path, dict(spec))
         else:
             body, content_type = _spec_body(spec)
-            reply = self._transport.request("POST", "/api/v1/experiments", body, content_type)
+            reply = self._transport.request("POST", path, body, content_type)
         return Experiment(self, reply)
 
     def experiment(self, name: str) -> Experiment:
-        """The experiment called ``name`` (ApiError 404 when there is none)."""
+        """The experiment called ``name`` in this client's namespace
+        (ApiError 404 when there is none)."""
         return Experiment(self, self._transport.request(
-            "GET", f"/api/v1/experiments/{quote(name)}"))
+            "GET", f"{experiments_path(self._namespace)}/{quote(name)}"))
 
     def experiments(self) -> List[Experiment]:
-        """Every experiment on the server."""
-        reply = self._transport.request("GET", "/api/v1/experiments")
+        """Every experiment in this client's namespace."""
+        reply = self._transport.request("GET", experiments_path(self._namespace))
         return [Experiment(self, e) for e in reply.get("experiments", [])]
 
     def algorithms(self) -> List[str]:
@@ -155,7 +184,9 @@ class Client:
         return self._transport.request("GET", "/healthz")
 
     def __repr__(self) -> str:
-        return f"Client({self.url!r})"
+        if self._namespace == DEFAULT_NAMESPACE:
+            return f"Client({self.url!r})"
+        return f"Client({self.url!r}, namespace={self._namespace!r})"
 
 
 def _spec_dict(spec: Spec) -> Dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 
 from hpt import _warm
 from hpt._errors import ApiError, is_slots_full
-from hpt._http import quote
+from hpt._http import experiments_path, quote
 from hpt._optimize import Catch, optimize
 from hpt._params import converters
 from hpt.trial import Trial
@@ -31,12 +31,14 @@ class Experiment:
     def __init__(self, client: "Client", raw: Dict[str, Any]) -> None:
         self._client = client
         self.name: str = raw["name"]
+        #: Its namespace (the server says; older servers say nothing).
+        self.namespace: str = raw.get("namespace") or client.namespace
         self.spec: Dict[str, Any] = raw.get("spec") or {}
         self._converters = converters(self.spec)
         self._status: Dict[str, Any] = raw.get("status") or {}
 
     def _path(self, suffix: str = "") -> str:
-        return f"/api/v1/experiments/{quote(self.name)}{suffix}"
+        return f"{experiments_path(self.namespace)}/{quote(self.name)}{suffix}"
 
     def _request(self, method: str, suffix: str = "", body: Any = None) -> Any:
         return self._client._transport.request(method, self._path(suffix), body)

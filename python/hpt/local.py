@@ -48,7 +48,9 @@ class LocalServer(Client):
         atexit.register(self.stop)
         try:
             url = self._wait_for_url(timeout)
-            super().__init__(url, token="")
+            # Its own fresh server: the default namespace, whatever
+            # $HPT_NAMESPACE says for the team's shared one.
+            super().__init__(url, token="", namespace="default")
             self._wait_until_healthy(timeout)
         except BaseException:
             self.stop()
@@ -62,11 +64,13 @@ class LocalServer(Client):
     def _wait_for_url(self, timeout: float) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
+            # Warnings (a token file others could read, say) may come first.
             with open(self.log_path, "rb") as f:
-                first = f.readline().decode(errors="replace")
-            match = _URL_LINE.match(first)
-            if match and first.endswith("\n"):
-                return match.group(1)
+                for raw in f:
+                    line = raw.decode(errors="replace")
+                    match = _URL_LINE.match(line)
+                    if match and line.endswith("\n"):
+                        return match.group(1)
             if self.process is None or self.process.poll() is not None:
                 break
             time.sleep(0.02)

@@ -3,7 +3,8 @@
 import os
 from typing import Dict, Optional
 
-from hpt._http import Transport, metrics_body, quote, step_value
+from hpt._http import (DEFAULT_NAMESPACE, Transport, check_namespace, experiments_path,
+                       metrics_body, quote, step_value)
 
 _ENV = ("HPT_URL", "HPT_EXPERIMENT", "HPT_TRIAL")
 
@@ -19,7 +20,8 @@ def report(step: Optional[int] = None, **metrics: float) -> None:
     ``hpt.report(step=epoch, loss=0.31, acc=0.9)``.
 
     Uses the environment the runner sets (HPT_URL, HPT_EXPERIMENT,
-    HPT_TRIAL, and HPT_TOKEN when the server has a token); pair it with
+    HPT_TRIAL, HPT_NAMESPACE (absent: default), and HPT_TOKEN when the
+    server has a token); pair it with
     ``metricsCollectorSpec: {collector: {kind: Push}}``. Raises RuntimeError
     outside a runner-run trial, ApiError when the server refuses the
     observation.
@@ -35,6 +37,7 @@ def report(step: Optional[int] = None, **metrics: float) -> None:
     if step is not None:
         body["step"] = step_value(step)
     transport = Transport(os.environ["HPT_URL"], os.environ.get("HPT_TOKEN"))
-    path = (f"/api/v1/experiments/{quote(os.environ['HPT_EXPERIMENT'])}"
+    namespace = check_namespace(os.environ.get("HPT_NAMESPACE") or DEFAULT_NAMESPACE)
+    path = (f"{experiments_path(namespace)}/{quote(os.environ['HPT_EXPERIMENT'])}"
             f"/trials/{quote(os.environ['HPT_TRIAL'])}/observations")
     transport.request("POST", path, body)

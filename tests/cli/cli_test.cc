@@ -352,7 +352,9 @@ TEST(CliHelpTest, EverySubcommandHasHelp) {
   ASSERT_EQ(RunHpt({"--help"}, &out, &err), 0);
   const std::vector<std::string> commands = {"serve", "run",    "validate", "list",
                                              "get",   "trials", "best",     "logs",
-                                             "export", "stop",  "delete"};
+                                             "export", "stop",  "delete",
+                                             "login", "logout", "whoami", "namespace",
+                                             "quota", "user", "audit"};
   for (const auto& cmd : commands) {
     EXPECT_NE(out.find("  " + cmd + " "), std::string::npos) << cmd << " missing in:\n" << out;
     std::string sub_out, sub_err;

@@ -38,7 +38,8 @@ class Server:
                            "--db", os.path.join(self.dir, "hpt.db")]
         if token is not None:
             token_file = os.path.join(self.dir, "token")
-            with open(token_file, "w") as f:
+            # 0600, as a token file should be (hpt serve warns otherwise).
+            with os.fdopen(os.open(token_file, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
                 f.write(token + "\n")
             args += ["--token-file", token_file]
         self._log = open(self.log_path, "wb")
@@ -49,16 +50,19 @@ class Server:
     def _wait_for_url(self) -> str:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
+            # Warnings may come before the line that names the URL.
             with open(self.log_path, "rb") as f:
-                first = f.readline().decode(errors="replace")
-            m = re.match(r"hpt serving on (http://\S+)", first)
-            if m and first.endswith("\n"):
-                return m.group(1)
+                for raw in f:
+                    line = raw.decode(errors="replace")
+                    m = re.match(r"hpt serving on (http://\S+)", line)
+                    if m and line.endswith("\n"):
+                        return m.group(1)
             if self.proc.poll() is not None:
                 break
             time.sleep(0.05)
+        output = self.log()  # stop() removes the folder it is in
         self.stop()
-        raise RuntimeError(f"hpt serve did not start; its output:\n{self.log()}")
+        raise RuntimeError(f"hpt serve did not start; its output:\n{output}")
 
     def log(self) -> str:
         with open(self.log_path, "rb") as f:

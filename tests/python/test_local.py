@@ -43,6 +43,22 @@ class LocalTest(unittest.TestCase):
         with self.assertRaises(ConnectionError):
             client.experiments()
 
+    def test_warnings_before_the_url_line_do_not_stop_the_start(self) -> None:
+        # `hpt serve` warns first about a token file others may read, then
+        # names its URL; hpt.local() read the first line only.
+        with tempfile.TemporaryDirectory() as d:
+            token = os.path.join(d, "token")
+            with open(token, "w") as f:
+                f.write("local-token\n")
+            os.chmod(token, 0o644)
+            with hpt.local(binary=binary(), args=["--gpus", "none", "--token-file", token]) as c:
+                self.assertEqual(c.health()["status"], "ok")
+                with open(c.log_path) as log:
+                    self.assertIn("readable by other users", log.readline())
+                self.assertEqual(hpt.Client(c.url, token="local-token").experiments(), [])
+                # $HPT_NAMESPACE is for a shared server, not this private one.
+                self.assertEqual(c.namespace, "default")
+
     def test_plain_call_then_stop_and_a_kept_database(self) -> None:
         with tempfile.TemporaryDirectory() as d:
             db = os.path.join(d, "hpt.db")
