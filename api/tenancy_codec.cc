@@ -16,24 +16,24 @@ using nlohmann::json;
 constexpr const char* kNamespaceFields[] = {"quota", "weight", "guaranteed", "runAsUser",
                                             "slurmAccount"};
 
-std::optional<double> NonNegative(JsonReader& r, const json& j, const std::string& p,
-                                  const std::string& key) {
-  std::optional<double> v = r.Number(j, p, key, false);
+// `v` (read by JsonReader), unless it is negative: a problem at `path`.
+template <typename T>
+std::optional<T> NonNegative(std::optional<T> v, JsonReader& r, const std::string& path) {
   if (v && *v < 0) {
-    r.Problem(JsonReader::Path(p, key), "must not be negative, not " + std::to_string(*v));
+    r.Problem(path, "must not be negative, not " + std::to_string(*v));
     return std::nullopt;
   }
   return v;
 }
 
+std::optional<double> NonNegative(JsonReader& r, const json& j, const std::string& p,
+                                  const std::string& key) {
+  return NonNegative(r.Number(j, p, key, false), r, JsonReader::Path(p, key));
+}
+
 std::optional<int> Count(JsonReader& r, const json& j, const std::string& p,
                          const std::string& key) {
-  std::optional<int> v = r.Int(j, p, key, false);
-  if (v && *v < 0) {
-    r.Problem(JsonReader::Path(p, key), "must not be negative, not " + std::to_string(*v));
-    return std::nullopt;
-  }
-  return v;
+  return NonNegative(r.Int(j, p, key, false), r, JsonReader::Path(p, key));
 }
 
 NamespaceQuota DecodeQuota(JsonReader& r, const json& j) {

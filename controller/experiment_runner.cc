@@ -34,6 +34,7 @@ ExperimentRunner::ExperimentRunner(const RunnerDeps& deps, api::Experiment exper
                                    std::vector<api::Trial> trials)
     : deps_(deps),
       name_(api::KeyOf(experiment.spec)),
+      ref_{experiment.spec.namespace_name, experiment.spec.name},
       runner_run_(experiment.spec.trial_template.has_value()),
       executor_name_(runner_run_ && !experiment.spec.trial_template->executor.empty()
                          ? experiment.spec.trial_template->executor

@@ -141,7 +141,9 @@ class ExperimentRunner {
   void StopIfHopelessLocked(api::Trial& trial) REQUIRES(mu_);
 
   const RunnerDeps deps_;
-  const std::string name_;
+  const std::string name_;  // the experiment's key (api::KeyOf)
+  // Its name and namespace (exp_'s, which never change), readable without mu_.
+  const api::ExperimentRef ref_;
   const bool runner_run_;
   const std::string executor_name_;     // of deps_.executors
   const std::string trial_token_salt_;  // exp_'s, readable without mu_

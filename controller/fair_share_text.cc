@@ -20,6 +20,17 @@ std::string Amount(int resource, double value) {
   return text;
 }
 
+// What a trial asks for, as the executor says it ("1 GPU", "0.5 of a
+// GPU", "2 CPU cores", "4Gi of memory").
+std::string Need(int resource, double value) {
+  const std::string n = Amount(resource, value);
+  if (resource == FairShare::kMemory) return n + " of memory";
+  if (resource == FairShare::kGpu) {
+    return value < 1 ? n + " of a GPU" : n + (value == 1 ? " GPU" : " GPUs");
+  }
+  return n + (value == 1 ? " CPU core" : " CPU cores");
+}
+
 std::string TwoPlaces(double share) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2f", share);
@@ -68,7 +79,7 @@ std::string FairShare::WhyWaiting(const Waiter& w, const Choice& choice,
     bool first = true;
     for (int r = 0; r < kResources; ++r) {
       if (!(short_of >> r & 1)) continue;
-      why += std::string(first ? "" : ", ") + kNames[r] + " " + Amount(r, w.amounts[r]) + " (" +
+      why += std::string(first ? "" : ", ") + Need(r, w.amounts[r]) + " (" +
              Amount(r, std::max(0.0, free[r])) + " of " + Amount(r, cap_[r]) + " free)";
       first = false;
     }

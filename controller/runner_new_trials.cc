@@ -25,7 +25,7 @@ StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count, Tri
   auto add = [&](const api::Assignment& assignment) {
     Trial t;
     t.index = static_cast<int64_t>(existing + created.size() + 1);  // the store's seq
-    t.name = exp_.spec.name + "-" + std::to_string(t.index);
+    t.name = ref_.name + "-" + std::to_string(t.index);
     t.assignment = assignment;
     t.phase = phase;
     t.creation_time_ms = now;

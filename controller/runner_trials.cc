@@ -88,8 +88,8 @@ LaunchContext ExperimentRunner::LaunchContextFor(const Trial& trial) const {
   context.server_url = deps_.server_url;
   context.hpt_binary = deps_.hpt_binary;
   context.trial_token = TrialTokenFor(trial.name);
-  context.run_as_user = deps_.RunAsUserOf(exp_.spec.namespace_name);
-  context.slurm_account = deps_.SlurmAccountOf(exp_.spec.namespace_name);
+  context.run_as_user = deps_.RunAsUserOf(ref_.namespace_name);
+  context.slurm_account = deps_.SlurmAccountOf(ref_.namespace_name);
   return context;
 }
 

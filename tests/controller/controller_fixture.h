@@ -143,38 +143,45 @@ class ControllerTest : public ::testing::Test {
     ASSERT_TRUE(created.ok()) << created.status().ToString();
   }
 
+  // The store's key of an experiment a test named (keys_: experiments it
+  // made outside `default`); other names as they are.
+  std::string Key(const std::string& experiment) const {
+    auto it = keys_.find(experiment);
+    return it == keys_.end() ? experiment : it->second;
+  }
+
   // What the store holds (read past the FlakyStore, which never fails reads).
   api::Experiment Experiment(const std::string& name) {
-    auto e = store_->GetExperiment(name);
+    auto e = store_->GetExperiment(Key(name));
     EXPECT_TRUE(e.ok()) << e.status().ToString();
     return e.ok() ? *e : api::Experiment{};
   }
   std::vector<api::Trial> Trials(const std::string& experiment) {
-    auto t = store_->ListTrials(experiment);
+    auto t = store_->ListTrials(Key(experiment));
     EXPECT_TRUE(t.ok()) << t.status().ToString();
     return t.ok() ? *t : std::vector<api::Trial>{};
   }
   api::Trial Trial(const std::string& experiment, const std::string& trial) {
-    auto t = store_->GetTrial(experiment, trial);
+    auto t = store_->GetTrial(Key(experiment), trial);
     EXPECT_TRUE(t.ok()) << t.status().ToString();
     return t.ok() ? *t : api::Trial{};
   }
 
   bool WaitForPhase(const std::string& experiment, api::ExperimentPhase phase) {
     return WaitFor(
-        [&] { return store_->GetExperiment(experiment)->phase == phase; });
+        [&] { return store_->GetExperiment(Key(experiment))->phase == phase; });
   }
   bool WaitForTrialPhase(const std::string& experiment,
                          const std::string& trial, api::TrialPhase phase) {
     return WaitFor([&] {
-      auto t = store_->GetTrial(experiment, trial);
+      auto t = store_->GetTrial(Key(experiment), trial);
       return t.ok() && t->phase == phase;
     });
   }
   // Waits until `n` trials of the experiment run on the executor.
   bool WaitForRunning(const std::string& experiment, size_t n) {
     return WaitFor(
-        [&] { return executor_->RunningTrials(experiment).size() == n; });
+        [&] { return executor_->RunningTrials(Key(experiment)).size() == n; });
   }
   // Lets `by` pass on the clock, runs a sweep and waits for what it did.
   void Tick(std::chrono::milliseconds by) {
@@ -186,9 +193,9 @@ class ControllerTest : public ::testing::Test {
   void Succeed(const std::string& experiment, const std::string& trial,
                double loss, int steps = 1) {
     for (int step = 1; step <= steps; ++step) {
-      executor_->Observe(experiment, trial, step, {{"loss", loss}});
+      executor_->Observe(Key(experiment), trial, step, {{"loss", loss}});
     }
-    executor_->ExitCode(experiment, trial, 0);
+    executor_->ExitCode(Key(experiment), trial, 0);
   }
 
   hpt::testing::TempDir dir_;
@@ -197,6 +204,7 @@ class ControllerTest : public ::testing::Test {
   // say which trials it re-attaches on recovery).
   std::function<void(FakeExecutor&)> before_start_;
   std::vector<int> gpus_;  // the executor's GPUs
+  std::map<std::string, std::string> keys_;  // see Key()
   std::unique_ptr<Builtins> builtins_;
   std::unique_ptr<storage::Store> store_;
   FlakyStore flaky_{nullptr};

@@ -122,7 +122,7 @@ TEST(FairShareTest, EqualWeightsShareTheGpusAndStartsStayWithinOne) {
   ASSERT_EQ(policy.Admit(Ask("a", "a", "a-1", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
   ASSERT_EQ(policy.Admit(Ask("a", "a", "a-2", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
   Decision waits = policy.Admit(Ask("a", "a", "a-3", Gpus(1)), kNow);
-  EXPECT_EQ(waits.message, "waiting for gpu 1 (0 of 2 free)");
+  EXPECT_EQ(waits.message, "waiting for 1 GPU (0 of 2 free)");
   policy.Admit(Ask("b", "b", "b-1", Gpus(1)), kNow);
   std::map<std::string, int> next_trial = {{"a", 3}, {"b", 1}};
   // The first GPU freed goes to b (share 0 against a's 0.5), then each
@@ -164,7 +164,7 @@ TEST(FairShareTest, DominantShareCountsEveryKnownResource) {
   ASSERT_EQ(policy.Admit(Ask("b", "b", "b-1", {1, 0, 0}), kNow).verdict, Verdict::kAdmitted);
   ASSERT_EQ(policy.Admit(Ask("c", "c", "c-1", {0, 4, 0}), kNow).verdict, Verdict::kAdmitted);
   Decision a = policy.Admit(Ask("a", "a2", "a2-1", {1, 2, 0}), kNow);
-  EXPECT_EQ(a.message, "waiting for cpu 2 (0 of 8 free)");
+  EXPECT_EQ(a.message, "waiting for 2 CPU cores (0 of 8 free)");
   ASSERT_EQ(policy.Admit(Ask("b", "b2", "b2-1", {1, 2, 0}), kNow).verdict, Verdict::kWaiting);
   ASSERT_TRUE(policy.Release("c", "c-1"));
   EXPECT_EQ(policy.Next(kNow), "b2");
@@ -175,7 +175,7 @@ TEST(FairShareTest, WaiterThatIsNotChosenSaysWhoGoesFirst) {
   ASSERT_EQ(policy.Admit(Ask("a", "a", "a-1", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
   // b has nothing and waits; a asks for the last GPU, which is b's turn.
   Decision b = policy.Admit(Ask("b", "b", "b-1", Gpus(2)), kNow);
-  EXPECT_EQ(b.message, "waiting for gpu 2 (1 of 2 free)");
+  EXPECT_EQ(b.message, "waiting for 2 GPUs (1 of 2 free)");
   Decision a = policy.Admit(Ask("a", "a", "a-2", Gpus(1)), kNow);
   EXPECT_EQ(a.verdict, Verdict::kWaiting) << "a small trial does not overtake a big one";
   EXPECT_EQ(a.message, "waiting behind experiment b of namespace b, which needs gpu first");
@@ -268,7 +268,7 @@ TEST(FairShareTest, GuaranteedNamespaceTakesBackTheMostRecentLowestPriorityTrial
   EXPECT_EQ(d.verdict, Verdict::kWaiting);
   EXPECT_EQ(d.victims, (std::vector<TrialRef>{{"lo", "lo-2"}}));
   EXPECT_EQ(d.message,
-            "waiting for gpu 1 (0 of 3 free); trials of other namespaces are being preempted "
+            "waiting for 1 GPU (0 of 3 free); trials of other namespaces are being preempted "
             "for its guaranteed share");
   // Asked again before the victim ended: no second victim.
   EXPECT_TRUE(policy.Admit(Ask("urgent", "u", "u-1", Gpus(1)), kNow).victims.empty());

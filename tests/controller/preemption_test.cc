@@ -86,6 +86,9 @@ class PreemptionTest : public ::testing::Test {
     auto spec = api::SpecFromJson(json);
     ASSERT_TRUE(spec.ok()) << spec.status().ToString();
     spec->namespace_name = ns;
+    api::Namespace made;
+    made.name = ns;
+    (void)store_->CreateNamespace(made);  // AlreadyExists for one set up before
     auto created = controller_->CreateExperiment(*spec);
     ASSERT_TRUE(created.ok()) << created.status().ToString();
   }
@@ -112,30 +115,31 @@ TEST_F(PreemptionTest, GuaranteedNamespaceGetsTheGpuBackAndThePreemptedTrialResu
   api::Namespace urgent;
   urgent.name = "urgent";
   urgent.guaranteed.gpu = 1;
-  controller_->admission().SetNamespace(urgent);
+  ASSERT_TRUE(store_->CreateNamespace(urgent).ok());
+  controller_->SetNamespace(urgent);
   CreateIn("lab", ShSpec("b", kResumable));
   // The borrower has reported step 3 (and saved step 2).
   ASSERT_TRUE(WaitFor([&] {
-    auto stored = store_->ListObservations("b", "b-1");
+    auto stored = store_->ListObservations("lab/b", "b-1");
     return stored.ok() && stored->size() == 3;
   }));
 
   const auto asked = std::chrono::steady_clock::now();
   CreateIn("urgent", ShSpec("u", "echo loss=0.5"));
-  ASSERT_TRUE(WaitForTrial("u", "u-1", [](const api::Trial& t) {
+  ASSERT_TRUE(WaitForTrial("urgent/u", "u-1", [](const api::Trial& t) {
     return t.phase != TrialPhase::kPending;
   }));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
   EXPECT_LT(seconds, 5) << "the guaranteed GPU came back after " << seconds << " s";
-  ASSERT_TRUE(WaitFor([&] { return store_->GetExperiment("u")->phase == ExperimentPhase::kSucceeded; }));
+  ASSERT_TRUE(WaitFor([&] { return store_->GetExperiment("urgent/u")->phase == ExperimentPhase::kSucceeded; }));
 
   // b-1 ran again under its name from its checkpoint and ended.
-  ASSERT_TRUE(WaitFor([&] { return store_->GetExperiment("b")->phase == ExperimentPhase::kSucceeded; },
+  ASSERT_TRUE(WaitFor([&] { return store_->GetExperiment("lab/b")->phase == ExperimentPhase::kSucceeded; },
                       std::chrono::seconds(20)));
-  api::Trial b1 = Trial("b", "b-1");
+  api::Trial b1 = Trial("lab/b", "b-1");
   EXPECT_EQ(b1.phase, TrialPhase::kSucceeded);
-  auto stored = store_->ListObservations("b", "b-1");
+  auto stored = store_->ListObservations("lab/b", "b-1");
   ASSERT_TRUE(stored.ok());
   std::vector<std::pair<int64_t, double>> steps;
   for (const auto& o : *stored) steps.push_back({o.step, o.metrics.at("loss")});
@@ -143,7 +147,7 @@ TEST_F(PreemptionTest, GuaranteedNamespaceGetsTheGpuBackAndThePreemptedTrialResu
   // is not stored twice).
   EXPECT_EQ(steps, (std::vector<std::pair<int64_t, double>>{
                        {1, 0.1}, {2, 0.2}, {3, 0.3}, {4, 1.4}, {5, 1.5}, {6, 1.6}}));
-  auto trials = store_->ListTrials("b");
+  auto trials = store_->ListTrials("lab/b");
   ASSERT_TRUE(trials.ok());
   EXPECT_EQ(trials->size(), 1u);
 }

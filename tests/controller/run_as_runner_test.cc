@@ -123,6 +123,9 @@ class RunAsRunnerTest : public ::testing::Test, public runner::ExecutorListener 
     exp.spec.namespace_name = "team";  // whose runAsUser is kTestUser1
     exp.phase = api::ExperimentPhase::kRunning;
     exp.trial_token_salt = NewTrialTokenSalt();
+    api::Namespace team;
+    team.name = "team";
+    (void)store_->CreateNamespace(team);  // AlreadyExists on a second Run()
     ASSERT_TRUE(store_->CreateExperiment(exp).ok());
     runner_ = std::make_shared<ExperimentRunner>(deps_, exp, std::vector<api::Trial>{});
     runner_->Reconcile();
@@ -131,7 +134,7 @@ class RunAsRunnerTest : public ::testing::Test, public runner::ExecutorListener 
   bool WaitForEnd(std::chrono::seconds timeout = std::chrono::seconds(20)) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
-      auto e = store_->GetExperiment("ra");
+      auto e = store_->GetExperiment("team/ra");
       if (e.ok() && e->phase != api::ExperimentPhase::kRunning) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -174,11 +177,11 @@ TEST_F(RunAsRunnerTest, TrialsRunAsTheNamespacesUserAndCannotReadTheServersFiles
       rc("list_rc", "ls \"$HPT_CHECKPOINT_DIR/..\"") + "echo acc=1";
   Run(Spec(script));
   ASSERT_TRUE(WaitForEnd());
-  auto exp = store_->GetExperiment("ra");
+  auto exp = store_->GetExperiment("team/ra");
   ASSERT_TRUE(exp.ok());
   EXPECT_EQ(exp->phase, api::ExperimentPhase::kSucceeded) << exp->message;
   const runner::RunAs user = *runner::ResolveRunAs(hpt::testing::kTestUser1);
-  auto trials = store_->ListTrials("ra");
+  auto trials = store_->ListTrials("team/ra");
   ASSERT_TRUE(trials.ok());
   ASSERT_EQ(trials->size(), 2u);
   for (const api::Trial& t : *trials) {
@@ -193,7 +196,7 @@ TEST_F(RunAsRunnerTest, TrialsRunAsTheNamespacesUserAndCannotReadTheServersFiles
     EXPECT_EQ(Latest(t, "token_rc"), 1);
     EXPECT_EQ(Latest(t, "ckpt_rc"), 0) << "its checkpoint folder is its own";
     EXPECT_GT(Latest(t, "list_rc"), 0) << "the others' are not listed";
-    const std::string folder = dir_.File("data/logs/ra/checkpoints/" + t.name);
+    const std::string folder = dir_.File("data/logs/_ns/team/ra/checkpoints/" + t.name);
     struct stat st {};
     ASSERT_EQ(::stat(folder.c_str(), &st), 0);
     EXPECT_EQ(st.st_uid, user.uid);
@@ -205,20 +208,22 @@ TEST_F(RunAsRunnerTest, TrialsRunAsTheNamespacesUserAndCannotReadTheServersFiles
   EXPECT_EQ(Mode(db_ + "-shm"), 0600u);
   EXPECT_EQ(Mode(token_), 0600u);
   EXPECT_EQ(Mode(dir_.File("data/logs")), 0711u);
-  EXPECT_EQ(Mode(dir_.File("data/logs/ra")), 0711u);
-  EXPECT_EQ(Mode(dir_.File("data/logs/ra/checkpoints")), 0711u);
-  EXPECT_EQ(Mode(dir_.File("data/logs/ra/ra-1.log")), 0600u);
+  EXPECT_EQ(Mode(dir_.File("data/logs/_ns")), 0711u);
+  EXPECT_EQ(Mode(dir_.File("data/logs/_ns/team")), 0711u);
+  EXPECT_EQ(Mode(dir_.File("data/logs/_ns/team/ra")), 0711u);
+  EXPECT_EQ(Mode(dir_.File("data/logs/_ns/team/ra/checkpoints")), 0711u);
+  EXPECT_EQ(Mode(dir_.File("data/logs/_ns/team/ra/ra-1.log")), 0600u);
 }
 
 TEST_F(RunAsRunnerTest, ADatabaseFolderTheUserCannotPassFailsWithWhatToDo) {
   ASSERT_EQ(::chmod(dir_.File("data").c_str(), 0700), 0);
   Run(Spec("echo acc=1"));
   ASSERT_TRUE(WaitForEnd());
-  auto exp = store_->GetExperiment("ra");
+  auto exp = store_->GetExperiment("team/ra");
   ASSERT_TRUE(exp.ok());
   EXPECT_EQ(exp->phase, api::ExperimentPhase::kFailed);
   EXPECT_NE(exp->message.find("runAsUser 'hpt-test-ru1' cannot reach " +
-                              dir_.File("data/logs/ra/checkpoints") + ": the folder " +
+                              dir_.File("data/logs/_ns/team/ra/checkpoints") + ": the folder " +
                               dir_.File("data") + " (mode 0700"),
             std::string::npos)
       << exp->message;

@@ -30,7 +30,8 @@ class RunnerAdmissionTest : public ControllerTest {
     api::Namespace ns;
     ns.name = name;
     ns.weight = weight;
-    controller_->admission().SetNamespace(ns);
+    ASSERT_TRUE(store_->CreateNamespace(ns).ok());
+    controller_->SetNamespace(ns);
   }
   // A runner-run experiment of one-GPU trials in namespace `ns`.
   void CreateIn(const std::string& ns, const std::string& name, int trials, int parallel,
@@ -41,16 +42,19 @@ class RunnerAdmissionTest : public ControllerTest {
     ASSERT_TRUE(spec.ok()) << spec.status().ToString();
     spec->namespace_name = ns;
     spec->priority = priority;
+    if (!store_->GetNamespace(ns).ok()) SetNamespace(ns);
+    keys_[name] = api::KeyOf(*spec);
     auto created = controller_->CreateExperiment(*spec);
     ASSERT_TRUE(created.ok()) << created.status().ToString();
   }
   int Started(const std::string& experiment) {
-    return static_cast<int>(executor_->StartedTrials(experiment).size());
+    return static_cast<int>(executor_->StartedTrials(Key(experiment)).size());
   }
   // The running trial of `experiments` that started first.
   std::pair<std::string, std::string> OldestRunning(const std::vector<std::string>& experiments) {
     for (const auto& s : executor_->started()) {
-      if (std::find(experiments.begin(), experiments.end(), s.experiment) == experiments.end()) {
+      if (std::none_of(experiments.begin(), experiments.end(),
+                       [&](const std::string& e) { return Key(e) == s.experiment; })) {
         continue;
       }
       auto running = executor_->RunningTrials(s.experiment);
@@ -63,7 +67,7 @@ class RunnerAdmissionTest : public ControllerTest {
   bool WaitForReason(const std::string& experiment, const std::string& trial,
                      const std::string& reason) {
     return WaitFor([&] {
-      auto t = store_->GetTrial(experiment, trial);  // created by the runner, later
+      auto t = store_->GetTrial(Key(experiment), trial);  // created by the runner, later
       return t.ok() && t->reason == reason;
     });
   }
@@ -92,7 +96,8 @@ TEST_F(RunnerAdmissionTest, QuotaHoldsTheTrialPendingAndSaysWhichQuotaAndItsUse)
   api::Namespace ns;
   ns.name = "team-a";
   ns.quota.gpu = 2;
-  controller_->admission().SetNamespace(ns);
+  ASSERT_TRUE(store_->CreateNamespace(ns).ok());
+  controller_->SetNamespace(ns);
   CreateIn("team-a", "e", 3, 3);
   ASSERT_TRUE(WaitForRunning("e", 2));
   ASSERT_TRUE(WaitForReason("e", "e-3", "QuotaExceeded"));
@@ -123,7 +128,9 @@ TEST_F(RunnerAdmissionTest, EqualWeightNamespacesForTwoGpusGetStartsWithinOneOfE
   EXPECT_EQ(Started("a"), 6);
   EXPECT_EQ(Started("b"), 6);
   for (const char* e : {"a", "b"}) {
-    while (!executor_->RunningTrials(e).empty()) Succeed(e, executor_->RunningTrials(e)[0], 0.5);
+    while (!executor_->RunningTrials(Key(e)).empty()) {
+      Succeed(e, executor_->RunningTrials(Key(e))[0], 0.5);
+    }
     ASSERT_TRUE(WaitForPhase(e, ExperimentPhase::kSucceeded)) << e;
   }
 }
@@ -139,8 +146,8 @@ TEST_F(RunnerAdmissionTest, WeightsTwoToOneRunTwoTrialsToOne) {
   ASSERT_TRUE(WaitForReason("b", "b-1", "WaitingForResources"));
   PlayUntil({"c", "a", "b"}, 3 + 3, [] {});
   auto two_to_one = [&] {
-    EXPECT_EQ(executor_->RunningTrials("a").size(), 2u);
-    EXPECT_EQ(executor_->RunningTrials("b").size(), 1u);
+    EXPECT_EQ(executor_->RunningTrials(Key("a")).size(), 2u);
+    EXPECT_EQ(executor_->RunningTrials(Key("b")).size(), 1u);
   };
   two_to_one();
   PlayUntil({"a", "b"}, 12, two_to_one);
@@ -168,13 +175,14 @@ TEST_F(RunnerAdmissionTest, ARestartKeepsTheReattachedTrialsCounted) {
   api::Namespace ns;
   ns.name = api::kDefaultNamespace;
   ns.quota.gpu = 1;
-  controller_->admission().SetNamespace(ns);
+  ASSERT_TRUE(store_->UpdateNamespace(ns).ok());
+  controller_->SetNamespace(ns);
   CreateIn(api::kDefaultNamespace, "e", 2, 2);
   ASSERT_TRUE(WaitForRunning("e", 1));
   ASSERT_TRUE(WaitForReason("e", "e-2", "QuotaExceeded"));
   before_start_ = [&](FakeExecutor& e) {
     e.AttachOnRecover("e-1", "0");
-    controller_->admission().SetNamespace(ns);  // as the server loads its namespaces
+    // The controller loads the namespaces (the quota) from the store at start.
   };
   Restart();
   // e-1 runs on, counted: e-2 stays over the quota.
@@ -191,23 +199,24 @@ TEST_F(RunnerAdmissionTest, GuaranteedNamespaceTakesAGpuBackAndThePreemptedTrial
   api::Namespace urgent;
   urgent.name = "urgent";
   urgent.guaranteed.gpu = 1;
-  controller_->admission().SetNamespace(urgent);
+  ASSERT_TRUE(store_->CreateNamespace(urgent).ok());
+  controller_->SetNamespace(urgent);
   CreateIn("lab", "b", 2, 2);
   ASSERT_TRUE(WaitForRunning("b", 2));
-  for (int step = 1; step <= 3; ++step) executor_->Observe("b", "b-2", step, {{"loss", step}});
-  ASSERT_TRUE(WaitFor([&] { return store_->ListObservations("b", "b-2")->size() == 3; }));
+  for (int step = 1; step <= 3; ++step) executor_->Observe(Key("b"), "b-2", step, {{"loss", step}});
+  ASSERT_TRUE(WaitFor([&] { return store_->ListObservations(Key("b"), "b-2")->size() == 3; }));
 
   const auto asked = std::chrono::steady_clock::now();
   CreateIn("urgent", "u", 1, 1);
   // b-2, started last, is stopped (SIGTERM through Kill) ...
   ASSERT_TRUE(WaitFor([&] {
     auto kills = executor_->kills();
-    return std::find(kills.begin(), kills.end(), "b/b-2") != kills.end();
+    return std::find(kills.begin(), kills.end(), Key("b") + "/b-2") != kills.end();
   }));
   EXPECT_EQ(Trial("b", "b-2").reason, "Preempting");
   runner::ExitInfo killed;
   killed.kind = runner::ExitKind::kKilled;
-  executor_->Exit("b", "b-2", killed);
+  executor_->Exit(Key("b"), "b-2", killed);
   // ... its GPU goes to u at once, and b-2 waits to start again.
   ASSERT_TRUE(WaitForTrialPhase("u", "u-1", TrialPhase::kRunning));
   EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(3));
@@ -225,10 +234,10 @@ TEST_F(RunnerAdmissionTest, GuaranteedNamespaceTakesAGpuBackAndThePreemptedTrial
   EXPECT_EQ(dirs[0], dirs[1]);
   EXPECT_TRUE(std::filesystem::is_directory(dirs[0]));
   // Resumed from a checkpoint of step 2: step 3 again, then on.
-  for (int step = 3; step <= 5; ++step) executor_->Observe("b", "b-2", step, {{"loss", 10 + step}});
-  executor_->ExitCode("b", "b-2", 0);
+  for (int step = 3; step <= 5; ++step) executor_->Observe(Key("b"), "b-2", step, {{"loss", 10 + step}});
+  executor_->ExitCode(Key("b"), "b-2", 0);
   ASSERT_TRUE(WaitForTrialPhase("b", "b-2", TrialPhase::kSucceeded));
-  auto stored = store_->ListObservations("b", "b-2");
+  auto stored = store_->ListObservations(Key("b"), "b-2");
   ASSERT_TRUE(stored.ok());
   std::vector<std::pair<int64_t, double>> steps;
   for (const auto& o : *stored) steps.push_back({o.step, o.metrics.at("loss")});

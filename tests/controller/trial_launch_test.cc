@@ -88,7 +88,8 @@ TEST(TrialLaunchTest, SubstitutesParametersAndAddsTheServersVariables) {
   EXPECT_THAT(launch->argv, ElementsAre("/usr/local/bin/hpt", "--x=0.25", "--momentum=0.9",
                                         "--trial=e-7"));
   EXPECT_THAT(launch->env,
-              ElementsAre(Pair("HPT_EXPERIMENT", "e"), Pair("HPT_TOKEN", "trial-token"),
+              ElementsAre(Pair("HPT_EXPERIMENT", "e"), Pair("HPT_NAMESPACE", "default"),
+                          Pair("HPT_TOKEN", "trial-token"),
                           Pair("HPT_TRIAL", "e-7"), Pair("HPT_URL", "http://127.0.0.1:8080"),
                           Pair("MOMENTUM", "0.9"), Pair("X", "0.25")));
   EXPECT_EQ(launch->experiment, "e");

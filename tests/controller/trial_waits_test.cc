@@ -96,9 +96,9 @@ TEST_F(TrialWaitsTest, PreemptKillsAndItsExitMakesThePendingTrialStartAgain) {
   EXPECT_FALSE(exited.update->completion_time_ms);
   EXPECT_FALSE(exited.update->exit_code);
   // While it waits to start again it says it was preempted.
-  Carry(event::Waiting{"waiting for gpu 1 (0 of 1 free)"});
+  Carry(event::Waiting{"waiting for 1 GPU (0 of 1 free)"});
   EXPECT_EQ(trial_.reason, "Preempted");
-  EXPECT_EQ(trial_.message, "preempted; waiting for gpu 1 (0 of 1 free)");
+  EXPECT_EQ(trial_.message, "preempted; waiting for 1 GPU (0 of 1 free)");
   Carry(event::Started{Job("j2")});
   EXPECT_EQ(trial_.phase, TrialPhase::kRunning);
   EXPECT_EQ(trial_.reason, "");
