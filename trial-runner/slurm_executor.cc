@@ -27,6 +27,7 @@
 #include "trial-runner/local_job.h"
 #include "trial-runner/run_as.h"
 #include "trial-runner/slurm_cli.h"
+#include "trial-runner/slurm_jobs.h"
 #include "trial-runner/trial_log.h"
 
 namespace hpt::runner {
@@ -34,48 +35,6 @@ namespace {
 
 using Key = std::pair<std::string, std::string>;  // experiment, trial
 constexpr auto kPollInterval = std::chrono::milliseconds(500);
-constexpr char kIdPrefix[] = "slurm:";
-
-// "hpt.<experiment>.<trial>.<8 hex>", the hex a hash (FNV-1a, stable
-// across builds) of the absolute log path, which is the database's own: a
-// job whose id was never stored is found again by its name, and servers of
-// other databases on the cluster, with the same experiment names, never
-// take each other's jobs.
-std::string JobName(const LaunchSpec& spec) {
-  const std::string log =
-      std::filesystem::absolute(spec.log_path).lexically_normal().string();
-  uint32_t hash = 2166136261u;
-  for (unsigned char c : log) hash = (hash ^ c) * 16777619u;
-  char hex[9];
-  std::snprintf(hex, sizeof hex, "%08x", hash);
-  return "hpt." + spec.experiment + "." + spec.trial + "." + hex;
-}
-
-// The leading number of a job id ("123", "123_4" of an array).
-uint64_t IdNumber(const std::string& id) { return std::strtoull(id.c_str(), nullptr, 10); }
-
-// The job of `running` among those Slurm knows. By its stored id, provided
-// the name is still this trial's: ids repeat once Slurm's counter wraps or
-// its state is lost, and a job of someone else must never be taken. By
-// name when none was stored: an unfinished one first, then the newest (a
-// re-created experiment of the same name had jobs too).
-const SlurmJob* FindJob(const std::map<std::string, SlurmJob>& known, const RunningJob& running) {
-  const std::string name = JobName(running.spec);
-  if (running.job_id.rfind(kIdPrefix, 0) == 0) {
-    auto it = known.find(running.job_id.substr(sizeof kIdPrefix - 1));
-    return it != known.end() && it->second.name == name ? &it->second : nullptr;
-  }
-  const SlurmJob* best = nullptr;
-  for (const auto& [id, job] : known) {
-    if (job.name != name) continue;
-    if (!best || (best->finished() && !job.finished()) ||
-        (best->finished() == job.finished() && IdNumber(job.id) > IdNumber(best->id))) {
-      best = &job;
-    }
-  }
-  return best;
-}
-
 // The users of `jobs` that run as another user (their jobs are theirs in
 // Slurm); users that cannot be looked up are left out.
 std::set<uid_t> RunAsUids(const std::vector<RunningJob>& jobs) {
@@ -106,28 +65,6 @@ struct Entry {
   std::unique_ptr<Job> job;
   bool kill_requested = false;  // Kill() sets it
 };
-
-// How a finished Slurm job ended, as the listener hears it.
-ExitInfo ExitOf(const SlurmJob& s, bool killed) {
-  ExitInfo info;
-  info.exit_code = s.exit_code;
-  info.signal = s.signal;
-  if (s.state == "COMPLETED") {
-    info.kind = ExitKind::kExited;
-  } else if (s.state == "FAILED") {
-    info.kind = s.signal != 0 ? ExitKind::kSignaled : ExitKind::kExited;
-  } else if (s.state == "CANCELLED") {
-    info.kind = killed ? ExitKind::kKilled : ExitKind::kSignaled;
-    if (!killed && info.signal == 0) info.signal = SIGTERM;
-  } else if (s.state == "TIMEOUT" || s.state == "DEADLINE") {
-    info.kind = ExitKind::kTimedOut;
-  } else {  // OUT_OF_MEMORY, NODE_FAIL, BOOT_FAIL, PREEMPTED
-    info.kind = ExitKind::kSignaled;
-    if (info.signal == 0) info.signal = SIGKILL;
-    info.oom_killed = s.state == "OUT_OF_MEMORY";
-  }
-  return info;
-}
 
 class SlurmExecutor : public Executor {
  public:
@@ -207,7 +144,7 @@ class SlurmExecutor : public Executor {
       jobs_[key] = Entry{std::move(job)};
     }
     cv_.notify_all();
-    return JobHandle{0, kIdPrefix + id, /*queued=*/true};
+    return JobHandle{0, kSlurmIdPrefix + id, /*queued=*/true};
   }
 
   std::vector<RecoveredJob> Recover(const std::vector<RunningJob>& jobs) override {
@@ -239,7 +176,7 @@ class SlurmExecutor : public Executor {
       MutexLock lock(&mu_);
       out[i].attached =
           jobs_.try_emplace(Key(spec.experiment, spec.trial), Entry{std::move(job)}).second;
-      out[i].job_id = kIdPrefix + id;
+      out[i].job_id = kSlurmIdPrefix + id;
     }
     cv_.notify_all();
     return out;
@@ -250,7 +187,7 @@ class SlurmExecutor : public Executor {
     auto known = KnownJobs(RunAsUids(jobs));
     if (!known.ok()) return out;  // unreachable: the next restart looks again
     for (size_t i = 0; i < jobs.size(); ++i) {
-      if (jobs[i].job_id.rfind(kIdPrefix, 0) != 0) continue;  // only a stored id
+      if (jobs[i].job_id.rfind(kSlurmIdPrefix, 0) != 0) continue;  // only a stored id
       const SlurmJob* found = FindJob(*known, jobs[i]);
       out[i] = found && !found->finished();
     }
