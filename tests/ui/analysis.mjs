@@ -12,17 +12,10 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import {
-  client, launchBrowser, parseArgs, preflight, repoRoot, startServer, tempDir, waitFor,
+  browserTestArgs, client, launchBrowser, preflight, startServer, tempDir, waitFor,
 } from './harness.mjs';
 
-const args = parseArgs(process.argv.slice(2), {
-  hpt: path.join(repoRoot, 'build/cli/hpt'),
-  'ui-dir': path.join(repoRoot, 'ui/dist'),
-  out: path.join(repoRoot, 'build/tests/ui-out'),
-  chromium: '/usr/bin/chromium',
-});
-for (const k of ['hpt', 'ui-dir', 'out', 'chromium']) args[k] = path.resolve(args[k]);
-fs.mkdirSync(args.out, { recursive: true });
+const args = browserTestArgs(process.argv.slice(2));
 
 const PARAMS = [
   { name: 'x', parameterType: 'double', feasibleSpace: { min: '0', max: '1' } },

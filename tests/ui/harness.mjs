@@ -20,6 +20,21 @@ export function parseArgs(argv, defaults) {
   return out;
 }
 
+// A browser test's arguments: the hpt binary, the dashboard, the output
+// folder (made) and Chromium, as absolute paths, plus `extra` defaults.
+export function browserTestArgs(argv, extra = {}) {
+  const args = parseArgs(argv, {
+    hpt: path.join(repoRoot, 'build/cli/hpt'),
+    'ui-dir': path.join(repoRoot, 'ui/dist'),
+    out: path.join(repoRoot, 'build/tests/ui-out'),
+    chromium: '/usr/bin/chromium',
+    ...extra,
+  });
+  for (const k of ['hpt', 'ui-dir', 'out', 'chromium']) args[k] = path.resolve(args[k]);
+  fs.mkdirSync(args.out, { recursive: true });
+  return args;
+}
+
 export function tempDir(prefix) {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }

@@ -13,17 +13,10 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import {
-  client, launchBrowser, parseArgs, preflight, repoRoot, startServer, tempDir,
+  browserTestArgs, client, launchBrowser, preflight, startServer, tempDir,
 } from './harness.mjs';
 
-const args = parseArgs(process.argv.slice(2), {
-  hpt: path.join(repoRoot, 'build/cli/hpt'),
-  'ui-dir': path.join(repoRoot, 'ui/dist'),
-  out: path.join(repoRoot, 'build/tests/ui-out'),
-  chromium: '/usr/bin/chromium',
-});
-for (const k of ['hpt', 'ui-dir', 'out', 'chromium']) args[k] = path.resolve(args[k]);
-fs.mkdirSync(args.out, { recursive: true });
+const args = browserTestArgs(process.argv.slice(2));
 
 // A payload that marks window.__xss if it ever runs.
 const PAYLOAD = '<img src=x onerror="window.__xss=1">';
