@@ -1,5 +1,6 @@
 #include "api/json_codec.h"
 
+#include <algorithm>
 #include <ctime>
 #include <optional>
 
@@ -49,6 +50,7 @@ json TrialToJson(const Trial& t, const Objective& objective) {
             {"startTime", TimeToJson(t.start_time_ms)},
             {"completionTime", TimeToJson(t.completion_time_ms)}};
   if (t.exit_code) j["exitCode"] = *t.exit_code;
+  j["preemptions"] = t.preemptions;
   if (!t.outputs.empty()) j["outputs"] = t.outputs;
   return j;
 }
@@ -61,6 +63,8 @@ json ObservationToJson(const Observation& o) {
 
 json ExperimentToJson(const Experiment& e, const std::vector<Trial>& trials) {
   TrialCounts c = CountTrials(trials);
+  const auto preempted = std::count_if(trials.begin(), trials.end(),
+                                       [](const Trial& t) { return t.preemptions > 0; });
   json status = {
       {"phase", ToString(e.phase)},
       {"reason", e.reason},
@@ -77,7 +81,8 @@ json ExperimentToJson(const Experiment& e, const std::vector<Trial>& trials) {
         {"earlyStopped", c.early_stopped},
         {"metricsUnavailable", c.metrics_unavailable},
         {"killed", c.killed},
-        {"imported", c.imported}}},
+        {"imported", c.imported},
+        {"preempted", preempted}}},
       {"currentOptimalTrial", nullptr},
       {"queuedTrials", e.queue.size()}};
   if (auto best = BestTrialIndex(trials, e.spec.objective)) {

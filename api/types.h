@@ -239,6 +239,10 @@ struct Trial {
   std::optional<int> exit_code;
   int64_t pid = 0;  // process group of a runner-run trial; 0 otherwise
   std::string job_id;  // the executor's id of its job; "" otherwise
+  // Times it was preempted (a guaranteed share took its resources back, or
+  // its cluster requeued it): it went back to Pending and started again
+  // under its name. Never counted as a failure.
+  int64_t preemptions = 0;
   // 1-based position in its experiment's creation order (the store's seq):
   // set by the controller on creation and by the store on every read.
   int64_t index = 0;

@@ -89,6 +89,7 @@ void Mirror(Trial& trial, const storage::TrialUpdate& update) {
   if (update.exit_code) trial.exit_code = *update.exit_code;
   if (update.pid) trial.pid = *update.pid;
   if (update.job_id) trial.job_id = *update.job_id;
+  if (update.preemptions) trial.preemptions = *update.preemptions;
 }
 
 }  // namespace

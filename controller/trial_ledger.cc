@@ -27,6 +27,7 @@ storage::TrialUpdate Merged(storage::TrialUpdate earlier, const storage::TrialUp
   if (later.exit_code) earlier.exit_code = later.exit_code;
   if (later.pid) earlier.pid = later.pid;
   if (later.job_id) earlier.job_id = later.job_id;
+  if (later.preemptions) earlier.preemptions = later.preemptions;
   earlier.observations.insert(earlier.observations.end(), later.observations.begin(),
                               later.observations.end());
   return earlier;
@@ -191,6 +192,7 @@ Effects TrialLedger::OnExited(const Trial& t, const event::Exited& e, int64_t no
     update.message = *preempted + "; it starts again under its name, with its checkpoint folder";
     update.pid = 0;
     update.job_id = "";
+    update.preemptions = t.preemptions + 1;
     return out;
   }
   // Its end is judged on everything it reported, held observations too.

@@ -123,6 +123,10 @@ CREATE TABLE audit (
 );
 CREATE INDEX audit_by_actor ON audit (actor, id);
 )sql",
+    // Version 7: how often a trial was preempted (api::Trial::preemptions).
+    R"sql(
+ALTER TABLE trials ADD COLUMN preemptions INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 constexpr int kLatestVersion =

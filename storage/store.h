@@ -34,6 +34,7 @@ struct TrialUpdate {
   std::optional<int> exit_code;
   std::optional<int64_t> pid;
   std::optional<std::string> job_id;
+  std::optional<int64_t> preemptions;
   // Added as AddObservations adds them, in the same transaction as the
   // fields above (a completion's final metrics and its phase together).
   std::vector<api::Observation> observations;

@@ -139,6 +139,7 @@ TEST_F(PreemptionTest, GuaranteedNamespaceGetsTheGpuBackAndThePreemptedTrialResu
                       std::chrono::seconds(20)));
   api::Trial b1 = Trial("lab/b", "b-1");
   EXPECT_EQ(b1.phase, TrialPhase::kSucceeded);
+  EXPECT_EQ(b1.preemptions, 1);
   auto stored = store_->ListObservations("lab/b", "b-1");
   ASSERT_TRUE(stored.ok());
   std::vector<std::pair<int64_t, double>> steps;

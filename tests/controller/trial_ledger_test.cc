@@ -48,6 +48,7 @@ class TrialLedgerTest : public ::testing::Test {
     if (u.reason) trial_.reason = *u.reason;
     if (u.message) trial_.message = *u.message;
     if (u.job_id) trial_.job_id = *u.job_id;
+    if (u.preemptions) trial_.preemptions = *u.preemptions;
   }
   Effects Exit(runner::ExitKind kind, int code = 0) {
     runner::ExitInfo info;

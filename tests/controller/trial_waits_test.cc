@@ -39,6 +39,7 @@ class TrialWaitsTest : public ::testing::Test {
     if (u.reason) trial_.reason = *u.reason;
     if (u.message) trial_.message = *u.message;
     if (u.job_id) trial_.job_id = *u.job_id;
+    if (u.preemptions) trial_.preemptions = *u.preemptions;
     if (u.pid) trial_.pid = *u.pid;
     return effects;
   }
@@ -95,6 +96,7 @@ TEST_F(TrialWaitsTest, PreemptKillsAndItsExitMakesThePendingTrialStartAgain) {
   EXPECT_EQ(*exited.update->pid, 0);
   EXPECT_FALSE(exited.update->completion_time_ms);
   EXPECT_FALSE(exited.update->exit_code);
+  EXPECT_EQ(*exited.update->preemptions, 1) << "counted apart from failures";
   // While it waits to start again it says it was preempted.
   Carry(event::Waiting{"waiting for 1 GPU (0 of 1 free)"});
   EXPECT_EQ(trial_.reason, "Preempted");
@@ -102,10 +104,16 @@ TEST_F(TrialWaitsTest, PreemptKillsAndItsExitMakesThePendingTrialStartAgain) {
   Carry(event::Started{Job("j2")});
   EXPECT_EQ(trial_.phase, TrialPhase::kRunning);
   EXPECT_EQ(trial_.reason, "");
+  // A second preemption counts on.
+  Carry(event::Preempt{"again"});
+  EXPECT_EQ(*Exit(runner::ExitKind::kKilled).update->preemptions, 2);
+  Carry(event::Started{Job("j3")});
   // Its next exit is an ordinary one.
   trial_.metrics = {{"loss", 0.1, 0.1, 0.1}};
   Effects done = Exit(runner::ExitKind::kExited);
   EXPECT_EQ(*done.update->phase, TrialPhase::kSucceeded);
+  EXPECT_FALSE(done.update->preemptions);
+  EXPECT_EQ(trial_.preemptions, 2);
 }
 
 TEST_F(TrialWaitsTest, StepsReportedAgainAfterTheRestartAreStoredOnce) {

@@ -131,7 +131,11 @@ TEST(SqliteStoreDurabilityTest, CreatesParentFoldersAndUsesWal) {
 }
 
 // Takes a database back to what version 5 wrote (before namespaces).
+void UndoVersion7(RawDb& raw) { raw.Exec("ALTER TABLE trials DROP COLUMN preemptions"); }
+
+// Takes a database back to version 5 (versions 7 and 6 undone).
 void UndoVersion6(RawDb& raw) {
+  UndoVersion7(raw);
   raw.Exec("DROP INDEX experiments_by_namespace");
   raw.Exec("ALTER TABLE experiments DROP COLUMN namespace");
   raw.Exec("DROP TABLE namespaces");
@@ -225,6 +229,33 @@ TEST(SqliteStoreDurabilityTest, ExperimentsFromBeforeNamespacesAreInDefault) {
   EXPECT_EQ(store->ListTrials("old")->size(), 1u);
   EXPECT_EQ(*store->CountExperiments("default"), 1);
   EXPECT_TRUE(store->GetNamespace("default").ok());
+}
+
+// Version 7 counts preemptions: trials stored before read back with none,
+// and a count stored now survives.
+TEST(SqliteStoreDurabilityTest, TrialsFromBeforePreemptionCountsHaveNone) {
+  hpt::testing::TempDir dir;
+  const std::string path = dir.File("hpt.db");
+  {
+    auto store = MustOpen(path);
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->CreateExperiment(MakeExperiment("old")).ok());
+    ASSERT_TRUE(store->CreateTrials("old", {MakeTrial("t", "0.1")}, "").ok());
+  }
+  {
+    RawDb raw(path);
+    UndoVersion7(raw);
+    raw.Exec("PRAGMA user_version = 6");
+  }
+  auto store = MustOpen(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->GetTrial("old", "t")->preemptions, 0);
+  TrialUpdate u;
+  u.preemptions = 2;
+  ASSERT_TRUE(store->UpdateTrial("old", "t", u).ok());
+  EXPECT_EQ(store->GetTrial("old", "t")->preemptions, 2);
+  EXPECT_EQ(RawDb(path).Query("PRAGMA user_version"),
+            std::to_string(sqlite::LatestSchemaVersion()));
 }
 
 TEST(SqliteStoreDurabilityTest, RefusesNewerSchema) {

@@ -325,6 +325,23 @@ TEST_P(StoreConformanceTest, JobIdRoundTrips) {
   EXPECT_EQ((*trials)[1].job_id, "slurm:4711");
 }
 
+TEST_P(StoreConformanceTest, PreemptionsRoundTrip) {
+  ASSERT_TRUE(store().CreateExperiment(MakeExperiment("e")).ok());
+  api::Trial created = MakeTrial("t1", "1");
+  created.preemptions = 1;
+  ASSERT_TRUE(store().CreateTrials("e", {created, MakeTrial("t2", "2")}, "").ok());
+  EXPECT_EQ(store().GetTrial("e", "t1")->preemptions, 1);
+  EXPECT_EQ(store().GetTrial("e", "t2")->preemptions, 0);
+  TrialUpdate u;
+  u.preemptions = 3;
+  u.phase = api::TrialPhase::kPending;
+  ASSERT_TRUE(store().UpdateTrial("e", "t2", u).ok());
+  TrialUpdate other;
+  other.reason = "Preempted";
+  ASSERT_TRUE(store().UpdateTrial("e", "t2", other).ok());  // keeps it
+  EXPECT_EQ(store().GetTrial("e", "t2")->preemptions, 3);
+}
+
 TEST_P(StoreConformanceTest, EverythingSurvivesReopen) {
   api::Experiment e = MakeExperiment("e");
   e.algorithm_state = "state";
