@@ -70,6 +70,10 @@ StatusOr<std::unique_ptr<SupervisedTrial>> SupervisedTrial::Launch(
   // A previous trial of this name must not be mistaken for this one.
   ::unlink(ShimExitPath(spec.log_path).c_str());
   ::unlink(ShimJobPath(spec.log_path).c_str());
+  // Nor its output (a preempted trial runs again under its name): this
+  // run's log is followed from its start, and the old bytes there would
+  // be read first, and as many of this run's skipped.
+  RemoveTrialLog(spec.log_path);
   Status folders = api::CreatePrivateParentFolders(spec.log_path);
   if (!folders.ok()) {
     trial->start_failure_ = ExitInfo{ExitKind::kStartFailed, 0, 0, false, folders.message()};

@@ -61,6 +61,11 @@ std::vector<int64_t> TrialLogChunks(const std::string& path) {
   return out;
 }
 
+void RemoveTrialLog(const std::string& path) {
+  for (int64_t k : TrialLogChunks(path)) ::unlink(Chunk(path, k).c_str());
+  ::unlink(path.c_str());
+}
+
 namespace {
 
 std::vector<Segment> Segments(const std::string& path) {

@@ -130,6 +130,11 @@ class TrialLogFollower {
 // The numbers of the tail chunks "<path>.tail.<n>" on disk, ascending.
 std::vector<int64_t> TrialLogChunks(const std::string& path);
 
+// Removes the log at `path` and its tail chunks (none there: nothing to do).
+// Before a trial runs again under its name: a follower reads the new run's
+// log from its start, and must not read the old run's bytes there first.
+void RemoveTrialLog(const std::string& path);
+
 struct LogRange {
   std::string data;
   int64_t offset = 0;  // of data's first byte in the whole log

@@ -100,5 +100,27 @@ TEST(TrialLogTest, ReopeningRemovesAnEarlierRunsChunks) {
   EXPECT_EQ(whole->data, "new\n");
 }
 
+// A run under the same name follows its log from the start: after
+// RemoveTrialLog, a follower sees only what the new run writes.
+TEST(TrialLogTest, AFollowerOfARunAfterRemoveTrialLogReadsOnlyTheNewRun) {
+  TempDir dir;
+  const std::string path = dir.File("t.log");
+  TrialLogWriter writer;
+  WriteLines(writer, path, 1000);
+  ASSERT_FALSE(TrialLogChunks(path).empty());
+  RemoveTrialLog(path);
+  EXPECT_TRUE(TrialLogChunks(path).empty());
+  EXPECT_FALSE(ReadTrialLog(path, 0, 16).ok() && !ReadTrialLog(path, 0, 16)->data.empty());
+  TrialLogFollower follower(path);
+  std::string read;
+  follower.Read(read, 1 << 20);  // nothing there yet
+  ASSERT_TRUE(writer.Open(path, 4096).ok());
+  writer.Write("step=1 loss=1\n", 14);
+  writer.Close();
+  follower.Read(read, 1 << 20, /*final=*/true);
+  EXPECT_EQ(read, "step=1 loss=1\n");
+  RemoveTrialLog(dir.File("never-written.log"));  // nothing to remove: no harm
+}
+
 }  // namespace
 }  // namespace hpt::runner
