@@ -198,6 +198,10 @@ struct LocalExecutorOptions {
   // re-attached by Recover(). Empty: trials are this process's children,
   // killed with the executor and lost to a crash.
   std::vector<std::string> shim_command;
+  // This process's environment is already the trial's (it is the trial's
+  // supervisor): passed whole even to a trial of another user, which
+  // otherwise gets only spawn.h's PassesToAnotherUser() part of it.
+  bool environment_is_the_trials = false;
   // Supervised trials' soft RLIMIT_NOFILE (the server's before it raised
   // its own); 0: what the supervisor inherits.
   int64_t trial_open_files = 0;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -100,6 +101,8 @@ int SwitchToUser(const RunAs& r) {
   }
   // The switch must be for good: no way back to root.
   if (::syscall(SYS_setuid, 0) == 0 || ::syscall(SYS_setgid, 0) == 0) return EPERM;
+  // Nor through a setuid program (su, sudo) or file capabilities.
+  if (::syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0) return errno;
   return 0;
 }
 

@@ -43,8 +43,9 @@ Status CheckCanRunAs(const std::string& user);
 
 // Why the switch of the calling process to `run_as` failed (an errno, or
 // EPERM when it took but uid 0 could be regained), 0 once it is complete:
-// setgroups, setgid, setuid, all through raw system calls, so that only
-// the calling thread changes. For a child between fork and exec only:
+// setgroups, setgid, setuid, then no_new_privs (a setuid program such as
+// sudo gains nothing), all through raw system calls, so that only the
+// calling thread changes. For a child between fork and exec only:
 // async-signal-safe, allocates nothing.
 int SwitchToUser(const RunAs& run_as);
 

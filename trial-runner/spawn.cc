@@ -58,16 +58,15 @@ std::string Resolve(const SpawnOptions& options, std::string* error) {
   return "";
 }
 
-std::vector<std::string> BuildEnv(
-    const std::map<std::string, std::string>& env) {
+std::vector<std::string> BuildEnv(const std::map<std::string, std::string>& env,
+                                  bool whole_environment) {
   std::vector<std::string> out;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     std::string_view entry(*e);
     size_t eq = entry.find('=');
-    if (eq != std::string_view::npos &&
-        env.count(std::string(entry.substr(0, eq)))) {
-      continue;
-    }
+    if (eq == std::string_view::npos) continue;
+    const std::string name(entry.substr(0, eq));
+    if (env.count(name) || (!whole_environment && !PassesToAnotherUser(name))) continue;
     out.emplace_back(entry);
   }
   for (const auto& [name, value] : env) out.push_back(name + "=" + value);
@@ -244,6 +243,20 @@ int ForkChildAs(const SpawnOptions& options, const std::string& program, char** 
 
 }  // namespace
 
+bool PassesToAnotherUser(const std::string& name) {
+  static const char* const kNames[] = {"PATH", "LD_LIBRARY_PATH", "TMPDIR", "TERM",
+                                       "TZ",   "LANG",            "LANGUAGE"};
+  static const char* const kPrefixes[] = {"LC_",   "CUDA_", "NVIDIA_",  "NCCL_",
+                                          "OMP_",  "MKL_",  "OPENBLAS_"};
+  for (const char* n : kNames) {
+    if (name == n) return true;
+  }
+  for (const char* p : kPrefixes) {
+    if (name.rfind(p, 0) == 0) return true;
+  }
+  return false;
+}
+
 StatusOr<SpawnResult> Spawn(const SpawnOptions& options) {
   SpawnResult result;
   if (options.argv.empty()) return InvalidArgument("argv is empty");
@@ -260,7 +273,7 @@ StatusOr<SpawnResult> Spawn(const SpawnOptions& options) {
   if (options.run_as) {
     for (const auto& [name, value] : RunAsEnvironment(*options.run_as)) env[name] = value;
   }
-  std::vector<std::string> env_strings = BuildEnv(env);
+  std::vector<std::string> env_strings = BuildEnv(env, options.whole_environment);
   std::vector<char*> envp = Pointers(env_strings);
 
   // Where this process runs without stdio, the pipe may be fd 0..2, which

@@ -24,7 +24,18 @@ struct SpawnOptions {
   // null: as this process's user. The switch is made last, after the
   // descriptors and the session, before the working dir is entered.
   const RunAs* run_as = nullptr;
+  // False: of this process's environment only what a trial needs to find
+  // its tools, libraries and GPUs passes (PassesToAnotherUser()), then
+  // `env`. For a trial of another user: the server's environment may
+  // hold its own secrets (a database password, a cloud key).
+  bool whole_environment = true;
 };
+
+// Whether the variable `name` of the server's environment passes to a
+// trial of another user (SpawnOptions::whole_environment false): PATH,
+// LD_LIBRARY_PATH, TMPDIR, TERM, TZ, the locale (LANG, LANGUAGE, LC_*),
+// and CUDA_*, NVIDIA_*, NCCL_*, OMP_*, MKL_*, OPENBLAS_*.
+bool PassesToAnotherUser(const std::string& name);
 
 struct SpawnResult {
   int pid = 0;        // the child, also its session and process-group id;

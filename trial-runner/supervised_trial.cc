@@ -101,7 +101,11 @@ StatusOr<std::unique_ptr<SupervisedTrial>> SupervisedTrial::Launch(
   // so that it never blocks on, or dies with, anything of this server's.
   int devnull = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (devnull < 0) return Unavailable("/dev/null: " + std::string(std::strerror(errno)));
-  StatusOr<SpawnResult> spawned = Spawn(SpawnOptions{argv, "/", std::move(env), devnull});
+  SpawnOptions spawn{argv, "/", std::move(env), devnull};
+  // The supervisor passes its environment whole to the trial: for another
+  // user's trial, it gets only what that trial may see of the server's.
+  spawn.whole_environment = spec.run_as_user.empty();
+  StatusOr<SpawnResult> spawned = Spawn(spawn);
   ::close(devnull);
   if (!spawned.ok()) return spawned.status();
   if (!spawned->error.empty()) {

@@ -153,9 +153,10 @@ StatusOr<std::unique_ptr<TrialProcess>> TrialProcess::Launch(
       if (::setrlimit(RLIMIT_AS, &as) == 0) own_as = saved;
     }
   }
-  StatusOr<SpawnResult> spawned =
-      Spawn(SpawnOptions{spec.argv, spec.working_dir, std::move(env), out[1],
-                         run_as ? &*run_as : nullptr});
+  SpawnOptions spawn{spec.argv, spec.working_dir, std::move(env), out[1],
+                     run_as ? &*run_as : nullptr};
+  spawn.whole_environment = !run_as || options.environment_is_the_trials;
+  StatusOr<SpawnResult> spawned = Spawn(spawn);
   if (trial->cgroup_) {
     Status left = trial->cgroup_->LeaveSelf();
     HPT_CHECK(left.ok() || !spawned.ok());  // else every later trial would share it

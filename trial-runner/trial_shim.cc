@@ -254,6 +254,8 @@ int RunTrialShim(const std::vector<std::string>& args) {
   LocalExecutorOptions options;
   options.kill_grace_ms = o.kill_grace_ms;
   options.trial_cgroups = true;  // this process has one thread
+  // The server gave this process the trial's environment (SupervisedTrial).
+  options.environment_is_the_trials = true;
 
   ExitInfo info;
   StatusOr<std::unique_ptr<TrialProcess>> launched = TrialProcess::Launch(spec, options);

@@ -96,6 +96,36 @@ TEST_P(RunAsTest, RunsWithTheUsersIdentityAndNoWayBackToRoot) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
+TEST_P(RunAsTest, GetsNoSecretOfTheServersEnvironmentAndCannotGainPrivileges) {
+  // The server's own environment: a secret, and what trials need.
+  ::setenv("HPT_TEST_SERVER_SECRET", "s3cret", 1);
+  ::setenv("CUDA_CACHE_MAXSIZE", "1234", 1);
+  const std::string script =
+      "if [ -n \"$HPT_TEST_SERVER_SECRET\" ]; then echo secret=1; else echo secret=0; fi; "
+      "echo cuda=${CUDA_CACHE_MAXSIZE:-0}; echo given=${GIVEN:-0}; "
+      "if [ -n \"$PATH\" ]; then echo path=1; else echo path=0; fi; "
+      "echo no_new_privs=$(sed -n 's/^NoNewPrivs:[[:space:]]*//p' /proc/self/status)";
+  const std::vector<std::string> metrics = {"secret", "cuda", "given", "path", "no_new_privs"};
+  LaunchSpec as_user = AsUser("as-user", script, metrics);
+  as_user.env["GIVEN"] = "7";  // the experiment's own env always reaches it
+  ExitInfo exit = Run(as_user);
+  LaunchSpec as_server = AsUser("as-server", script, metrics);
+  as_server.run_as_user = "";
+  Run(as_server);
+  ::unsetenv("HPT_TEST_SERVER_SECRET");
+  ::unsetenv("CUDA_CACHE_MAXSIZE");
+  const auto& user = listener_.observations("as-user");
+  EXPECT_EQ(Metric(user, "secret"), 0) << exit.log_tail;
+  EXPECT_EQ(Metric(user, "cuda"), 1234) << exit.log_tail;
+  EXPECT_EQ(Metric(user, "given"), 7) << exit.log_tail;
+  EXPECT_EQ(Metric(user, "path"), 1) << exit.log_tail;
+  EXPECT_EQ(Metric(user, "no_new_privs"), 1) << exit.log_tail;
+  // The server's own trials see its environment, as before.
+  const auto& server = listener_.observations("as-server");
+  EXPECT_EQ(Metric(server, "secret"), 1);
+  EXPECT_EQ(Metric(server, "no_new_privs"), 0);
+}
+
 TEST_P(RunAsTest, CannotReadAFileOfTheServersThatTheServerCan) {
   // As the admin token's file is: the server's user's, 0600.
   const std::string token = dir_.File("token");
