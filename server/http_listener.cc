@@ -32,6 +32,9 @@ using tcp = net::ip::tcp;
 constexpr int64_t kReservedDescriptors = 256;
 // Connections past the cap while the ones asked to give way close.
 constexpr int kEvictionHeadroom = 64;
+// How long a connection accepted past that waits for them to close.
+constexpr int kAdmitWaits = 50;
+constexpr int kAdmitWaitMs = 20;
 
 int64_t OpenFileLimit() {
   rlimit limit{};
@@ -185,31 +188,42 @@ class BeastListener : public HttpListener {
       });
       return;
     }
-    // A full house makes room: the connection that has waited longest for
-    // a request gives way (a client holding slots idle cannot lock others
-    // out); only when every one is busy is the new one refused.
-    if (!ec && open_.load() >= options_.max_connections &&
-        open_.load() < options_.max_connections + kEvictionHeadroom &&
-        registry_.EvictLongestWaiting()) {
-      boost::system::error_code ignored;
+    if (ec) return Accept();
+    Admit(std::move(socket), 0);
+  }
+
+  // Serves `socket`, or refuses it when every connection is busy. A full
+  // house makes room: the connection that has waited longest for a
+  // request gives way (a client holding slots idle cannot lock others out).
+  // While kEvictionHeadroom of those are still closing, the new one waits
+  // for them (up to kAdmitWaits times kAdmitWaitMs, nothing else accepted
+  // meanwhile) rather than being refused for a moment's backlog.
+  void Admit(tcp::socket socket, int waits) {
+    const int open = open_.load();
+    const int cap = options_.max_connections;
+    bool serve = open < cap;
+    if (!serve && open < cap + kEvictionHeadroom) serve = registry_.EvictLongestWaiting();
+    if (!serve && open >= cap + kEvictionHeadroom && waits < kAdmitWaits && !closing_) {
+      held_ = std::move(socket);
+      retry_.expires_after(std::chrono::milliseconds(kAdmitWaitMs));
+      retry_.async_wait([this, waits](boost::system::error_code wait) {
+        if (wait || closing_) return;
+        Admit(std::move(*held_), waits + 1);
+      });
+      return;
+    }
+    boost::system::error_code ignored;
+    if (serve) {
       socket.set_option(tcp::no_delay(true), ignored);
       open_.fetch_add(1);
       internal::ServeConnection(std::move(socket), context_);
-    } else if (!ec) {
-      if (open_.load() >= options_.max_connections) {
-        // Never waits: a client that does not read gets what fits.
-        const std::string& answer = OverCapAnswer();
-        (void)::send(socket.native_handle(), answer.data(), answer.size(),
-                     MSG_DONTWAIT | MSG_NOSIGNAL);
-        boost::system::error_code ignored;
-        socket.shutdown(tcp::socket::shutdown_both, ignored);
-        socket.close(ignored);
-      } else {
-        boost::system::error_code ignored;
-        socket.set_option(tcp::no_delay(true), ignored);
-        open_.fetch_add(1);
-        internal::ServeConnection(std::move(socket), context_);
-      }
+    } else {
+      // Never waits: a client that does not read gets what fits.
+      const std::string& answer = OverCapAnswer();
+      (void)::send(socket.native_handle(), answer.data(), answer.size(),
+                   MSG_DONTWAIT | MSG_NOSIGNAL);
+      socket.shutdown(tcp::socket::shutdown_both, ignored);
+      socket.close(ignored);
     }
     Accept();
   }
@@ -230,6 +244,7 @@ class BeastListener : public HttpListener {
   net::strand<net::io_context::executor_type> strand_;  // the acceptor's
   tcp::acceptor acceptor_;
   net::steady_timer retry_;
+  std::optional<tcp::socket> held_;  // waiting in Admit() for room
   net::thread_pool handlers_;
   internal::ConnectionContext context_;
   std::atomic<bool> closed_{false};

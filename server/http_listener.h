@@ -16,7 +16,9 @@
 // - At most max_connections are open at once. A new one then takes the
 //   place of the connection that has waited longest for a request (idle,
 //   or its head still arriving); when every one is busy with a request,
-//   the new one gets a short 503 and is closed. Running out of
+//   the new one gets a short 503 and is closed (while many that were
+//   asked to give way are still closing, it waits for them, up to a
+//   second, before that). Running out of
 //   descriptors slows accepting down instead of spinning. Listening and
 //   accepted sockets are close-on-exec.
 // - The handler runs on a pool of handler_threads, never on the threads
