@@ -122,11 +122,19 @@ Status PatchNamespace(const json& patch, Namespace& ns) {
     r.Problem("name", "cannot change (it is '" + ns.name + "')");
   }
   Namespace changed = ns;
-  if (patch.contains("quota")) changed.quota = {};
-  if (patch.contains("guaranteed")) changed.guaranteed = {};
-  if (patch.contains("runAsUser")) changed.run_as_user.clear();
-  if (patch.contains("slurmAccount")) changed.slurm_account.clear();
-  DecodeNamespaceFields(r, patch, changed);
+  json fields = patch;
+  const json current = NamespaceToJson(ns);
+  for (const char* merged : {"quota", "guaranteed"}) {
+    if (!patch.contains(merged)) continue;
+    json value = current.value(merged, json::object());
+    value.merge_patch(patch[merged]);  // a non-object replaces it: refused below
+    fields[merged] = value.is_null() ? json::object() : value;
+  }
+  if (fields.contains("quota")) changed.quota = {};
+  if (fields.contains("guaranteed")) changed.guaranteed = {};
+  if (fields.contains("runAsUser")) changed.run_as_user.clear();
+  if (fields.contains("slurmAccount")) changed.slurm_account.clear();
+  DecodeNamespaceFields(r, fields, changed);
   HPT_RETURN_IF_ERROR(r.ToStatus());
   ns = std::move(changed);
   return Status::Ok();

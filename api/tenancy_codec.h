@@ -15,9 +15,10 @@ namespace hpt::api {
 
 StatusOr<Namespace> NamespaceFromJson(const nlohmann::json& j);
 nlohmann::json NamespaceToJson(const Namespace& ns);
-// A PATCH of `ns`: each field given replaces that field whole (a quota
-// object replaces the whole quota; {"quota": {}} lifts every cap). The
-// name cannot change.
+// A PATCH of `ns`, a JSON merge patch (RFC 7396): `quota` and `guaranteed`
+// merge into what `ns` has ({"quota": {"gpu": 4}} changes that cap only,
+// {"quota": {"gpu": null}} lifts it, {"quota": null} lifts every one);
+// every other field given replaces its value. The name cannot change.
 Status PatchNamespace(const nlohmann::json& patch, Namespace& ns);
 
 // A user to create: name, optional admin, roles (namespace -> "member" |

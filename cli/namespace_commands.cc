@@ -130,19 +130,9 @@ int QuotaSet(const Connection& c, const std::string& name, const std::vector<std
   auto client = Connect(c);
   if (!client.ok()) return Fail(client.status());
   const std::string path = std::string(kNamespaces) + "/" + name;
-  // A PATCH's quota replaces the whole quota: the caps not named are
-  // carried over from what the server has now.
-  auto ns = (*client)->Json("GET", path);
-  if (!ns.ok()) return Fail(ns.status());
-  json quota = ns->value("quota", json::object());
-  for (const auto& [resource, value] : changes->items()) {
-    if (value.is_null()) {
-      quota.erase(resource);
-    } else {
-      quota[resource] = value;
-    }
-  }
-  auto patched = (*client)->Json("PATCH", path, {{"quota", quota}});
+  // A merge patch: the server changes the caps named ("none" is null:
+  // lifted) and keeps the others, also against a concurrent change.
+  auto patched = (*client)->Json("PATCH", path, {{"quota", *changes}});
   if (!patched.ok()) return Fail(patched.status());
   if (PrintAs(*patched, c.output, std::cout)) return 0;
   PrintQuota(*patched, std::cout);

@@ -2,6 +2,7 @@
 // /api/v1/namespaces[/{ns}], /api/v1/users[/{user}], /api/v1/whoami,
 // /api/v1/audit.
 #include <algorithm>
+#include <mutex>
 #include <string>
 
 #include "api/tenancy_codec.h"
@@ -69,6 +70,10 @@ HttpResponse GetNamespace(const ApiContext& ctx, const HttpRequest& req) {
 HttpResponse PatchNamespace(const ApiContext& ctx, const HttpRequest& req) {
   auto body = ParseBody(req);
   if (!body.ok()) return ErrorResponse(body.status());
+  // Read, merge, write: one PATCH at a time, so that two admins changing
+  // different caps at once both get theirs.
+  static std::mutex patching;
+  std::lock_guard<std::mutex> lock(patching);
   auto ns = ctx.store->GetNamespace(req.Var("ns"));
   if (!ns.ok()) return ErrorResponse(ns.status());
   const std::string old_user = ns->run_as_user;

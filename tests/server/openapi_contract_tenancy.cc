@@ -142,7 +142,10 @@ void OpenApiContractTest::QuotaAndDeletion() {
   RawResponse over =
       As(keys_["ann"], 403, "POST", a + "/experiments", ClientExperiment("over").dump());
   EXPECT_NE(over.body.find("quota experiments"), std::string::npos) << over.body;
+  // A merge patch: {} changes nothing, null lifts every cap.
   ns = Parse(CallJson(200, "PATCH", a, {{"quota", json::object()}}));
+  EXPECT_EQ(ns["quota"]["experiments"], used);
+  ns = Parse(CallJson(200, "PATCH", a, {{"quota", nullptr}}));
   EXPECT_EQ(ns["quota"], json::object());
   Call(409, "DELETE", a);  // it holds experiments
   Call(409, "DELETE", std::string(kNamespaces) + "/default");

@@ -279,6 +279,14 @@ TEST_F(TenancyTest, QuotaOfExperimentsAndDeletingANamespace) {
   ASSERT_TRUE(patched.ok()) << patched.status().ToString();
   EXPECT_EQ((*patched)["quota"]["experiments"], 1);
   EXPECT_EQ((*patched)["weight"], 3);
+  // A merge patch: the caps not named stay, null lifts one.
+  auto merged = admin_->Json("PATCH", "/api/v1/namespaces/team-a",
+                             {{"quota", {{"gpu", nullptr}, {"cpu", 4}}}});
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ((*merged)["quota"], json({{"experiments", 1}, {"cpu", 4}})) << merged->dump();
+  EXPECT_EQ((*merged)["weight"], 3);
+  EXPECT_EQ(Status(*admin_, "PATCH", "/api/v1/namespaces/team-a", R"({"quota": 3})"), 400);
+  EXPECT_EQ((*admin_->Json("GET", "/api/v1/namespaces/team-a"))["quota"]["cpu"], 4);
   ASSERT_TRUE(ann_->Json("POST", "/api/v1/namespaces/team-a/experiments", ClientExperiment("one")).ok());
   auto full = ann_->Call("POST", "/api/v1/namespaces/team-a/experiments", ClientExperiment("two").dump());
   EXPECT_EQ(full->status, 403);
