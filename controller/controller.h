@@ -65,8 +65,8 @@ class Controller : public runner::ExecutorListener {
   // One executor, which every experiment uses.
   Status Start(runner::Executor* executor);
   // Which trials may start: namespaces' quotas, weights and guarantees are
-  // set here (SetNamespace), and an experiment's creation checks
-  // CheckExperimentQuota (fair_share.h).
+  // set here (SetNamespace); the store checks an experiment's creation
+  // against quota.experiments (storage/tenancy_store.h).
   AdmissionBroker& admission() { return *admission_; }
   // Stops the sweep and every use of the executor, and waits for the work
   // in flight; work queued later (the executor's last callbacks) still runs

@@ -87,10 +87,6 @@ struct NamespaceUse {
   int waiting = 0;  // experiments with a waiter
 };
 
-// The quota's message when an experiment more would exceed `ns`'s
-// experiments quota (`existing` experiments now): FailedPrecondition, else Ok.
-Status CheckExperimentQuota(const api::Namespace& ns, int existing);
-
 class FairShare {
  public:
   explicit FairShare(api::ResourceAmounts capacity);

@@ -39,13 +39,6 @@ std::string TwoPlaces(double share) {
 
 }  // namespace
 
-Status CheckExperimentQuota(const api::Namespace& ns, int existing) {
-  if (!ns.quota.experiments || existing < *ns.quota.experiments) return Status::Ok();
-  return FailedPrecondition("namespace " + ns.name + ": quota experiments " +
-                            std::to_string(*ns.quota.experiments) + " in use " +
-                            std::to_string(existing));
-}
-
 std::string FairShare::QuotaShortfall(const Tenant& t, const Waiter& w) const {
   const std::string prefix = "namespace " + t.policy.name + ": quota ";
   const api::NamespaceQuota& q = t.policy.quota;

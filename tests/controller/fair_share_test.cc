@@ -73,16 +73,6 @@ TEST(FairShareTest, RunningTrialsCpuAndMemoryQuotas) {
   EXPECT_EQ(policy.Admit(Ask("q", "b", "b-1", {0, 1, 0}), kNow).verdict, Verdict::kAdmitted);
 }
 
-TEST(FairShareTest, ExperimentQuotaIsCheckedAtCreation) {
-  api::Namespace ns = Ns("team-a");
-  EXPECT_TRUE(CheckExperimentQuota(ns, 100).ok());
-  ns.quota.experiments = 2;
-  EXPECT_TRUE(CheckExperimentQuota(ns, 1).ok());
-  Status full = CheckExperimentQuota(ns, 2);
-  EXPECT_EQ(full.code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(full.message(), "namespace team-a: quota experiments 2 in use 2");
-}
-
 TEST(FairShareTest, MoreThanTheCapacityNeverFits) {
   FairShare policy(Gpus(2));
   Decision d = policy.Admit(Ask("a", "e", "e-1", Gpus(3)), kNow);
