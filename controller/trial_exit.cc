@@ -73,6 +73,13 @@ storage::TrialUpdate ExitUpdate(const api::Trial& reported, const runner::ExitIn
       update.reason = "Killed";
       if (!lost.empty()) update.message = lost;
       break;
+    case runner::ExitKind::kPreempted:
+      // The ledger makes such a trial Pending to start again (OnExited);
+      // asked here, it ended by the cluster's signal.
+      update.phase = TrialPhase::kFailed;
+      update.reason = "Signal";
+      update.message = "preempted by its cluster" + tail;
+      break;
     case runner::ExitKind::kStartFailed:
       update.phase = TrialPhase::kFailed;
       update.reason = "StartFailed";

@@ -72,6 +72,9 @@ enum class ExitKind {
   kTimedOut,     // ran past timeout_seconds and was killed
   kKilled,       // killed through Kill()
   kStartFailed,  // could not be started (bad argv[0], bad working dir)
+  // Its cluster ended it to make room for other work (Slurm's PREEMPTED,
+  // PreemptMode=CANCEL): not the trial's failure.
+  kPreempted,
 };
 
 struct ExitInfo {
@@ -114,6 +117,10 @@ struct RecoveredJob {
   // whether it runs already (false: still queued in a cluster).
   std::string job_id;
   bool running = false;
+  // Attached: how many times its cluster put the job back in its queue
+  // after it ran (OnRequeued()); > 0: it may report steps again, from a
+  // checkpoint, and one not running waits to run again.
+  int restarts = 0;
 };
 
 // A read of a trial's log: bytes [offset, offset + limit), or, when tail
@@ -135,11 +142,25 @@ class ExecutorListener {
                              const api::Observation& observation) = 0;
   virtual void OnExit(const std::string& experiment, const std::string& trial,
                       const ExitInfo& info) = 0;
-  // A job Start() returned as queued has started running. Not called for
-  // one that ends without running (OnExit() alone).
+  // A job Start() returned as queued has started running, or a requeued
+  // one runs again. Not called for one that ends without running (OnExit()
+  // alone).
   virtual void OnRunning(const std::string& experiment, const std::string& trial) {
     (void)experiment;
     (void)trial;
+  }
+  // The trial's job was put back in its cluster's queue after it ran
+  // (Slurm requeued it: scontrol requeue, preemption with
+  // PreemptMode=REQUEUE); `why` says so, with the cluster's cause when
+  // known. It is still the same job: it runs again (OnRunning()) or ends
+  // (one OnExit()) later. What its earlier run printed is delivered before
+  // this call, and what it prints when it runs again continues the same
+  // log; nothing is delivered twice.
+  virtual void OnRequeued(const std::string& experiment, const std::string& trial,
+                          const std::string& why) {
+    (void)experiment;
+    (void)trial;
+    (void)why;
   }
 };
 

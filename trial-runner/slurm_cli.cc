@@ -97,7 +97,7 @@ std::vector<std::string> SlurmCli::JobsCommand(const std::set<uid_t>& users,
   // (see ParseJobs). squeue's "exit_code" is the job's wait status.
   return {"squeue",         "--noheader",
           "--states=all",   "--user=" + list,
-          "--Format=JobID:|,State:|,exit_code:|,Name:" + terminator};
+          "--Format=JobID:|,State:|,exit_code:|,RestartCnt:|,Name:" + terminator};
 }
 
 StatusOr<std::map<std::string, SlurmJob>> SlurmCli::ParseJobs(const std::string& output,
@@ -114,17 +114,19 @@ StatusOr<std::map<std::string, SlurmJob>> SlurmCli::ParseJobs(const std::string&
     if (stop == std::string::npos) return bad(std::string_view(output).substr(at));
     std::string_view record = std::string_view(output).substr(at, stop - at);
     at = stop + end.size();
-    // id, state and exit code are Slurm's own; everything after them is
-    // the name, whatever it holds ('|', newlines, "JobState=").
+    // id, state, exit code and restart count are Slurm's own; everything
+    // after them is the name, whatever it holds ('|', newlines, "JobState=").
     size_t a = record.find('|');
     size_t b = a == std::string_view::npos ? a : record.find('|', a + 1);
     size_t c = b == std::string_view::npos ? b : record.find('|', b + 1);
-    if (c == std::string_view::npos) return bad(record);
+    size_t d = c == std::string_view::npos ? c : record.find('|', c + 1);
+    if (d == std::string_view::npos) return bad(record);
     SlurmJob job;
     job.id = std::string(record.substr(0, a));
     job.state = std::string(record.substr(a + 1, b - a - 1));
     std::string_view exit = record.substr(b + 1, c - b - 1);
-    job.name = std::string(record.substr(c + 1));
+    auto restarts = api::ParseInt(record.substr(c + 1, d - c - 1));
+    job.name = std::string(record.substr(d + 1));
     if (job.id.empty() || job.id.find_first_not_of("0123456789_") != std::string::npos ||
         job.state.empty() || job.state.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_") !=
                                  std::string::npos ||
@@ -136,6 +138,8 @@ StatusOr<std::map<std::string, SlurmJob>> SlurmCli::ParseJobs(const std::string&
     auto signal = colon == std::string_view::npos ? std::optional<int64_t>(0)
                                                   : api::ParseInt(exit.substr(colon + 1));
     if (!code || !signal || *code < 0 || *signal < 0) return bad(record);
+    if (!restarts || *restarts < 0 || *restarts > 1000000) return bad(record);
+    job.restarts = static_cast<int>(*restarts);
     if (colon == std::string_view::npos) {  // a wait status
       job.exit_code = static_cast<int>((*code >> 8) & 0xff);
       job.signal = static_cast<int>(*code & 0x7f);

@@ -62,6 +62,11 @@ struct SlurmJob {
   std::string state;  // PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, ...
   int exit_code = 0;
   int signal = 0;
+  // Times Slurm put the job back in its queue after it ran (scontrol
+  // requeue, preemption with PreemptMode=REQUEUE, a failed node): its
+  // RestartCnt, which rises at the requeue itself, before the state
+  // shows it.
+  int restarts = 0;
   bool finished() const;  // a state the job does not leave
 };
 
@@ -87,9 +92,9 @@ class SlurmCli {
   // (no ',' in it, and its first character no digit or '.').
   static std::vector<std::string> JobsCommand(const std::set<uid_t>& users,
                                               const std::string& terminator);
-  // What that squeue printed: "<id>|<state>|<exit>|<name><terminator>\n"
-  // a job, <exit> its wait status (or "<code>:<signal>"). InvalidArgument,
-  // quoting the first bad record, for anything else.
+  // What that squeue printed: "<id>|<state>|<exit>|<restarts>|<name>
+  // <terminator>\n" a job, <exit> its wait status (or "<code>:<signal>").
+  // InvalidArgument, quoting the first bad record, for anything else.
   static StatusOr<std::map<std::string, SlurmJob>> ParseJobs(const std::string& output,
                                                              const std::string& terminator);
   // `path` as sbatch's --output takes it literally (its '%' escaped).

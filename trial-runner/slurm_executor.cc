@@ -3,9 +3,12 @@
 // for metrics as the local executor follows a supervised trial's. One
 // thread polls the logs (every 0.5 s) and the controller's view of the jobs
 // (squeue, every poll), cancels what Kill() asked for, and calls the
-// listener without holding any lock. Jobs outlive this executor: destroying
-// it stops the following, and Recover() adopts the jobs by id (or by name,
-// when the id was never stored).
+// listener without holding any lock. A job Slurm requeues (its restart
+// count rises) is the same job: OnRequeued(), then OnRunning() when it runs
+// again, its output read on from where it was (sbatch --open-mode=append).
+// Jobs outlive this executor: destroying it stops the following, and
+// Recover() adopts the jobs by id (or by name, when the id was never
+// stored).
 
 #include <signal.h>
 
@@ -56,8 +59,20 @@ struct Job {
   LineBuffer lines;
   TailLines tail{20};
   bool cancelled = false;
-  bool running = false;  // OnRunning() was said
+  bool running = false;  // OnRunning() was said (since the last requeue)
+  // Slurm's restart count as last seen, and whether the job waits to run
+  // again after a requeue (OnRequeued() was said, OnRunning() not yet).
+  int restarts = 0;
+  bool requeued = false;
 };
+
+// One line of the job's output: kept for its tail, parsed for metrics.
+void TakeLine(Job& job, std::string_view line, std::vector<api::Observation>& out) {
+  job.tail.Add(line);
+  if (job.collectors.stdout_parser) {
+    if (auto o = job.collectors.stdout_parser->ParseLine(line)) out.push_back(*o);
+  }
+}
 
 // What the executor's map holds for a trial: the job, and what Kill() (any
 // thread) asks of it, which is guarded by the map's lock.
@@ -173,6 +188,11 @@ class SlurmExecutor : public Executor {
       job->collectors = std::move(*collectors);
       job->follower = std::make_unique<TrialLogFollower>(
           std::filesystem::absolute(spec.log_path).string());
+      // Requeues before now are the controller's to read from the answer.
+      job->restarts = found->restarts;
+      job->requeued = found->restarts > 0 && !Runs(*found, false) && !found->finished();
+      out[i].running = Runs(*found, job->requeued);
+      out[i].restarts = found->restarts;
       MutexLock lock(&mu_);
       out[i].attached =
           jobs_.try_emplace(Key(spec.experiment, spec.trial), Entry{std::move(job)}).second;
@@ -255,12 +275,7 @@ class SlurmExecutor : public Executor {
 };
 
 void SlurmExecutor::Follow(Job& job, bool finish, std::vector<api::Observation>& out) {
-  auto on_line = [&](std::string_view line) {
-    job.tail.Add(line);
-    if (job.collectors.stdout_parser) {
-      if (auto o = job.collectors.stdout_parser->ParseLine(line)) out.push_back(*o);
-    }
-  };
+  auto on_line = [&](std::string_view line) { TakeLine(job, line, out); };
   constexpr size_t kLimit = 1 << 20;
   std::string data;
   do {  // at the end, all of it
@@ -307,13 +322,30 @@ void SlurmExecutor::Loop() {
         auto it = known->find(job->id);
         if (it != known->end()) state = it->second;
       }
+      std::vector<api::Observation> observations;
+      if (state && Requeued(*state, job->restarts)) {
+        // Back in the queue, same id: what its run printed goes first, its
+        // last unterminated line included; the next run appends to the log.
+        job->restarts = std::max(job->restarts, state->restarts);
+        if (!job->requeued) {
+          Follow(*job, false, observations);
+          Job& requeued = *job;  // a lambda cannot capture a structured binding (clang)
+          job->lines.Flush([&](std::string_view line) { TakeLine(requeued, line, observations); });
+          for (const auto& o : observations) listener_->OnObservation(key.first, key.second, o);
+          observations.clear();
+          job->requeued = true;
+          job->running = false;
+          listener_->OnRequeued(key.first, key.second, RequeueNote(*state, job->tail.Join()));
+        }
+        continue;  // not over, whatever the state says now
+      }
       // Gone from the controller without an end seen: purged meanwhile.
       const bool ended = known.ok() && (!state || state->finished());
-      if (!job->running && state && state->state != "PENDING" && !state->finished()) {
+      if (!job->running && state && Runs(*state, job->requeued)) {
         job->running = true;  // out of the queue
+        job->requeued = false;
         listener_->OnRunning(key.first, key.second);
       }
-      std::vector<api::Observation> observations;
       Follow(*job, ended, observations);
       for (const auto& o : observations) listener_->OnObservation(key.first, key.second, o);
       if (!ended) continue;

@@ -29,7 +29,23 @@ std::string JobName(const LaunchSpec& spec);
 const SlurmJob* FindJob(const std::map<std::string, SlurmJob>& known, const RunningJob& running);
 
 // How a finished Slurm job ended, as the listener hears it (`killed`:
-// Kill() cancelled it).
+// Kill() cancelled it). PREEMPTED (PreemptMode=CANCEL) is kPreempted,
+// whoever asked for the end: the controller decides what it means.
 ExitInfo ExitOf(const SlurmJob& s, bool killed);
+
+// Slurm put the job back in its queue since the executor saw it with
+// `restarts_seen` restarts: its restart count rose (scontrol requeue,
+// PreemptMode=REQUEUE, a failed node), or it is in a requeue state. Such a
+// job is not over, whatever its state says at that moment.
+bool Requeued(const SlurmJob& s, int restarts_seen);
+
+// The job holds a node and runs its script: not queued, not ended, and
+// (`requeued`: it waits to run again) not its earlier run finishing.
+bool Runs(const SlurmJob& s, bool requeued);
+
+// Why Slurm requeued the job, for the trial's message: "Slurm requeued its
+// job 12", and the cause its step daemon wrote among `log_tail`'s lines
+// ("... CANCELLED AT ... DUE TO PREEMPTION ***") when it is there.
+std::string RequeueNote(const SlurmJob& s, const std::string& log_tail);
 
 }  // namespace hpt::runner

@@ -33,6 +33,7 @@ const char* KindName(ExitKind kind) {
     case ExitKind::kTimedOut: return "timed_out";
     case ExitKind::kKilled: return "killed";
     case ExitKind::kStartFailed: return "start_failed";
+    case ExitKind::kPreempted: return "preempted";  // a cluster's, never a supervisor's
   }
   return "exited";
 }

@@ -72,20 +72,20 @@ TEST(SlurmCliTest, JobsAreAskedOfSqueueForOneUserWithTheNameLast) {
   EXPECT_EQ(argv[0], "squeue");
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--user=1234"), argv.end());
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--states=all"), argv.end());
-  EXPECT_EQ(argv.back(), std::string("--Format=JobID:|,State:|,exit_code:|,Name:") + kEnd);
+  EXPECT_EQ(argv.back(), std::string("--Format=JobID:|,State:|,exit_code:|,RestartCnt:|,Name:") + kEnd);
   // Jobs that run as other users are theirs in Slurm: asked for too.
   auto users = SlurmCli::JobsCommand({0, 1001, 1002}, kEnd);
   EXPECT_NE(std::find(users.begin(), users.end(), "--user=0,1001,1002"), users.end());
 }
 
-TEST(SlurmCliTest, ParseJobsReadsIdNameStateAndExit) {
+TEST(SlurmCliTest, ParseJobsReadsIdNameStateExitAndRestarts) {
   const std::string e = std::string(kEnd) + "\n";
-  auto jobs = SlurmCli::ParseJobs("7|FAILED|768|hpt.e.e-1.0badf00d" + e +
-                                      "8|CANCELLED|15|hpt.e.e-2.0badf00d" + e +
-                                      "9|COMPLETED|0:9|x" + e,
+  auto jobs = SlurmCli::ParseJobs("7|FAILED|768|0|hpt.e.e-1.0badf00d" + e +
+                                      "8|CANCELLED|15|0|hpt.e.e-2.0badf00d" + e +
+                                      "9|COMPLETED|0:9|0|x" + e + "10|PENDING|0|2|y" + e,
                                   kEnd);
   ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
-  ASSERT_EQ(jobs->size(), 3u);
+  ASSERT_EQ(jobs->size(), 4u);
   EXPECT_EQ((*jobs)["7"].name, "hpt.e.e-1.0badf00d");
   EXPECT_EQ((*jobs)["7"].state, "FAILED");
   EXPECT_EQ((*jobs)["7"].exit_code, 3);  // a wait status: 3 << 8
@@ -94,6 +94,9 @@ TEST(SlurmCliTest, ParseJobsReadsIdNameStateAndExit) {
   EXPECT_EQ((*jobs)["8"].exit_code, 0);
   EXPECT_EQ((*jobs)["8"].signal, 15);
   EXPECT_EQ((*jobs)["9"].signal, 9);  // "<code>:<signal>"
+  EXPECT_EQ((*jobs)["9"].restarts, 0);
+  EXPECT_EQ((*jobs)["10"].restarts, 2);  // requeued twice
+  EXPECT_FALSE((*jobs)["10"].finished());
   auto none = SlurmCli::ParseJobs("", kEnd);
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->empty());
@@ -104,14 +107,17 @@ TEST(SlurmCliTest, ParseJobsReadsIdNameStateAndExit) {
 // looks like a whole record is still only that job's name.
 TEST(SlurmCliTest, ANameCannotShiftFieldsOrForgeAJob) {
   const std::string e = std::string(kEnd) + "\n";
-  const std::string evil = "x|FAILED|256| JobId=7 JobState=FAILED \n7|FAILED|256|hpt.e.e-1.0badf00d";
+  const std::string evil =
+      "x|FAILED|256|3| JobId=7 JobState=FAILED \n7|FAILED|256|3|hpt.e.e-1.0badf00d";
   auto jobs = SlurmCli::ParseJobs(
-      "7|RUNNING|0|hpt.e.e-1.0badf00d" + e + "12|RUNNING|0|" + evil + e, kEnd);
+      "7|RUNNING|0|0|hpt.e.e-1.0badf00d" + e + "12|RUNNING|0|0|" + evil + e, kEnd);
   ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
   ASSERT_EQ(jobs->size(), 2u);
   EXPECT_EQ((*jobs)["7"].state, "RUNNING");
+  EXPECT_EQ((*jobs)["7"].restarts, 0);
   EXPECT_EQ((*jobs)["7"].name, "hpt.e.e-1.0badf00d");
   EXPECT_EQ((*jobs)["12"].state, "RUNNING");
+  EXPECT_EQ((*jobs)["12"].restarts, 0);
   EXPECT_EQ((*jobs)["12"].name, evil);
 }
 
@@ -119,14 +125,16 @@ TEST(SlurmCliTest, ANameCannotShiftFieldsOrForgeAJob) {
 // a shorter list (in which a running job would look gone).
 TEST(SlurmCliTest, OutputThatIsNotAllRecordsIsAnError) {
   const std::string e = std::string(kEnd) + "\n";
-  const std::string good = "7|RUNNING|0|hpt.e.e-1.0badf00d" + e;
+  const std::string good = "7|RUNNING|0|0|hpt.e.e-1.0badf00d" + e;
   for (const std::string& output : std::vector<std::string>{
-           good + "8|RUNNING|0|hpt.e.e-2.0bad",        // cut off
+           good + "8|RUNNING|0|0|hpt.e.e-2.0bad",      // cut off
            "squeue: error: Socket timed out\n" + good,  // a message before
-           good + "8|RUNNING|hpt.e.e-2" + e,            // a field short
-           good + "x8|RUNNING|0|n" + e,                  // not an id
-           good + "8|running|0|n" + e,                   // not a state
-           good + "8|RUNNING|N/A|n" + e,                 // not an exit code
+           good + "8|RUNNING|0|hpt.e.e-2" + e,          // a field short
+           good + "x8|RUNNING|0|0|n" + e,                // not an id
+           good + "8|running|0|0|n" + e,                 // not a state
+           good + "8|RUNNING|N/A|0|n" + e,               // not an exit code
+           good + "8|RUNNING|0|N/A|n" + e,               // not a restart count
+           good + "8|RUNNING|0|-1|n" + e,                // nor this
            good + good,                                  // one job twice
            // squeue says this and exits 0 for a user it does not know.
            "squeue: error: Invalid user: 54321\n",
