@@ -330,6 +330,13 @@ void Controller::OnRunning(const std::string& experiment, const std::string& tri
   entry->strand->Post([runner = entry->runner, trial] { runner->OnRunning(trial); });
 }
 
+void Controller::OnRequeued(const std::string& experiment, const std::string& trial,
+                            const std::string& why) {
+  auto entry = FindLoaded(experiment);
+  if (!entry) return;
+  entry->strand->Post([runner = entry->runner, trial, why] { runner->OnRequeued(trial, why); });
+}
+
 std::string Controller::LogPath(const std::string& experiment, const std::string& trial) const {
   return api::ExperimentFolder(options_.log_dir, experiment) + "/" + trial + ".log";
 }

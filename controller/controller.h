@@ -143,6 +143,8 @@ class Controller : public runner::ExecutorListener {
   void OnExit(const std::string& experiment, const std::string& trial,
               const runner::ExitInfo& info) override;
   void OnRunning(const std::string& experiment, const std::string& trial) override;
+  void OnRequeued(const std::string& experiment, const std::string& trial,
+                  const std::string& why) override;
 
  private:
   struct Entry {

@@ -79,6 +79,8 @@ class ExperimentRunner {
   void OnObservation(const std::string& trial, const api::Observation& observation);
   void OnExit(const std::string& trial, const runner::ExitInfo& info);
   void OnRunning(const std::string& trial);
+  // Its cluster requeued its job (`why`): Pending until it runs again.
+  void OnRequeued(const std::string& trial, const std::string& why);
   // The admission broker takes the trial's resources back for another
   // namespace's guarantee: it is stopped and starts again later, under its
   // name, with its checkpoint folder (runner_admission.cc).

@@ -156,6 +156,11 @@ void ExperimentRunner::OnRunning(const std::string& trial) {
   if (Trial* t = FindLocked(trial)) ApplyLocked(*t, event::Running{});
 }
 
+void ExperimentRunner::OnRequeued(const std::string& trial, const std::string& why) {
+  Locked lock(this);
+  if (Trial* t = FindLocked(trial)) ApplyLocked(*t, event::Requeued{why, StoredBeforeLocked(*t)});
+}
+
 void ExperimentRunner::OnExit(const std::string& trial, const runner::ExitInfo& info) {
   Locked lock(this);
   {

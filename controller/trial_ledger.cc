@@ -54,6 +54,8 @@ Effects TrialLedger::Apply(const Trial& t, const TrialEvent& event, int64_t now)
           return OnWaiting(t, e);
         } else if constexpr (std::is_same_v<E, event::Preempt>) {
           return OnPreempt(t, e);
+        } else if constexpr (std::is_same_v<E, event::Requeued>) {
+          return OnRequeued(t, e);
         } else if constexpr (std::is_same_v<E, event::Running>) {
           Effects out;
           if (t.phase != TrialPhase::kPending) return out;
@@ -108,12 +110,7 @@ Effects TrialLedger::OnStarted(const Trial& t, const event::Started& e, int64_t 
     update.message = "";
   }
   resumed_.erase(t.name);
-  if (e.job.ok() && !e.stored.empty()) {
-    auto& stored = resumed_[t.name];
-    for (const api::Observation& o : e.stored) {
-      for (const auto& [metric, value] : o.metrics) stored.emplace(o.step, metric);
-    }
-  }
+  if (e.job.ok()) Resume(t.name, e.stored);
   if (e.job.ok() && e.job->queued) {
     // Submitted: Pending until the cluster runs it (Running), saying so.
     update.start_time_ms.reset();
@@ -182,6 +179,11 @@ Effects TrialLedger::OnExited(const Trial& t, const event::Exited& e, int64_t no
     preempted_.erase(p);
   }
   if (!Active(t)) return out;  // already Killed or EarlyStopped: that phase stays
+  if (!preempted && e.info.kind == runner::ExitKind::kPreempted) {
+    // Its cluster took the room back (Slurm's PreemptMode=CANCEL): as
+    // after hpt's own preemption.
+    preempted = "its cluster preempted its job" + (t.job_id.empty() ? "" : " " + t.job_id);
+  }
   if (preempted) {
     // Back to Pending, with no job: it starts again under its name, with
     // its checkpoint folder, once admitted. Not a failure, and not a new
@@ -232,6 +234,9 @@ Effects TrialLedger::OnRecovered(const Trial& t, const event::Recovered& e, int6
   // A re-attached trial's output is read again from its start: what the
   // store holds already is not added twice.
   if (job.attached && !e.stored.empty()) replay_[t.name] = e.stored;
+  // Requeued by its cluster: it resumes from a checkpoint, and may report
+  // a stored step again with another value.
+  if (job.attached && !e.ended && job.restarts > 0) Resume(t.name, e.stored);
   if (e.ended) {
     // Followed to its exit, which keeps the stored phase. What it printed
     // after its end was decided is not stored: an early-stopped trial that
@@ -252,6 +257,16 @@ Effects TrialLedger::OnRecovered(const Trial& t, const event::Recovered& e, int6
       preempted_[t.name] = t.message;
       out.kill = true;
       out.note += ", which was being preempted: stopping it again";
+    }
+    if (t.phase == TrialPhase::kRunning && !job.running && job.restarts > 0 &&
+        !preempted_.count(t.name)) {
+      // Requeued while no server watched (or before this one's answer was
+      // stored): it waits in the queue again.
+      storage::TrialUpdate& requeued = out.update.emplace();
+      requeued.phase = TrialPhase::kPending;
+      requeued.reason = kPreemptedReason;
+      requeued.message = RequeuedMessage("its cluster requeued its job " + t.job_id);
+      out.note += ", which its cluster requeued";
     }
     if (unstarted) {
       storage::TrialUpdate& found = out.update.emplace();

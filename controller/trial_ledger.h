@@ -19,12 +19,17 @@
 //                                          keeps Preempted), msg (only when
 //                                          they change)
 //   Running          Pending               Running, started now
+//   Requeued(why)    active, with a job    Pending, Preempted (why); keeps
+//                    (not being preempted) its job, its grant and its
+//                    slot; steps it reported before are stored once
 //   Observed(o)      any, not a leftover   store o after the held ones;
 //                                          dropped if it replays one stored
 //                                          before a restart; judge
 //   Exited(info)     active                held observations, then the
 //                                          phase of ExitUpdate() (below)
-//                    preempted             Pending, Preempted (see Preempt)
+//                    preempted, or         Pending, Preempted (see Preempt)
+//                    kPreempted (Slurm's
+//                    PREEMPTED)
 //                    ended                 held observations only
 //   StopRequested(r) active                Killed (r); kill when it has a job
 //   Preempt(why)     active, with a job    reason Preempting (why); kill; its
@@ -34,6 +39,9 @@
 //                                          stored once (Started's `stored`)
 //   EarlyStop(why)   Running               EarlyStopped (why); kill
 //   Recovered(job)   Preempting, attached  as Preempt: kill again
+//                    attached, requeued    steps stored before are stored
+//                    by its cluster        once; Running but queued now:
+//                                          Pending, Preempted (as Requeued)
 //                    unknown answer        nothing now: asked again after
 //                                          kRecoveryRetryMs (RecoveryDue)
 //                    ended, attached       kill; a leftover: its output and
@@ -94,8 +102,16 @@ struct Waiting {
 struct Preempt {
   std::string why;
 };
-// A job queued in a cluster started.
+// A job queued in a cluster started (or, requeued, runs again).
 struct Running {};
+// Its cluster put its job back in the queue (Slurm requeued it, e.g. to
+// preempt it): `why`. The same job runs again later (Running) from the
+// trial's checkpoint folder; `stored`: the observations stored of its
+// earlier runs, whose (step, metric) pairs are not stored again.
+struct Requeued {
+  std::string why;
+  std::vector<api::Observation> stored;
+};
 // A runner-run trial reported an observation (printed or delivered).
 struct Observed {
   api::Observation observation;
@@ -130,7 +146,7 @@ struct LeaseTick {};
 using TrialEvent =
     std::variant<event::Started, event::Waiting, event::Running, event::Observed, event::Exited,
                  event::StopRequested, event::EarlyStop, event::Recovered, event::Renewed,
-                 event::LeaseTick, event::Preempt>;
+                 event::LeaseTick, event::Preempt, event::Requeued>;
 
 struct Effects {
   // Store these, in order, then `update`; the cached trial follows `update`
@@ -195,6 +211,13 @@ class TrialLedger {
   Effects OnStarted(const api::Trial& t, const event::Started& e, int64_t now);
   Effects OnWaiting(const api::Trial& t, const event::Waiting& e);
   Effects OnPreempt(const api::Trial& t, const event::Preempt& e);
+  Effects OnRequeued(const api::Trial& t, const event::Requeued& e);
+  // Steps of `trial` among `stored` are not stored again (a preempted
+  // trial resumes from an older checkpoint).
+  void Resume(const std::string& trial, const std::vector<api::Observation>& stored);
+  // The message of a trial whose job its cluster requeued: `why`, and what
+  // follows.
+  static std::string RequeuedMessage(const std::string& why);
   Effects OnObserved(const api::Trial& t, const event::Observed& e);
   Effects OnExited(const api::Trial& t, const event::Exited& e, int64_t now);
   Effects OnStopRequested(const api::Trial& t, const event::StopRequested& e, int64_t now);
@@ -210,8 +233,9 @@ class TrialLedger {
   std::map<std::string, std::vector<api::Observation>> replay_;
   // Trials being preempted (their exit makes them Pending), and why.
   std::map<std::string, std::string> preempted_;
-  // Trials started again after a preemption: the (step, metric) pairs
-  // stored before, which are not stored again.
+  // Trials started again after a preemption (or requeued by their
+  // cluster): the (step, metric) pairs stored before, which are not stored
+  // again.
   std::map<std::string, std::set<std::pair<int64_t, std::string>>> resumed_;
   // Re-attached trials stored as ended that still ran: stopped, and
   // nothing new of theirs stored.
