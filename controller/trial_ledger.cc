@@ -266,6 +266,7 @@ Effects TrialLedger::OnRecovered(const Trial& t, const event::Recovered& e, int6
       requeued.phase = TrialPhase::kPending;
       requeued.reason = kPreemptedReason;
       requeued.message = RequeuedMessage("its cluster requeued its job " + t.job_id);
+      requeued.preemptions = t.preemptions + 1;
       out.note += ", which its cluster requeued";
     }
     if (unstarted) {

@@ -51,6 +51,7 @@ Effects TrialLedger::OnRequeued(const Trial& t, const event::Requeued& e) {
   update.phase = TrialPhase::kPending;
   update.reason = kPreemptedReason;
   update.message = RequeuedMessage(e.why);
+  update.preemptions = t.preemptions + 1;  // counted apart from failures
   Resume(t.name, e.stored);
   out.note = e.why;
   return out;

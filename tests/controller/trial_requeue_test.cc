@@ -40,6 +40,7 @@ class TrialRequeueTest : public ::testing::Test {
     if (u.message) trial_.message = *u.message;
     if (u.job_id) trial_.job_id = *u.job_id;
     if (u.pid) trial_.pid = *u.pid;
+    if (u.preemptions) trial_.preemptions = *u.preemptions;
     return effects;
   }
   Effects Exit(runner::ExitKind kind) {
@@ -70,6 +71,7 @@ TEST_F(TrialRequeueTest, ARequeuedJobMakesTheTrialPendingThenRunningAgainAsTheSa
   EXPECT_FALSE(requeued.update->completion_time_ms);
   EXPECT_FALSE(requeued.update->exit_code);
   EXPECT_EQ(trial_.job_id, "slurm:12");
+  EXPECT_EQ(trial_.preemptions, 1) << "counted apart from failures";
 
   Carry(event::Running{});
   EXPECT_EQ(trial_.phase, TrialPhase::kRunning);
@@ -115,6 +117,7 @@ TEST_F(TrialRequeueTest, APreemptedExitMakesThePendingTrialStartAgain) {
   EXPECT_EQ(*exited.update->job_id, "");
   EXPECT_FALSE(exited.update->completion_time_ms);
   EXPECT_FALSE(exited.update->exit_code);
+  EXPECT_EQ(*exited.update->preemptions, 1);
   runner::JobHandle job;
   job.id = "slurm:13";
   job.queued = true;
@@ -144,9 +147,11 @@ TEST_F(TrialRequeueTest, ARestartWhileRequeuedKeepsItPendingAndItsStepsOnce) {
   job.running = false;
   job.restarts = 1;
   job.job_id = "slurm:12";
+  trial_.preemptions = 1;
   Effects recovered = Carry(event::Recovered{job, false, {Obs(1, 0.1), Obs(2, 0.2), Obs(3, 0.3)}});
   EXPECT_FALSE(recovered.kill);
   EXPECT_FALSE(recovered.update) << "nothing changes";
+  EXPECT_EQ(trial_.preemptions, 1) << "the same requeue, not counted again";
   EXPECT_EQ(trial_.phase, TrialPhase::kPending);
   Carry(event::Running{});
   EXPECT_EQ(trial_.phase, TrialPhase::kRunning);
@@ -168,6 +173,7 @@ TEST_F(TrialRequeueTest, AJobRequeuedWhileNoServerWatchedMakesTheRunningTrialPen
   EXPECT_EQ(trial_.reason, "Preempted");
   EXPECT_EQ(trial_.job_id, "slurm:12");
   EXPECT_NE(trial_.message.find("requeued its job slurm:12"), std::string::npos) << trial_.message;
+  EXPECT_EQ(trial_.preemptions, 1);
   // Re-attached and still running (requeued before, already run again):
   // nothing changes, and its steps are stored once.
   api::Trial running = trial_;
