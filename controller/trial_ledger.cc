@@ -234,9 +234,12 @@ Effects TrialLedger::OnRecovered(const Trial& t, const event::Recovered& e, int6
   // A re-attached trial's output is read again from its start: what the
   // store holds already is not added twice.
   if (job.attached && !e.stored.empty()) replay_[t.name] = e.stored;
-  // Requeued by its cluster: it resumes from a checkpoint, and may report
-  // a stored step again with another value.
-  if (job.attached && !e.ended && job.restarts > 0) Resume(t.name, e.stored);
+  // Preempted before (by hpt, or requeued by its cluster): it resumed from
+  // a checkpoint, and its output may repeat a stored step with another
+  // value, which is no replay.
+  if (job.attached && !e.ended && (job.restarts > 0 || t.preemptions > 0)) {
+    Resume(t.name, e.stored);
+  }
   if (e.ended) {
     // Followed to its exit, which keeps the stored phase. What it printed
     // after its end was decided is not stored: an early-stopped trial that

@@ -167,5 +167,20 @@ TEST_F(TrialWaitsTest, ARestartWhilePreemptingStopsTheReattachedJobAgain) {
   EXPECT_EQ(*exited.update->reason, "Preempted");
 }
 
+// Preempted before, running again when the server restarted: its log is
+// read again from the start, and the resumed run's repeat of a stored step
+// (another value: no replay) was stored a second time.
+TEST_F(TrialWaitsTest, ARestartAfterAPreemptionStillStoresRepeatedStepsOnce) {
+  trial_.preemptions = 1;
+  runner::RecoveredJob job;
+  job.attached = true;
+  job.running = true;
+  job.job_id = "job-2";
+  Carry(event::Recovered{job, false, {Obs(1, 0.9), Obs(2, 0.8), Obs(3, 0.7), Obs(4, 0.6)}});
+  EXPECT_TRUE(Carry(event::Observed{Obs(3, 0.65)}).observations.empty());
+  EXPECT_TRUE(Carry(event::Observed{Obs(4, 0.6)}).observations.empty()) << "a replay";
+  EXPECT_EQ(Carry(event::Observed{Obs(5, 0.5)}).observations.size(), 1u);
+}
+
 }  // namespace
 }  // namespace hpt::controller
