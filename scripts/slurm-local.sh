@@ -81,7 +81,9 @@ SlurmctldHost=localhost
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-AuthInfo=socket=$dir/munge/munge.socket
+# cred_expire: also how long a requeued job waits before it may run again
+# (Slurm's default, 120 s, would hold the requeue tests two minutes).
+AuthInfo=socket=$dir/munge/munge.socket,cred_expire=10
 CredType=cred/munge
 StateSaveLocation=$dir/ctld
 SlurmdSpoolDir=$dir/spool
@@ -97,6 +99,10 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MpiDefault=none
 SchedulerType=sched/backfill
+# A requeued job's begin time passes without an event that would schedule
+# it: the main scheduling pass every second starts it (every 60 s by
+# default; the backfill pass skips a queue that has not changed).
+SchedulerParameters=sched_interval=1
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 GresTypes=gpu,shard
@@ -106,6 +112,12 @@ KillWait=5
 ReturnToService=2
 NodeName=localhost CPUs=$(nproc) RealMemory=$mem_mb Gres=gpu:2,shard:8 State=UNKNOWN
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+# A job in "urgent" preempts jobs of "debug" that hold what it needs, and
+# Slurm cancels them (state PREEMPTED); nothing is submitted there but by
+# the tests of that.
+PartitionName=urgent Nodes=localhost MaxTime=INFINITE State=UP PriorityTier=2
+PreemptType=preempt/partition_prio
+PreemptMode=CANCEL
 EOC
 # Each card also offers 4 shards (a quarter each): jobs asking for shards
 # share a card, as --slurm-shards-per-gpu 4 tells hpt.
