@@ -10,6 +10,9 @@
 
 #include "api/text.h"
 #include "trial-runner/command.h"
+#include "trial-runner/spawn.h"
+
+extern char** environ;
 
 namespace hpt::runner {
 namespace {
@@ -47,9 +50,33 @@ std::string SlurmCli::OutputPattern(const std::string& path) {
   return out;
 }
 
+std::string SlurmCli::ExportOption(const SlurmSubmit& job) {
+  if (job.uid < 0) return "--export=ALL";
+  // Another user's job: by name, what spawn.h lets reach a trial of
+  // another user of this process's environment, and the job's own (sbatch
+  // takes the values from its environment, which RunCommand makes).
+  std::set<std::string> names;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const std::string name(entry.substr(0, entry.find('=')));
+    if (PassesToAnotherUser(name)) names.insert(name);
+  }
+  for (const auto& [name, value] : job.env) names.insert(name);
+  std::string out = "--export=";
+  bool first = true;
+  for (const std::string& name : names) {
+    // A name sbatch's list cannot hold (it splits at ',' and '=').
+    if (name.empty() || name.find_first_of(",= ") != std::string::npos) continue;
+    out += (first ? "" : ",") + name;
+    first = false;
+  }
+  return first ? "--export=NONE" : out;
+}
+
 std::vector<std::string> SlurmCli::SubmitCommand(const SlurmSubmit& job) const {
   std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=" + job.name,
-                                   "--output=" + OutputPattern(job.output_path), "--export=ALL",
+                                   "--output=" + OutputPattern(job.output_path),
+                                   ExportOption(job),
                                    // A requeued job appends: what was read stays read.
                                    "--open-mode=append"};
   if (!job.working_dir.empty()) argv.push_back("--chdir=" + job.working_dir);

@@ -97,6 +97,11 @@ class SlurmCli {
   // InvalidArgument, quoting the first bad record, for anything else.
   static StatusOr<std::map<std::string, SlurmJob>> ParseJobs(const std::string& output,
                                                              const std::string& terminator);
+  // sbatch's --export for `job`: ALL for the submitter's own job; for
+  // another user's (uid set), only the names of the job's env and of what
+  // spawn.h's PassesToAnotherUser() lets through of this process's
+  // environment (Slurm adds its SLURM_* ones): the server's secrets stay.
+  static std::string ExportOption(const SlurmSubmit& job);
   // `path` as sbatch's --output takes it literally (its '%' escaped).
   static std::string OutputPattern(const std::string& path);
   // argv as one shell command line (each word single-quoted).

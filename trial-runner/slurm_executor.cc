@@ -126,6 +126,10 @@ class SlurmExecutor : public Executor {
     submit.working_dir = spec.working_dir;
     submit.output_path = std::filesystem::absolute(spec.log_path).string();
     submit.env = spec.env;
+    // Its HOME, USER and LOGNAME, not the server's.
+    if (run_as) {
+      for (const auto& [name, value] : RunAsEnvironment(*run_as)) submit.env[name] = value;
+    }
     const api::Resources& r = spec.resources;
     // A share of a GPU: that share of a card's shards where the cluster
     // has them, else a whole GPU.

@@ -26,14 +26,19 @@ TEST_F(SlurmExecutorTest, ATrialRunsAsItsUserAndEndsAsSeenBySqueue) {
   runner::LaunchSpec spec;
   spec.experiment = "sra";
   spec.trial = "sra-1";
-  spec.argv = {"/bin/sh", "-c", "echo uid=$(id -u) gid=$(id -g)"};
+  ::setenv("HPT_TEST_SERVER_SECRET", "s3cret", 1);
+  spec.argv = {"/bin/sh", "-c",
+               "echo uid=$(id -u) gid=$(id -g) secret=${#HPT_TEST_SERVER_SECRET} "
+               "home_is_users=$([ \"$HOME\" = ~" + std::string(kTestUser1) +
+                   " ] && echo 1 || echo 0)"};
   spec.working_dir = "/";
   spec.log_path = dir.File("logs/sra-1.log");
-  spec.metric_names = {"uid", "gid"};
+  spec.metric_names = {"uid", "gid", "secret", "home_is_users"};
   spec.run_as_user = kTestUser1;
   runner::testing::RecordingListener listener;
   auto executor = runner::NewSlurmExecutor(&listener, {});
   auto job = executor->Start(spec);
+  ::unsetenv("HPT_TEST_SERVER_SECRET");
   ASSERT_TRUE(job.ok()) << job.status().ToString();
   ASSERT_TRUE(listener.WaitForExits(1, std::chrono::seconds(60)));
   runner::ExitInfo exit = listener.ExitOf("sra-1");
@@ -46,6 +51,8 @@ TEST_F(SlurmExecutorTest, ATrialRunsAsItsUserAndEndsAsSeenBySqueue) {
       seen = true;
       EXPECT_EQ(o.metrics.at("uid"), user.uid);
       EXPECT_EQ(o.metrics.at("gid"), user.gid);
+      EXPECT_EQ(o.metrics.at("secret"), 0) << "the server's environment reached the job";
+      EXPECT_EQ(o.metrics.at("home_is_users"), 1) << exit.log_tail;
     }
   }
   EXPECT_TRUE(seen) << exit.log_tail;

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -42,6 +45,29 @@ TEST(SlurmCliTest, AJobForAnotherUserIsSubmittedWithItsUidAndGid) {
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--uid=1001"), argv.end());
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--gid=1002"), argv.end());
   EXPECT_EQ(argv.back(), "--wrap=exec 'train' '--x=1'") << "options come before the command";
+}
+
+// A job of another user gets none of the server's environment but what
+// spawn.h lets through and its own: named, so sbatch exports only those.
+TEST(SlurmCliTest, AJobForAnotherUserExportsOnlyItsOwnAndTheAllowedEnvironment) {
+  ::setenv("HPT_TEST_SERVER_SECRET", "s3cret", 1);
+  ::setenv("CUDA_CACHE_MAXSIZE", "1234", 1);
+  SlurmSubmit job;
+  job.env = {{"HPT_URL", "http://x"}, {"HOME", "/home/ann"}};
+  EXPECT_EQ(SlurmCli::ExportOption(job), "--export=ALL");
+  job.uid = 1001;
+  const std::string exported = SlurmCli::ExportOption(job);
+  ::unsetenv("HPT_TEST_SERVER_SECRET");
+  ::unsetenv("CUDA_CACHE_MAXSIZE");
+  EXPECT_EQ(exported.rfind("--export=", 0), 0u) << exported;
+  std::set<std::string> names;
+  std::stringstream list(exported.substr(9));
+  for (std::string name; std::getline(list, name, ',');) names.insert(name);
+  EXPECT_TRUE(names.count("HPT_URL")) << exported;
+  EXPECT_TRUE(names.count("HOME")) << exported;
+  EXPECT_TRUE(names.count("CUDA_CACHE_MAXSIZE")) << exported;
+  EXPECT_FALSE(names.count("HPT_TEST_SERVER_SECRET")) << exported;
+  EXPECT_FALSE(names.count("ALL")) << exported;
 }
 
 // A namespace's slurmAccount ("account[:qos]") is the job's, over the
