@@ -16,6 +16,7 @@
 #include "controller/controller.h"
 #include "storage/store.h"
 #include "tests/controller/controller_fixture.h"
+#include "tests/testing/resumable_trial.h"
 #include "tests/testing/temp_dir.h"
 #include "trial-runner/executor.h"
 
@@ -24,22 +25,6 @@ namespace {
 
 using api::ExperimentPhase;
 using api::TrialPhase;
-
-// Steps 1..6 at 50 ms each, a checkpoint at each even step; a first run
-// (no checkpoint) stops after step 3 and waits there to be stopped.
-constexpr char kResumable[] = R"sh(
-ckpt="$HPT_CHECKPOINT_DIR/step"
-s=0; run=first
-if [ -f "$ckpt" ]; then s=$(cat "$ckpt"); run=resumed; fi
-echo "resuming from step $s ($run run)"
-while [ "$s" -lt 6 ]; do
-  s=$((s + 1))
-  if [ "$run" = first ]; then echo "step=$s loss=0.$s"; else echo "step=$s loss=1.$s"; fi
-  if [ $((s % 2)) -eq 0 ]; then echo "$s" > "$ckpt"; fi
-  if [ "$run" = first ] && [ "$s" -eq 3 ]; then while true; do sleep 0.05; done; fi
-  sleep 0.05
-done
-)sh";
 
 nlohmann::json ShSpec(const std::string& name, const std::string& script) {
   return {{"name", name},
@@ -117,7 +102,7 @@ TEST_F(PreemptionTest, GuaranteedNamespaceGetsTheGpuBackAndThePreemptedTrialResu
   urgent.guaranteed.gpu = 1;
   ASSERT_TRUE(store_->CreateNamespace(urgent).ok());
   controller_->SetNamespace(urgent);
-  CreateIn("lab", ShSpec("b", kResumable));
+  CreateIn("lab", ShSpec("b", hpt::testing::ResumableTrialScript()));
   // The borrower has reported step 3 (and saved step 2).
   ASSERT_TRUE(WaitFor([&] {
     auto stored = store_->ListObservations("lab/b", "b-1");

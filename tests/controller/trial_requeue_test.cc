@@ -2,59 +2,21 @@
 // trial_waits.cc, trial_ledger.cc): a job Slurm requeues (the same job runs
 // again) and a job Slurm ends PREEMPTED (hpt starts the trial again), case
 // by case; no store, no executor, no threads.
-#include <gtest/gtest.h>
+#include "tests/controller/ledger_fixture.h"
 
-#include "controller/trial_ledger.h"
-#include "tests/testing/fake_clock.h"
-
-namespace hpt::controller {
+namespace hpt::controller::testing {
 namespace {
 
 using api::TrialPhase;
 
-api::Observation Obs(int64_t step, double loss) {
-  api::Observation o;
-  o.step = step;
-  o.metrics = {{"loss", loss}};
-  return o;
-}
-
-class TrialRequeueTest : public ::testing::Test {
+class TrialRequeueTest : public LedgerFixture {
  protected:
   TrialRequeueTest() {
-    spec_.name = "e";
-    spec_.objective.metric_name = "loss";
-    spec_.trial_template.emplace();
-    trial_.name = "e-1";
-    trial_.phase = TrialPhase::kRunning;
     trial_.job_id = "slurm:12";
-  }
-
-  // Applies `e` and mirrors its update into trial_, as the runner does.
-  Effects Carry(const TrialEvent& e) {
-    Effects effects = ledger_.Apply(trial_, e, clock_.NowMillis());
-    if (!effects.update) return effects;
-    const storage::TrialUpdate& u = *effects.update;
-    if (u.phase) trial_.phase = *u.phase;
-    if (u.reason) trial_.reason = *u.reason;
-    if (u.message) trial_.message = *u.message;
-    if (u.job_id) trial_.job_id = *u.job_id;
-    if (u.pid) trial_.pid = *u.pid;
-    if (u.preemptions) trial_.preemptions = *u.preemptions;
-    return effects;
-  }
-  Effects Exit(runner::ExitKind kind) {
-    runner::ExitInfo info;
-    info.kind = kind;
-    return Carry(event::Exited{info});
+    trial_.pid = 0;
   }
   // Stored observations that Observed(o) adds (none: a repeat).
   size_t Stored(const api::Observation& o) { return Carry(event::Observed{o}).observations.size(); }
-
-  testing::FakeClock clock_;
-  api::ExperimentSpec spec_;
-  api::Trial trial_;
-  TrialLedger ledger_{&spec_, /*runner_run=*/true};
 };
 
 TEST_F(TrialRequeueTest, ARequeuedJobMakesTheTrialPendingThenRunningAgainAsTheSameJob) {
@@ -185,4 +147,4 @@ TEST_F(TrialRequeueTest, AJobRequeuedWhileNoServerWatchedMakesTheRunningTrialPen
 }
 
 }  // namespace
-}  // namespace hpt::controller
+}  // namespace hpt::controller::testing

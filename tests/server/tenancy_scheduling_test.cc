@@ -17,6 +17,7 @@
 
 #include "tests/server/specs.h"
 #include "tests/testing/hpt_process.h"
+#include "tests/testing/resumable_trial.h"
 #include "tests/testing/temp_dir.h"
 
 namespace hpt::testing {
@@ -167,26 +168,11 @@ TEST_F(TenancySchedulingTest, EqualWeightNamespacesForTwoGpusGetStartsWithinOneO
   EXPECT_EQ(count["b"], 5) << order;
 }
 
-// Steps 1..6, a checkpoint at each even step in $HPT_CHECKPOINT_DIR; a
-// first run (no checkpoint) stops after step 3 and waits to be stopped.
-constexpr char kResumable[] = R"sh(
-ckpt="$HPT_CHECKPOINT_DIR/step"
-s=0; run=first
-if [ -f "$ckpt" ]; then s=$(cat "$ckpt"); run=resumed; fi
-while [ "$s" -lt 6 ]; do
-  s=$((s + 1))
-  if [ "$run" = first ]; then echo "step=$s loss=0.$s"; else echo "step=$s loss=1.$s"; fi
-  if [ $((s % 2)) -eq 0 ]; then echo "$s" > "$ckpt"; fi
-  if [ "$run" = first ] && [ "$s" -eq 3 ]; then while true; do sleep 0.05; done; fi
-  sleep 0.05
-done
-)sh";
-
 TEST_F(TenancySchedulingTest, AGuaranteedNamespaceGetsItsGpuBackAndThePreemptedTrialResumes) {
   Serve("0");
   CreateNamespace({{"name", "urgent"}, {"guaranteed", {{"gpu", 1}}}});
   CreateNamespace({{"name", "lab"}});
-  CreateExperiment("lab", "b", kResumable, 1, 1);
+  CreateExperiment("lab", "b", ResumableTrialScript(), 1, 1);
   const std::string b1 = ExperimentPath("lab", "b") + "/trials/b-1/observations";
   ASSERT_EQ(PollUntil([&] { return Get(b1); },
                       [](const json& o) { return o["observations"].size() == 3; })

@@ -18,6 +18,7 @@
 #include "tests/server/specs.h"
 #include "tests/slurm/slurm_fixture.h"
 #include "tests/testing/hpt_process.h"
+#include "tests/testing/resumable_trial.h"
 #include "tests/testing/temp_dir.h"
 #include "trial-runner/slurm_cli.h"
 
@@ -25,23 +26,6 @@ namespace hpt::testing {
 namespace {
 
 using nlohmann::json;
-
-// Steps 1..6, a checkpoint at each even step; a first run (no checkpoint)
-// stops after step 3 and waits there to be stopped. The resumed run takes
-// over a second, so that the executor's poll (every 0.5 s) sees it run.
-constexpr char kResumable[] = R"sh(
-ckpt="$HPT_CHECKPOINT_DIR/step"
-s=0; run=first
-if [ -f "$ckpt" ]; then s=$(cat "$ckpt"); run=resumed; fi
-echo "resuming from step $s ($run run)"
-while [ "$s" -lt 6 ]; do
-  s=$((s + 1))
-  if [ "$run" = first ]; then echo "step=$s loss=0.$s"; else echo "step=$s loss=1.$s"; fi
-  if [ $((s % 2)) -eq 0 ]; then echo "$s" > "$ckpt"; fi
-  if [ "$run" = first ] && [ "$s" -eq 3 ]; then while true; do sleep 0.2; done; fi
-  if [ "$run" = first ]; then sleep 0.05; else sleep 0.4; fi
-done
-)sh";
 
 // The Slurm jobs of trial <exp>-1 (every state), by id.
 std::map<std::string, runner::SlurmJob> JobsOf(const std::string& exp) {
@@ -69,7 +53,7 @@ std::vector<std::pair<int64_t, double>> Steps(hpt::client::ApiClient& client,
 // Starts experiment `exp` (one resumable trial) and waits until its first
 // run has reported steps 1-3; returns its job's id ("" : none).
 std::string StartAndWaitForStep3(hpt::client::ApiClient& client, const std::string& exp) {
-  json spec = ShellExperiment(exp, kResumable, 1, 1);
+  json spec = ShellExperiment(exp, ResumableTrialScript("0.4"), 1, 1);
   spec["maxFailedTrialCount"] = 0;
   EXPECT_TRUE(client.Json("POST", "/api/v1/experiments", spec).ok());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -184,7 +168,7 @@ TEST_F(SlurmExecutorTest, APreemptedJobIsSubmittedAgainAndResumes) {
   TempDir dir;
   HptProcess server(dir.File("hpt.db"), Serve());
   auto client = server.Client();
-  json spec = ShellExperiment(exp, kResumable, 1, 1);
+  json spec = ShellExperiment(exp, ResumableTrialScript("0.4"), 1, 1);
   spec["maxFailedTrialCount"] = 0;
   spec["trialTemplate"]["resources"] = {{"gpu", 2}};
   ASSERT_TRUE(client->Json("POST", "/api/v1/experiments", spec).ok());
