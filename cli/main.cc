@@ -99,6 +99,16 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--advertise-url", serve.advertise_url,
                         "The URL trials reach this server at (HPT_URL), e.g. "
                         "http://head-node:8750 when trials run on a cluster's nodes");
+  serve_cmd
+      ->add_option("--parent-pid", serve.parent_pid,
+                   "Stop (as on SIGTERM) when this process ends: a server that belongs to "
+                   "one program (hpt.local()) does not outlive it")
+      ->check(CLI::Range(int64_t{2}, int64_t{1} << 22));
+  serve_cmd
+      ->add_option("--parent-temp-dir", serve.parent_temp_dir,
+                   "With --parent-pid: a folder of that process's to remove when the server "
+                   "stops because it ended")
+      ->needs("--parent-pid");
   serve_cmd->add_option("--ui-dir", serve.ui_dir, "Folder of the web dashboard (default: ui/dist of the source tree, or $HPT_UI_DIR)");
   serve_cmd->add_flag("--sync-full", serve.sync_full,
                       "fsync every commit (survives power loss, slower)");

@@ -5,9 +5,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "api/private_files.h"
 #include "cli/commands.h"
+#include "cli/parent_watch.h"
 #include "cli/server_app.h"
 #include "trial-runner/gpu_inventory.h"
 
@@ -113,7 +115,22 @@ int Serve(const ServeOptions& options) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, kParentDeathSignal);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::unique_ptr<ParentWatch> parent;
+  if (options.parent_pid > 0) {
+    auto watch = ParentWatch::Start(static_cast<pid_t>(options.parent_pid));
+    if (!watch.ok()) {
+      // Gone already: its folder is left to no one.
+      std::error_code ignored;
+      if (watch.status().code() == StatusCode::kFailedPrecondition &&
+          !options.parent_temp_dir.empty()) {
+        std::filesystem::remove_all(options.parent_temp_dir, ignored);
+      }
+      return Fail(watch.status());
+    }
+    parent = std::move(*watch);
+  }
 
   auto server = ServerApp::Start(so);
   if (!server.ok()) return Fail(server.status());
@@ -135,9 +152,19 @@ int Serve(const ServeOptions& options) {
               << std::endl;
   }
   int sig = 0;
-  sigwait(&signals, &sig);
-  std::cout << "hpt: shutting down" << std::endl;
+  // The parent-death signal is a hint (the thread that started us may have
+  // ended, not its process): only a parent that is gone stops the server.
+  do {
+    sigwait(&signals, &sig);
+  } while (sig == kParentDeathSignal && !(parent && parent->Gone()));
+  const bool orphaned = parent && parent->Gone();
+  std::cout << "hpt: shutting down" << (orphaned ? " (its parent process ended)" : "")
+            << std::endl;
   (*server)->Stop();
+  if (orphaned && !options.parent_temp_dir.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(options.parent_temp_dir, ignored);
+  }
   return 0;
 }
 

@@ -32,8 +32,11 @@ class LocalServer(Client):
         self._dir = tempfile.mkdtemp(prefix="hpt-local-")
         self.db = os.path.abspath(db) if db else os.path.join(self._dir, "hpt.db")
         self.log_path = os.path.join(self._dir, "serve.log")
+        # It stops, and removes the folder, when this process ends without
+        # stop() (killed, out of memory, the end of a Slurm job).
         command = [self.binary, "serve", "--host", "127.0.0.1", "--port", "0",
-                   "--db", self.db, *args]
+                   "--db", self.db, "--parent-pid", str(os.getpid()),
+                   "--parent-temp-dir", self._dir, *args]
         self._log = open(self.log_path, "wb")
         try:
             # Its own session: Ctrl-C in a terminal interrupts Python, which

@@ -1,4 +1,8 @@
 // The real `hpt` binary as a user runs it.
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -89,6 +93,42 @@ TEST_F(CliTest, ServeRefusesAnUnknownExecutorNamingTheKnownOnes) {
             0);
   EXPECT_NE(err.find("executor: 'nope' is not supported (supported: local, slurm)"), std::string::npos)
       << err;
+}
+
+// --parent-pid: a server that belongs to a process that is gone never
+// starts; one whose parent ends stops and removes --parent-temp-dir.
+TEST_F(CliTest, ServeWithAParentPidStopsWhenItsParentEnds) {
+  std::string out, err;
+  EXPECT_EQ(RunHpt({"serve", "--port", "0", "--db", dir_.File("p/hpt.db"), "--parent-pid",
+                    "4194303"},
+                   &out, &err),
+            4);
+  EXPECT_EQ(err, "hpt: --parent-pid 4194303: no such process\n");
+  EXPECT_FALSE(std::filesystem::exists(dir_.File("p/hpt.db"))) << "nothing was made";
+  // A shell starts the server in the background and ends: the server is
+  // re-parented, sees its parent gone, and stops.
+  const std::string temp = dir_.File("parents");
+  std::filesystem::create_directories(temp);
+  const std::string script = "'" + HptBinary() + "' serve --port 0 --db '" + dir_.File("q/hpt.db") +
+                             "' --gpus none --parent-pid $$ --parent-temp-dir '" + temp +
+                             "' >'" + dir_.File("serve.log") + "' 2>&1 & echo $! >'" +
+                             dir_.File("server.pid") + "'; for i in $(seq 300); do grep -q "
+                             "'hpt serving on' '" + dir_.File("serve.log") +
+                             "' && break; sleep 0.1; done";
+  ASSERT_EQ(std::system(script.c_str()), 0);  // sh -c: $$ is that shell
+  std::ifstream pid_file(dir_.File("server.pid"));
+  pid_t server = 0;
+  pid_file >> server;
+  ASSERT_GT(server, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (ProcessAlive(server) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_FALSE(ProcessAlive(server)) << "the server outlived its parent";
+  EXPECT_FALSE(std::filesystem::exists(temp));
+  std::ifstream log(dir_.File("serve.log"));
+  std::string text((std::istreambuf_iterator<char>(log)), {});
+  EXPECT_NE(text.find("shutting down (its parent process ended)"), std::string::npos) << text;
 }
 
 TEST_F(CliTest, RunWithAnEmbeddedServerPrintsTheBestTrial) {

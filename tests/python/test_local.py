@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
@@ -81,6 +82,45 @@ class LocalTest(unittest.TestCase):
         out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                              text=True, timeout=60, check=True).stdout
         self.assertTrue(gone(int(out)))
+
+    def test_a_killed_program_takes_its_server_and_folder_along(self) -> None:
+        # SIGKILL (an OOM kill, the end of a Slurm job): no atexit runs.
+        script = ("import hpt, os, time; c = hpt.local(); "
+                  "print(c.pid, os.path.dirname(c.db), flush=True); time.sleep(600)")
+        env = dict(os.environ, HPT_BINARY=binary(), PYTHONPATH=str(PYTHON_CLIENT))
+        program = subprocess.Popen([sys.executable, "-c", script], env=env,
+                                   stdout=subprocess.PIPE, text=True)
+        try:
+            pid, folder = program.stdout.readline().split()
+            self.assertFalse(gone(int(pid)))
+            self.assertTrue(os.path.isdir(folder))
+        finally:
+            program.kill()
+            program.wait()
+            program.stdout.close()
+        deadline = time.monotonic() + 10
+        while not gone(int(pid)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertTrue(gone(int(pid)), "the server outlived the program that started it")
+        while os.path.exists(folder) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertFalse(os.path.exists(folder), "its temporary folder was left behind")
+
+    def test_the_server_outlives_the_thread_that_started_it(self) -> None:
+        # The kernel's parent-death signal follows the starting thread: a
+        # server started from a thread that ended must keep serving.
+        import threading
+        started = []
+        thread = threading.Thread(
+            target=lambda: started.append(hpt.local(binary=binary(), args=["--gpus", "none"])))
+        thread.start()
+        thread.join()
+        client = started[0]
+        try:
+            time.sleep(0.5)
+            self.assertEqual(client.health()["status"], "ok")
+        finally:
+            client.stop()
 
     def test_no_binary_is_a_clear_error(self) -> None:
         with mock.patch.dict(os.environ, {"PATH": "/nonexistent"}):
