@@ -30,6 +30,9 @@ struct TrialCounts {
   int run() const { return total - imported; }
   // Finished trials that used up budget without failing.
   int completed() const { return succeeded + early_stopped + metrics_unavailable; }
+  // What maxFailedTrialCount limits: failed trials, and trials that never
+  // reported the objective (a wrong metric name must not burn the budget).
+  int failures() const { return failed + metrics_unavailable; }
 };
 
 TrialCounts CountTrials(const std::vector<Trial>& trials);

@@ -1,5 +1,7 @@
 #include "api/text.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 
@@ -56,6 +58,49 @@ std::string Join(const std::vector<std::string>& items,
     out += items[i];
   }
   return out;
+}
+
+namespace {
+
+std::string Lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// Levenshtein distance of two short names.
+size_t Edits(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string ClosestName(const std::string& wanted, const std::vector<std::string>& names) {
+  const std::string w = Lower(wanted);
+  std::string best;
+  size_t best_edits = 0;
+  for (const std::string& name : names) {
+    if (name == wanted) return "";
+    const std::string n = Lower(name);
+    const size_t edits = Edits(w, n);
+    const bool alike = edits <= 2 || (!w.empty() && n.find(w) != std::string::npos) ||
+                       (!n.empty() && w.find(n) != std::string::npos);
+    if (alike && (best.empty() || edits < best_edits)) {
+      best = name;
+      best_edits = edits;
+    }
+  }
+  return best;
 }
 
 }  // namespace hpt::api

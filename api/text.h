@@ -27,4 +27,10 @@ std::optional<int64_t> ParseInt(std::string_view text);
 std::string Join(const std::vector<std::string>& items,
                  std::string_view separator);
 
+// The name of `names` most like `wanted`, for a "did you mean" hint: one
+// that differs only in case, contains it or is contained in it (val_loss
+// for loss), or is at most 2 edits away (acuracy for accuracy); the
+// fewest edits away wins. "" when none is, or `wanted` is among them.
+std::string ClosestName(const std::string& wanted, const std::vector<std::string>& names);
+
 }  // namespace hpt::api

@@ -250,9 +250,23 @@ bool ExperimentRunner::FinishIfDoneLocked() {
       return true;
     }
   }
-  if (counts.failed > spec.max_failed_trial_count) {
+  if (counts.failures() > spec.max_failed_trial_count) {
+    std::string message = std::to_string(counts.failures()) + " trials failed";
+    if (counts.metrics_unavailable > 0) {
+      // Say what they reported instead: most often a misspelt metric name.
+      message = (counts.failed > 0 ? std::to_string(counts.failed) + " trials failed and " : "") +
+                std::to_string(counts.metrics_unavailable) +
+                " trials did not report the objective metric '" + spec.objective.metric_name + "'";
+      for (const Trial& t : trials_) {
+        if (t.phase == api::TrialPhase::kMetricsUnavailable) {
+          const size_t tail = std::min(t.message.find("; log tail"), t.message.find('\n'));
+          message += "; " + t.name + " " + t.message.substr(0, tail);
+          break;
+        }
+      }
+    }
     FinishLocked(ExperimentPhase::kFailed, "MaxFailedTrialsReached",
-                 std::to_string(counts.failed) + " trials failed (maxFailedTrialCount " +
+                 message + " (maxFailedTrialCount " +
                      std::to_string(spec.max_failed_trial_count) + ")");
     return true;
   }

@@ -36,7 +36,7 @@ StatusOr<api::Experiment> ExperimentRunner::UpdateLimits(const Limits& limits) {
                       limits.max_failed_trial_count.has_value());
   const bool reopen = asked && api::IsFinished(exp_.phase) && exp_.reason != "GoalReached" &&
                       counts.run() < spec.max_trial_count && !exhausted_ &&
-                      counts.failed <= spec.max_failed_trial_count;
+                      counts.failures() <= spec.max_failed_trial_count;
   if (reopen) {
     update.phase = ExperimentPhase::kRunning;
     update.reason = "Resumed";

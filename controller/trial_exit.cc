@@ -39,6 +39,11 @@ storage::TrialUpdate ExitUpdate(const api::Trial& reported, const runner::ExitIn
         if (!info.other_metrics.empty()) {
           printed += "; other names with a number: " + api::Join(info.other_metrics, ", ");
         }
+        std::vector<std::string> names = info.other_metrics;
+        for (const auto& m : reported.metrics) names.push_back(m.name);
+        if (const std::string like = api::ClosestName(missing, names); !like.empty()) {
+          printed += "; did you mean '" + like + "'?";
+        }
         update.phase = TrialPhase::kMetricsUnavailable;
         update.reason = "MetricsUnavailable";
         update.message = "exited 0 without reporting the objective metric '" + missing +

@@ -5,6 +5,16 @@
 namespace hpt::api {
 namespace {
 
+TEST(TextTest, ClosestNameFindsTheLikelyMeantMetric) {
+  EXPECT_EQ(ClosestName("loss", {"acc", "val_loss"}), "val_loss");
+  EXPECT_EQ(ClosestName("accuracy", {"acuracy", "loss"}), "acuracy");
+  EXPECT_EQ(ClosestName("Loss", {"loss", "lost_ones"}), "loss") << "case only: fewest edits";
+  EXPECT_EQ(ClosestName("val_loss", {"loss", "epoch"}), "loss");
+  EXPECT_EQ(ClosestName("loss", {"acc", "epoch"}), "");
+  EXPECT_EQ(ClosestName("loss", {"loss", "val_loss"}), "") << "it is there";
+  EXPECT_EQ(ClosestName("loss", {}), "");
+}
+
 TEST(TextTest, TrimRemovesAsciiWhiteSpace) {
   EXPECT_EQ(Trim(" \t a b \r\n"), "a b");
   EXPECT_EQ(Trim("   "), "");

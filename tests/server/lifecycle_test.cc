@@ -97,6 +97,30 @@ TEST_F(LifecycleTest, FailuresEndItAtMaxFailedTrialCount) {
   EXPECT_NE(trials[0]["message"].get<std::string>().find("about to fail"), std::string::npos);
 }
 
+// A wrong objective name (#33, finding 1) no longer burns the whole
+// budget: trials that never report the objective count against
+// maxFailedTrialCount, and the end says what they printed instead.
+TEST_F(LifecycleTest, AWrongMetricNameEndsTheRunAtTheFailureBudget) {
+  json spec = ShellExperiment("misnamed", "echo val_loss=$X", 10, 1);
+  spec["maxFailedTrialCount"] = 2;
+  Create(spec);
+  json exp = WaitForExperiment(*client_, "misnamed");
+  EXPECT_EQ(exp["status"]["phase"], "Failed");
+  EXPECT_EQ(exp["status"]["reason"], "MaxFailedTrialsReached");
+  EXPECT_EQ(exp["status"]["trials"]["metricsUnavailable"], 3) << exp.dump();
+  EXPECT_EQ(exp["status"]["trials"]["total"], 3) << "not 10";
+  const std::string message = exp["status"]["message"];
+  EXPECT_EQ(message.rfind("3 trials did not report the objective metric 'loss'; misnamed-1 ", 0),
+            0u)
+      << message;
+  EXPECT_NE(message.find("other names with a number: val_loss"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("did you mean 'val_loss'?"), std::string::npos) << message;
+  EXPECT_NE(message.find("(maxFailedTrialCount 2)"), std::string::npos) << message;
+  EXPECT_EQ(message.find("log tail"), std::string::npos) << message;
+}
+
 // A wrong objective name (#14, problem 1): each trial says what it
 // printed instead, and the experiment ends Failed saying why.
 TEST_F(LifecycleTest, ExitWithoutObjectiveSaysWhatItReportedAndFailsTheExperiment) {
@@ -111,7 +135,7 @@ TEST_F(LifecycleTest, ExitWithoutObjectiveSaysWhatItReportedAndFailsTheExperimen
   for (const auto& t : Trials("no-metric")) {
     EXPECT_NE(t["message"].get<std::string>().find(
                   "without reporting the objective metric 'loss' (it reported: none; other "
-                  "names with a number: acc, val_loss)"),
+                  "names with a number: acc, val_loss; did you mean 'val_loss'?)"),
               std::string::npos)
         << t.dump();
   }
