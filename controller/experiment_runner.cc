@@ -308,7 +308,7 @@ bool ExperimentRunner::FinishIfDoneLocked() {
 
 void ExperimentRunner::FinishLocked(ExperimentPhase phase, const std::string& reason,
                                     const std::string& message) {
-  KillActiveLocked("ExperimentFinished");
+  KillActiveLocked(EndReason(phase));
   if (deps_.admission) deps_.admission->Withdraw(name_);  // none of its trials waits now
   storage::ExperimentUpdate update;
   update.phase = phase;

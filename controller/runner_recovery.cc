@@ -46,7 +46,7 @@ void ExperimentRunner::Recover() {
     // Its end was stored and some trial's was not (a refused write): they
     // end as its other trials did, and are stopped below.
     for (Trial& t : trials_) {
-      if (!api::IsFinished(t.phase)) KillTrialLocked(t, "ExperimentFinished");
+      if (!api::IsFinished(t.phase)) KillTrialLocked(t, EndReason(exp_.phase));
     }
   }
   const bool running = exp_.phase == ExperimentPhase::kRunning;

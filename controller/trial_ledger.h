@@ -82,6 +82,11 @@ inline constexpr char kQuotaExceededReason[] = "QuotaExceeded";
 inline constexpr char kPreemptedReason[] = "Preempted";
 // ... and of a Running one being preempted.
 inline constexpr char kPreemptingReason[] = "Preempting";
+// The reason of a trial stopped because its experiment ended in `phase`:
+// a user's stop says so, any other end (goal, budget) is a finish.
+inline const char* EndReason(api::ExperimentPhase phase) {
+  return phase == api::ExperimentPhase::kStopped ? "ExperimentStopped" : "ExperimentFinished";
+}
 
 namespace event {
 // The executor's answer to Start() (not Unavailable: see Waiting).

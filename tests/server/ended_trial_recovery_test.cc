@@ -116,7 +116,7 @@ TEST(EndedTrialRecoveryTest, ATrialOfAStoppedExperimentIsKilled) {
   auto trial = client->Json("GET", "/api/v1/experiments/over/trials/over-1");
   ASSERT_TRUE(trial.ok());
   EXPECT_EQ((*trial)["phase"], "Killed") << trial->dump();
-  EXPECT_EQ((*trial)["reason"], "ExperimentFinished") << trial->dump();
+  EXPECT_EQ((*trial)["reason"], "ExperimentStopped") << trial->dump();
   json exp = WaitForExperiment(*client, "over", 10);
   EXPECT_EQ(exp["status"]["phase"], "Stopped") << exp.dump();
 }

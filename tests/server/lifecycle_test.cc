@@ -223,7 +223,11 @@ TEST_F(LifecycleTest, StopKillsRunningTrials) {
   auto stopped = client_->Json("POST", "/api/v1/experiments/stoppable:stop");
   ASSERT_TRUE(stopped.ok()) << stopped.status().ToString();
   EXPECT_EQ((*stopped)["status"]["phase"], "Stopped");
-  for (const auto& t : Trials("stoppable")) EXPECT_EQ(t["phase"], "Killed");
+  for (const auto& t : Trials("stoppable")) {
+    EXPECT_EQ(t["phase"], "Killed");
+    // Why, in the table's WHY: the user's stop, not a finish (#33, 10).
+    EXPECT_EQ(t["reason"], "ExperimentStopped") << t.dump();
+  }
   // The shells and their `sleep` children are gone.
   bool any_alive = true;
   for (int i = 0; i < 100 && any_alive; ++i) {
