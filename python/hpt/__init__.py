@@ -19,7 +19,7 @@ In Optuna's idiom, with a private server::
             objective="accuracy", direction="maximize", max_trials=30,
             early_stopping="medianstop", load_if_exists=True)
         exp.optimize(objective, n_trials=30, n_jobs=2)
-        print(exp.best_trial())
+        print(exp.best_trial)
 
 Ask/tell against a running server::
 

@@ -174,20 +174,37 @@ class Experiment:
         """One trial by name (ApiError 404 when there is none)."""
         return Trial(self, self._request("GET", f"/trials/{quote(name)}"))
 
-    def best_trial(self) -> Optional[Trial]:
-        """The best trial so far by the objective (status.currentOptimalTrial),
-        or None while no trial has reported the objective metric."""
+    @property
+    def best_trial(self) -> Trial:
+        """Optuna's study.best_trial, fetched now: the best trial so far by
+        the objective (status.currentOptimalTrial). ValueError, as Optuna's,
+        while no trial has reported the objective metric."""
         optimal = self.status.get("currentOptimalTrial")
         if not optimal:
-            return None
+            raise ValueError(f"experiment '{self.name}': no trial has reported the "
+                             "objective yet, so there is no best trial")
         return self.trial(optimal["name"])
+
+    @property
+    def best_value(self) -> float:
+        """Optuna's study.best_value: the best trial's objective value
+        (ValueError as best_trial)."""
+        value = self.best_trial.objective_value
+        assert value is not None  # the best trial is the best by it
+        return float(value)
+
+    @property
+    def best_params(self) -> Dict[str, Any]:
+        """Optuna's study.best_params: the best trial's parameters
+        (ValueError as best_trial)."""
+        return dict(self.best_trial.params)
 
     @property
     def best_trials(self) -> List[Trial]:
         """Optuna's best_trials, fetched now: the trials on the Pareto front
         (Succeeded trials that reported every objective and that no other
         dominates; status.paretoFront), in trial order. With a single
-        objective, [best_trial()] or [] while none has reported it."""
+        objective, [best_trial] or [] while none has reported it."""
         status = self.status
         if len(self.objective_metrics) == 1:
             best = status.get("currentOptimalTrial")

@@ -73,6 +73,17 @@ class Trial:
         return self.raw.get("objectiveValue")
 
     @property
+    def value(self) -> Optional[float]:
+        """Optuna's trial.value: the objective value (objective_value)."""
+        return self.objective_value
+
+    @property
+    def number(self) -> int:
+        """Optuna's trial.number: the 0-based position in creation order
+        (index - 1)."""
+        return self.index - 1
+
+    @property
     def values(self) -> Optional[List[float]]:
         """Optuna's trial.values: one value per objective, in the
         experiment's objective_metrics order, each the metric's value under

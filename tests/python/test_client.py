@@ -252,12 +252,20 @@ class AskTellTest(ServerTestCase):
 
     def test_best_trial(self) -> None:
         exp = self.client.create_experiment(quadratic_spec(self.unique("best"), 6, 3))
-        self.assertIsNone(exp.best_trial())
+        # Optuna's study.best_trial/best_value/best_params: properties, and a
+        # ValueError while no trial has reported the objective.
+        for attribute in ("best_trial", "best_value", "best_params"):
+            with self.assertRaisesRegex(ValueError, "no trial has reported the objective"):
+                getattr(exp, attribute)
         losses = run_to_end(exp, count=3)
-        best = exp.best_trial()
+        best = exp.best_trial
         self.assertIsInstance(best, hpt.Trial)
         self.assertEqual(best.name, min(losses, key=losses.get))
         self.assertAlmostEqual(best.objective_value, min(losses.values()))
+        self.assertEqual(best.value, best.objective_value)
+        self.assertAlmostEqual(exp.best_value, min(losses.values()))
+        self.assertEqual(exp.best_params, best.params)
+        self.assertEqual(best.number, best.index - 1)
         self.assertIs(type(best.parameters["x"]), float)
         self.assertIn(best.name, repr(best))
 
@@ -265,7 +273,7 @@ class AskTellTest(ServerTestCase):
         exp = self.client.create_experiment(
             quadratic_spec(self.unique("best-max"), 4, 2, objective="maximize"))
         losses = run_to_end(exp)
-        self.assertEqual(exp.best_trial().name, max(losses, key=losses.get))
+        self.assertEqual(exp.best_trial.name, max(losses, key=losses.get))
 
     def test_objective_value_is_the_servers(self) -> None:
         # run_to_end reports loss+1, loss+0.5 then completes with loss.

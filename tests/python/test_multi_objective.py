@@ -182,7 +182,7 @@ class MultiObjectiveTest(ServerTestCase):
         exp.optimize(lambda t: t.params["x"], n_trials=4, show_progress_bar=False)
         best = exp.best_trials
         self.assertEqual(len(best), 1)
-        self.assertEqual(best[0].name, exp.best_trial().name)
+        self.assertEqual(best[0].name, exp.best_trial.name)
         self.assertEqual(best[0].values, [best[0].objective_value])
 
 

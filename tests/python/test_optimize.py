@@ -56,7 +56,7 @@ class OptimizeTest(ServerTestCase):
         self.assertEqual(len(threads), 2)
         self.assertEqual(most[0], 2)
         self.assertTrue(all(t.phase == "Succeeded" for t in trials))
-        best = exp.best_trial()
+        best = exp.best_trial
         self.assertEqual(best.name, min(seen, key=seen.get))
         self.assertAlmostEqual(best.objective_value, min(seen.values()))
         self.assertLess(best.objective_value, 3.0)  # random_state 5: 12 points, one near (1, -2)
@@ -73,7 +73,7 @@ class OptimizeTest(ServerTestCase):
         exp.optimize(lambda t: -quadratic(t), show_progress_bar=False)
         self.assertEqual(len(exp.trials()), 7)
         best = max(exp.trials(), key=lambda t: t.objective_value)
-        self.assertEqual(exp.best_trial().name, best.name)
+        self.assertEqual(exp.best_trial.name, best.name)
 
     def test_report_value_step_and_named_metrics(self) -> None:
         exp = self.create("report", max_trials=2, objective="accuracy", direction="maximize")

@@ -53,7 +53,7 @@ class PushReportTest(ServerTestCase):
             self.assertEqual(t.metrics["loss"]["min"], 0.5)
             self.assertEqual([(o["step"], o["metrics"]["loss"]) for o in t.observations()],
                              [(1, 0.5), (2, t.objective_value)])
-        self.assertEqual(exp.best_trial().name,
+        self.assertEqual(exp.best_trial.name,
                          min(trials, key=lambda t: t.parameters["x"]).name)
 
     def test_report_from_runner_run_trials(self) -> None:

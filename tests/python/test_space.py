@@ -162,7 +162,7 @@ class CreateFromSpaceTest(ServerTestCase):
             self.assertEqual("width" in p, p["layers"] in (2, 3))
             trial.complete(objective=p.get("momentum", 0.5) + p["layers"])
         self.assertEqual({t.params["optimizer"] for t in trials}, {"sgd", "adam"})
-        self.assertIsNotNone(exp.best_trial())
+        self.assertIsNotNone(exp.best_trial)
         try:
             import pandas  # noqa: F401  (optional: trials_dataframe needs it)
         except ImportError:
