@@ -38,6 +38,14 @@ def optimize(exp: "Experiment", fn: Callable[[Trial], Any], n_trials: Optional[i
     if n_jobs < 1:
         raise ValueError(f"n_jobs must be at least 1 (or -1: one per CPU), not {n_jobs}")
     catch = tuple(catch) if isinstance(catch, (list, tuple)) else (catch,)
+    parallel = int(exp.spec.get("parallelTrialCount") or 1)
+    if n_jobs > parallel:
+        # The server hands out no more than parallelTrialCount trials at a
+        # time (default 3): the extra workers take turns. Said, not silent.
+        warnings.warn(f"optimize(n_jobs={n_jobs}): experiment '{exp.name}' runs at most "
+                      f"{parallel} trials at once (parallelTrialCount); the other workers "
+                      f"wait their turn. exp.resume(parallel={n_jobs}) raises it.",
+                      RuntimeWarning, stacklevel=3)
     status = exp.status
     counts = status.get("trials") or {}
     # Imported trials do not count towards maxTrialCount; queued ones do,

@@ -143,7 +143,9 @@ class Experiment:
         maxTrialCount, is used), when the server hands out no more (budget
         used, experiment ended), or once ``timeout`` seconds have passed
         (running trials finish). ``n_jobs`` > 1 evaluates that many trials
-        at once in threads (-1: one per CPU); fn must then be thread-safe.
+        at once in threads (-1: one per CPU; a RuntimeWarning says so when
+        the experiment's parallelTrialCount is lower, and the workers then
+        take turns); fn must then be thread-safe.
         Progress goes to stderr as a one-line bar on a terminal, as one line
         per trial elsewhere (on stdout in a Jupyter kernel);
         ``show_progress_bar=False`` silences it. Returns None.

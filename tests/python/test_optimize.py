@@ -32,6 +32,24 @@ class OptimizeTest(ServerTestCase):
         return self.client.create_experiment(self.unique(prefix), max_trials=max_trials,
                                              **kwargs)
 
+    def test_n_jobs_above_parallel_trial_count_says_so_and_resume_raises_it(self) -> None:
+        # parallelTrialCount defaults to 3: n_jobs=4 ran 3 at a time, silently.
+        exp = self.create("four", max_trials=8)
+        self.assertEqual(exp.spec["parallelTrialCount"], 3)
+        with self.assertWarnsRegex(RuntimeWarning, r"runs at most 3 trials at once.*"
+                                   r"exp\.resume\(parallel=4\)"):
+            exp.optimize(quadratic, n_trials=4, n_jobs=4, show_progress_bar=False)
+        exp.resume(parallel=4)
+        barrier = threading.Barrier(4, timeout=20)
+
+        def objective(trial: "hpt.Trial") -> float:
+            barrier.wait()  # broken unless four trials run at once
+            return quadratic(trial)
+
+        exp.optimize(objective, n_trials=4, n_jobs=4, show_progress_bar=False)
+        exp.refresh()
+        self.assertEqual(exp.status["trials"]["succeeded"], 8)
+
     def test_n_trials_in_two_threads_finds_the_best(self) -> None:
         exp = self.create("jobs", max_trials=30)
         seen: Dict[str, float] = {}
