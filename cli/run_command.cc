@@ -216,7 +216,14 @@ int Run(const RunOptions& options) {
     std::cout << "  dashboard: " << url << "/#/" << route << "experiments/" << name
               << (embedded ? "?token=" + token : "") << "\n";
   }
-  std::cout << "  from another terminal: hpt watch " << name << NamespaceFlag(ns) << std::endl;
+  // The server `hpt watch` finds by itself, or this one named (an embedded
+  // server on another port than the default: its token is in the runtime
+  // file for that port).
+  auto plain = ResolveEndpoint(std::nullopt, "", options.profile);
+  const bool found_alone = plain.ok() && plain->url == url;
+  std::cout << "  from another terminal: hpt watch " << name << NamespaceFlag(ns)
+            << (options.profile.empty() ? "" : " --profile " + options.profile)
+            << (found_alone ? "" : " --server " + url) << std::endl;
   int code = Follow(*client, ns, name, options.quiet, /*stop_on_interrupt=*/embedded != nullptr);
   if (embedded) {
     // `hpt watch` in another terminal polls every 250 ms: let it see the end

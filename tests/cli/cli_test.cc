@@ -1,4 +1,9 @@
 // The real `hpt` binary as a user runs it.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -143,6 +148,35 @@ TEST_F(CliTest, RunWithAnEmbeddedServerPrintsTheBestTrial) {
   // Piped output gets plain progress lines, not a redrawn bar.
   EXPECT_NE(out.find("trials 4/4 done"), std::string::npos) << out;
   EXPECT_EQ(out.find('\r'), std::string::npos);
+}
+
+// The hint names the server when `hpt watch` would not find it by itself:
+// the embedded server took another port than the default (#33, 10).
+TEST_F(CliTest, RunsWatchHintNamesAnEmbeddedServerOnAnotherPort) {
+  const int taken = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(taken, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(taken, 1), 0);
+  socklen_t size = sizeof addr;
+  ::getsockname(taken, reinterpret_cast<sockaddr*>(&addr), &size);
+  const std::string busy = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  ::setenv("HPT_SERVER", busy.c_str(), 1);
+  std::string out, err;
+  const int code =
+      RunHpt({"run", "--db", dir_.File("db/hpt.db"), dir_.File("exp/experiment.yaml")}, &out,
+             &err, 60);
+  ::unsetenv("HPT_SERVER");
+  ::close(taken);
+  EXPECT_EQ(code, 0) << out << err;
+  const size_t at = out.find("submitted to ");
+  ASSERT_NE(at, std::string::npos) << out;
+  const std::string url = out.substr(at + 13, out.find(' ', at + 13) - at - 13);
+  EXPECT_NE(url, busy);
+  EXPECT_NE(out.find("from another terminal: hpt watch cli-demo --server " + url + "\n"),
+            std::string::npos)
+      << out;
 }
 
 TEST_F(CliTest, RunShowsAProgressBarOnATerminal) {
