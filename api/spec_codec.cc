@@ -250,8 +250,10 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
   }
   // Unset, it is 3 but never more than the budget, so a small experiment
   // needs no extra field.
+  // Above maxTrialCount it could never be reached: taken as maxTrialCount
+  // (the same budget), as Katib files that say so are, and PATCHes.
   if (auto v = r.Int(j, "", "maxFailedTrialCount", false)) {
-    spec.max_failed_trial_count = *v;
+    spec.max_failed_trial_count = spec.max_trial_count > 0 ? std::min(*v, spec.max_trial_count) : *v;
   } else if (spec.max_trial_count > 0) {
     spec.max_failed_trial_count = std::min(3, spec.max_trial_count);
   }

@@ -87,9 +87,43 @@ int Resume(const Connection& c, const std::string& name, const ResumeOptions& op
   auto r = (*client)->Json("PATCH", hpt::client::ExperimentPath(c.namespace_name, name), body);
   if (!r.ok()) return Fail(r.status());
   const json& status = (*r)["status"];
-  std::cout << DescribeExperiment(c.namespace_name, name) << " " << status.value("phase", "") << ", maxTrialCount "
-            << (*r)["spec"].value("maxTrialCount", 0) << "\n";
-  return 0;
+  const json& spec = (*r)["spec"];
+  const int max_trials = spec.value("maxTrialCount", 0);
+  const int max_failed = spec.value("maxFailedTrialCount", 0);
+  if (options.max_failed > max_failed) {
+    std::cerr << "hpt: note: maxFailedTrialCount " << options.max_failed
+              << " is above maxTrialCount " << max_trials << ": taken as " << max_failed << "\n";
+  }
+  const std::string phase = status.value("phase", "");
+  std::cout << DescribeExperiment(c.namespace_name, name) << " " << phase
+            << (status.value("reason", "") == "Resumed" ? " (resumed)" : "") << ", maxTrialCount "
+            << max_trials << ", maxFailedTrialCount " << max_failed << "\n";
+  const bool asked_to_run = options.max_trials > 0 || options.max_failed >= 0;
+  if (!asked_to_run || phase == "Running" || phase == "Created") return 0;
+  // Still finished: say why, and what would resume it.
+  const json& counts = status["trials"];
+  const int failures = counts.value("failed", 0) + counts.value("metricsUnavailable", 0);
+  const int run = counts.value("total", 0) - counts.value("imported", 0);
+  const std::string reason = status.value("reason", "");
+  std::string why;
+  if (reason == "GoalReached") {
+    why = "it reached its goal, which ends it for good";
+  } else if (failures > max_failed) {
+    why = std::to_string(failures) + " of its trials failed, more than maxFailedTrialCount " +
+          std::to_string(max_failed) + ": give --max-failed " + std::to_string(failures) +
+          " or more";
+  } else if (run >= max_trials) {
+    why = "it has run " + std::to_string(run) + " trials, as many as maxTrialCount " +
+          std::to_string(max_trials) + ": give --max-trials above " + std::to_string(run);
+  } else if (reason == "SearchSpaceExhausted") {
+    why = "its search space is exhausted";
+  } else if (reason == "StoppedByUser") {
+    why = "it was stopped on request: --max-trials resumes it";
+  } else {
+    why = "it ended " + reason;
+  }
+  return Fail(FailedPrecondition(DescribeExperiment(c.namespace_name, name) +
+                                 " was not resumed: " + why));
 }
 
 int Logs(const Connection& c, const std::string& name, const std::string& trial,

@@ -17,6 +17,10 @@ StatusOr<api::Experiment> ExperimentRunner::UpdateLimits(const Limits& limits) {
   if (limits.parallel_trial_count) spec.parallel_trial_count = *limits.parallel_trial_count;
   if (limits.max_failed_trial_count) spec.max_failed_trial_count = *limits.max_failed_trial_count;
   if (limits.trial_lease_seconds) spec.trial_lease_seconds = *limits.trial_lease_seconds;
+  // A failure budget above the trial budget is that budget (as a spec's).
+  if (spec.max_trial_count > 0) {
+    spec.max_failed_trial_count = std::min(spec.max_failed_trial_count, spec.max_trial_count);
+  }
   HPT_RETURN_IF_ERROR(ValidateWithAlgorithms(spec, *deps_.algorithms, *deps_.policies));
   const api::TrialCounts counts = tally_.Counts(trials_);
   if (spec.max_trial_count < counts.run()) {

@@ -132,6 +132,22 @@ parameters: [{name: x, parameterType: double, feasibleSpace: {min: 0, max: 1}}]
   EXPECT_TRUE(ValidateSpec(*spec).ok()) << ValidateSpec(*spec).ToString();
 }
 
+// One rule for files, Katib's and ours, and PATCHes: a failure budget
+// above the trial budget is that budget (it could never be reached).
+TEST(SpecFromYaml, AFailureBudgetAboveTheTrialBudgetIsTakenAsIt) {
+  auto spec = SpecFromYaml(R"(
+name: many-failures
+objective: {type: minimize, objectiveMetricName: loss}
+algorithm: {algorithmName: random}
+maxTrialCount: 2
+maxFailedTrialCount: 5
+parameters: [{name: x, parameterType: double, feasibleSpace: {min: 0, max: 1}}]
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->max_failed_trial_count, 2);
+  EXPECT_TRUE(ValidateSpec(*spec).ok()) << ValidateSpec(*spec).ToString();
+}
+
 TEST(SpecFromYaml, QuotedScalarsStayText) {
   auto json = YamlToJson("a: \"7\"\nb: 7\nc: '1e-5'\nd: true\ne: \"true\"\nf: ~\n");
   ASSERT_TRUE(json.ok());

@@ -208,6 +208,39 @@ TEST_F(CliTest, RunFailsWhenTheExperimentFails) {
   EXPECT_NE(out.find("ExitCode: boom"), std::string::npos) << out;
 }
 
+// #33, finding 8: resume says what it did, and why it did not resume; a
+// failure budget above the trial budget is taken as it, as in a file.
+TEST_F(CliTest, ResumeSaysWhyItDidNotAndWhatWould) {
+  HptProcess server(dir_.File("resume.db"));
+  std::string spec = kSpec;
+  spec.replace(spec.find("name: cli-demo"), 14, "name: cli-fail");
+  spec += "maxFailedTrialCount: 0\n";
+  WriteFile(dir_.File("exp/fail.yaml"), spec);
+  WriteFile(dir_.File("exp/trial.sh"), "exit 2\n");
+  std::string out, err;
+  ASSERT_EQ(RunHpt({"run", "--server", server.url(), "--quiet", dir_.File("exp/fail.yaml")},
+                   &out, &err, 60),
+            1)
+      << out << err;
+  EXPECT_EQ(RunHpt({"resume", "--server", server.url(), "cli-fail", "--max-trials", "6"}, &out,
+                   &err),
+            4);
+  EXPECT_EQ(err,
+            "hpt: experiment 'cli-fail' was not resumed: 1 of its trials failed, more than "
+            "maxFailedTrialCount 0: give --max-failed 1 or more\n");
+  WriteFile(dir_.File("exp/trial.sh"), "echo loss=1\n");
+  ASSERT_EQ(RunHpt({"resume", "--server", server.url(), "cli-fail", "--max-trials", "6",
+                    "--max-failed", "10"},
+                   &out, &err),
+            0)
+      << err;
+  EXPECT_EQ(err, "hpt: note: maxFailedTrialCount 10 is above maxTrialCount 6: taken as 6\n");
+  EXPECT_NE(out.find("experiment 'cli-fail' Running (resumed), maxTrialCount 6, "
+                     "maxFailedTrialCount 6"),
+            std::string::npos)
+      << out;
+}
+
 TEST_F(CliTest, ClientCommandsTalkToAServer) {
   HptProcess server(dir_.File("server.db"));
   std::string out, err;
@@ -346,7 +379,8 @@ TEST_F(CliReadTest, ResumeRunsMoreTrials) {
                    &err_),
             0)
       << err_;
-  EXPECT_NE(out_.find("experiment 'cli-demo' Running, maxTrialCount 6"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("experiment 'cli-demo' Running (resumed), maxTrialCount 6"), std::string::npos)
+      << out_;
   EXPECT_EQ(RunHpt({"resume", "--server", server_.url(), "cli-demo"}, &out_, &err_), 2);
   EXPECT_EQ(RunHpt({"resume", "--server", server_.url(), "cli-demo", "--max-trials", "3"}, &out_,
                    &err_),
