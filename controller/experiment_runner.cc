@@ -78,22 +78,6 @@ Trial* ExperimentRunner::FindLocked(const std::string& trial) {
   return it == index_.end() ? nullptr : &trials_[it->second];
 }
 
-namespace {
-
-void Mirror(Trial& trial, const storage::TrialUpdate& update) {
-  if (update.phase) trial.phase = *update.phase;
-  if (update.reason) trial.reason = *update.reason;
-  if (update.message) trial.message = *update.message;
-  if (update.start_time_ms) trial.start_time_ms = *update.start_time_ms;
-  if (update.completion_time_ms) trial.completion_time_ms = *update.completion_time_ms;
-  if (update.exit_code) trial.exit_code = *update.exit_code;
-  if (update.pid) trial.pid = *update.pid;
-  if (update.job_id) trial.job_id = *update.job_id;
-  if (update.preemptions) trial.preemptions = *update.preemptions;
-}
-
-}  // namespace
-
 // Applies `event` to the trial through the ledger and carries out what
 // follows.
 void ExperimentRunner::ApplyLocked(Trial& trial, const TrialEvent& event) {
@@ -162,7 +146,7 @@ Status ExperimentRunner::WriteNowLocked(Trial& trial, const storage::TrialUpdate
 // the tally.
 void ExperimentRunner::MirrorLocked(Trial& trial, const storage::TrialUpdate& update) {
   const TrialPhase from = trial.phase;
-  Mirror(trial, update);
+  storage::ApplyTrialUpdate(update, trial);
   if (!update.phase) return;
   curves_.SetPhase(trial.name, trial.phase);
   tally_.PhaseChanged(trials_, static_cast<size_t>(&trial - trials_.data()), from);

@@ -40,6 +40,20 @@ struct TrialUpdate {
   std::vector<api::Observation> observations;
 };
 
+// What UpdateTrial does to the stored fields, on a trial held in memory:
+// each field set replaces `trial`'s (observations are not applied).
+inline void ApplyTrialUpdate(const TrialUpdate& update, api::Trial& trial) {
+  if (update.phase) trial.phase = *update.phase;
+  if (update.reason) trial.reason = *update.reason;
+  if (update.message) trial.message = *update.message;
+  if (update.start_time_ms) trial.start_time_ms = *update.start_time_ms;
+  if (update.completion_time_ms) trial.completion_time_ms = *update.completion_time_ms;
+  if (update.exit_code) trial.exit_code = *update.exit_code;
+  if (update.pid) trial.pid = *update.pid;
+  if (update.job_id) trial.job_id = *update.job_id;
+  if (update.preemptions) trial.preemptions = *update.preemptions;
+}
+
 // Fields of an experiment that change after creation.
 struct ExperimentUpdate {
   std::optional<api::ExperimentPhase> phase;

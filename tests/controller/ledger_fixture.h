@@ -34,14 +34,7 @@ class LedgerFixture : public ::testing::Test {
   // Applies `e` and mirrors its update into trial_, as the runner does.
   Effects Carry(const TrialEvent& e) {
     Effects effects = ledger_.Apply(trial_, e, clock_.NowMillis());
-    if (!effects.update) return effects;
-    const storage::TrialUpdate& u = *effects.update;
-    if (u.phase) trial_.phase = *u.phase;
-    if (u.reason) trial_.reason = *u.reason;
-    if (u.message) trial_.message = *u.message;
-    if (u.job_id) trial_.job_id = *u.job_id;
-    if (u.preemptions) trial_.preemptions = *u.preemptions;
-    if (u.pid) trial_.pid = *u.pid;
+    if (effects.update) storage::ApplyTrialUpdate(*effects.update, trial_);
     return effects;
   }
   Effects Exit(runner::ExitKind kind) {

@@ -18,6 +18,7 @@
 #include "controller/experiment_runner.h"
 #include "controller/trial_token.h"
 #include "storage/store.h"
+#include "tests/controller/controller_fixture.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_users.h"
 #include "trial-runner/executor.h"
@@ -132,13 +133,12 @@ class RunAsRunnerTest : public ::testing::Test, public runner::ExecutorListener 
   }
 
   bool WaitForEnd(std::chrono::seconds timeout = std::chrono::seconds(20)) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      auto e = store_->GetExperiment("team/ra");
-      if (e.ok() && e->phase != api::ExperimentPhase::kRunning) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return false;
+    return testing::WaitFor(
+        [&] {
+          auto e = store_->GetExperiment("team/ra");
+          return e.ok() && e->phase != api::ExperimentPhase::kRunning;
+        },
+        timeout);
   }
 
   // As the Controller hands the executor's events to the runner.

@@ -43,13 +43,7 @@ class TrialLedgerTest : public ::testing::Test {
     if (effects.update) Mirror(*effects.update);
     return effects;
   }
-  void Mirror(const storage::TrialUpdate& u) {
-    if (u.phase) trial_.phase = *u.phase;
-    if (u.reason) trial_.reason = *u.reason;
-    if (u.message) trial_.message = *u.message;
-    if (u.job_id) trial_.job_id = *u.job_id;
-    if (u.preemptions) trial_.preemptions = *u.preemptions;
-  }
+  void Mirror(const storage::TrialUpdate& u) { storage::ApplyTrialUpdate(u, trial_); }
   Effects Exit(runner::ExitKind kind, int code = 0) {
     runner::ExitInfo info;
     info.kind = kind;
