@@ -88,7 +88,7 @@ std::string CycleAt(const std::vector<ParameterSpec>& params, const NameIndex& n
 
 bool HasConditions(const std::vector<ParameterSpec>& params) {
   for (const ParameterSpec& p : params) {
-    if (p.parent) return true;
+    if (p.parent || p.defined_by_run) return true;
   }
   return false;
 }
@@ -152,6 +152,7 @@ bool IsActive(const std::vector<ParameterSpec>& params, const Assignment& assign
   size_t at = names.Find(name);
   for (size_t steps = 0; at != kNone && steps <= params.size(); ++steps) {
     const ParameterSpec& p = params[at];
+    if (p.defined_by_run && !FindValue(assignment, p.name)) return false;
     if (!p.parent) return true;
     const size_t parent = ParentOf(params, names, at);
     if (parent == kNone) return false;
@@ -168,6 +169,7 @@ std::vector<bool> ActiveParameters(const std::vector<ParameterSpec>& params,
   std::vector<bool> active(params.size(), false), known(params.size(), false);
   for (size_t i : TopologicalOrder(params)) {
     known[i] = true;
+    if (params[i].defined_by_run && !FindValue(assignment, params[i].name)) continue;
     if (!params[i].parent) {
       active[i] = true;
       continue;

@@ -6,6 +6,10 @@
 // conditional themselves (chains), but must be int, discrete or categorical
 // (finite choices).
 //
+// A parameter defined by run (ParameterSpec::defined_by_run) is active
+// only in assignments that hold a value of it, as if conditional on its
+// own presence; HasConditions counts it.
+//
 // Everything here is a pure function of the spec's parameters and an
 // assignment; thread-safe. The functions that walk parents stay finite on a
 // spec that skipped validation (unknown parents, cycles): such parameters
@@ -18,7 +22,7 @@
 
 namespace hpt::api {
 
-// True when some parameter has a parent.
+// True when some parameter has a parent or is defined by run.
 bool HasConditions(const std::vector<ParameterSpec>& params);
 
 // Whether a value of `parent` meets the condition value `wanted`: the same

@@ -12,8 +12,9 @@ using nlohmann::json;
 
 void DecodeParameter(JsonReader& r, const json& j, const std::string& p,
                      ParameterSpec& param) {
-  r.RejectUnknown(j, p, {"name", "parameterType", "feasibleSpace", "parent"});
+  r.RejectUnknown(j, p, {"name", "parameterType", "feasibleSpace", "parent", "definedByRun"});
   if (auto n = r.String(j, p, "name", true)) param.name = *n;
+  if (auto b = r.Bool(j, p, "definedByRun")) param.defined_by_run = *b;
   if (const json* parent = r.Object(j, p, "parent", false)) {
     // api/conditions.h: active only when `name` takes one of `values`.
     const std::string pp = p + ".parent";
@@ -73,6 +74,7 @@ json ParameterToJson(const ParameterSpec& p) {
   }
   json out = {{"name", p.name}, {"parameterType", ToString(p.type)}, {"feasibleSpace", fs}};
   if (p.parent) out["parent"] = {{"name", p.parent->name}, {"values", p.parent->values}};
+  if (p.defined_by_run) out["definedByRun"] = true;
   return out;
 }
 

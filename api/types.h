@@ -44,6 +44,10 @@ struct ParameterSpec {
   ParameterType type = ParameterType::kDouble;
   FeasibleSpace feasible_space;
   std::optional<ParentCondition> parent;  // absent: always active
+  // Joined the space when a trial first asked for it (define-by-run,
+  // Optuna's trial.suggest_*): active in exactly the trials that hold a
+  // value of it, as a conditional parameter is (api/conditions.h).
+  bool defined_by_run = false;
 };
 
 enum class ObjectiveType { kMinimize, kMaximize };

@@ -367,8 +367,10 @@ Status ValidateSpec(const ExperimentSpec& spec) {
         start = end + 2;
       }
     }
-  } else if (spec.parameters.empty() && spec.algorithm.name != "darts") {
-    r.Problem("parameters", "must not be empty");  // darts says nasConfig is missing
+  } else if (spec.parameters.empty() && spec.algorithm.name != "darts" && spec.trial_template) {
+    // darts says nasConfig is missing. A client-run experiment may start
+    // empty: its trials define its parameters as they ask for them.
+    r.Problem("parameters", "must not be empty");
   }
   std::set<std::string> names;
   for (size_t i = 0; i < spec.parameters.size(); ++i) {

@@ -274,6 +274,13 @@ StatusOr<std::vector<api::Trial>> Controller::CompleteTrials(
   return entry.runner->CompleteMany(batch);
 }
 
+StatusOr<api::ParameterAssignment> Controller::SuggestParameter(const std::string& experiment,
+                                                                const std::string& trial,
+                                                                const api::ParameterSpec& asked) {
+  HPT_ASSIGN_OR_RETURN(Entry entry, Find(experiment));
+  return entry.runner->SuggestParameter(trial, asked);
+}
+
 StatusOr<api::Objective> Controller::Objective(const std::string& experiment) {
   HPT_ASSIGN_OR_RETURN(Entry entry, Find(experiment));
   return entry.runner->objective();

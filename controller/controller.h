@@ -96,6 +96,10 @@ class Controller : public runner::ExecutorListener {
                                      const Completion& completion);
   StatusOr<std::vector<api::Trial>> CompleteTrials(const std::string& experiment,
                                                    const std::vector<NamedCompletion>& batch);
+  // Define-by-run: see ExperimentRunner::SuggestParameter.
+  StatusOr<api::ParameterAssignment> SuggestParameter(const std::string& experiment,
+                                                      const std::string& trial,
+                                                      const api::ParameterSpec& asked);
   // Warm start (controller_warm_start.cc): see ExperimentRunner::Enqueue
   // and ::Import.
   StatusOr<EnqueueResult> Enqueue(const std::string& name,

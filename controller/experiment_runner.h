@@ -63,6 +63,11 @@ class ExperimentRunner {
   // All checked first (a bad entry, named trials[i], changes nothing).
   StatusOr<std::vector<api::Trial>> CompleteMany(const std::vector<NamedCompletion>& completions);
   api::Objective objective();
+  // Define-by-run (runner_define_by_run.cc): the trial's value of the
+  // parameter `asked` defines; one the experiment lacks joins its space
+  // first. InvalidArgument when the name has another definition.
+  StatusOr<api::ParameterAssignment> SuggestParameter(const std::string& trial,
+                                                      api::ParameterSpec asked);
 
   // Warm start (runner_warm_start.cc): assignments tried before the
   // algorithm is asked again, and finished trials run elsewhere.
@@ -117,6 +122,8 @@ class ExperimentRunner {
   bool ExpireLeasesLocked() REQUIRES(mu_);  // true: some lease ran out
   Status CheckCompletableLocked(const std::string& trial) REQUIRES(mu_);
   Status CompleteLocked(api::Trial& trial, const Completion& completion) REQUIRES(mu_);
+  std::optional<api::Assignment> UsedAssignmentLocked(
+      const api::Trial& trial, const std::vector<std::string>& used) const REQUIRES(mu_);
   StatusOr<int64_t> LastStepLocked(const std::string& trial) REQUIRES(mu_);
   StatusOr<std::vector<api::Trial>> CreateTrialsLocked(int count, api::TrialPhase phase,
                                                        bool* store_failed = nullptr) REQUIRES(mu_);

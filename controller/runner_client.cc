@@ -184,6 +184,9 @@ Status ExperimentRunner::CompleteLocked(Trial& t, const Completion& completion) 
   std::vector<api::MetricSummary> before = t.metrics;
   storage::TrialUpdate update;
   update.completion_time_ms = Now();
+  if (completion.used_parameters) {
+    update.assignment = UsedAssignmentLocked(t, *completion.used_parameters);
+  }
   if (completion.infeasible) {
     update.phase = TrialPhase::kFailed;
     update.reason = "Infeasible";

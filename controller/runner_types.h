@@ -27,6 +27,9 @@ struct Completion {
   std::map<std::string, double> metrics;
   bool infeasible = false;
   std::string reason;
+  // Set by a define-by-run client: the parameters the trial asked for.
+  // Parameters defined by run that it did not ask for leave its assignment.
+  std::optional<std::vector<std::string>> used_parameters;
 };
 
 // Limits of an experiment that may change after creation (PATCH).

@@ -219,6 +219,23 @@ HttpResponse Complete(const ApiContext& ctx, const HttpRequest& req) {
   return JsonResponse(200, api::TrialToJson(*trial, *objective));
 }
 
+// Define-by-run: {"parameter": <a spec.parameters entry>} → {"name","value"}.
+HttpResponse SuggestParameter(const ApiContext& ctx, const HttpRequest& req) {
+  auto body = ParseBody(req);
+  if (!body.ok()) return ErrorResponse(body.status());
+  api::JsonReader r;
+  api::ParameterSpec asked;
+  if (!body->is_object()) return ErrorResponse(InvalidArgument("body must be a JSON object"));
+  r.RejectUnknown(*body, "", {"parameter"});
+  if (const json* p = r.Object(*body, "", "parameter", true)) {
+    api::DecodeParameter(r, *p, "parameter", asked);
+  }
+  if (Status s = r.ToStatus(); !s.ok()) return ErrorResponse(s);
+  auto value = ctx.controller->SuggestParameter(ExperimentKeyOf(req), req.Var("trial"), asked);
+  if (!value.ok()) return ErrorResponse(value.status());
+  return JsonResponse(200, {{"name", value->name}, {"value", value->value}});
+}
+
 HttpResponse CompleteMany(const ApiContext& ctx, const HttpRequest& req) {
   auto body = ParseBody(req);
   if (!body.ok()) return ErrorResponse(body.status());
@@ -326,6 +343,8 @@ void AddExperimentRoutes(const ApiContext& c, Router& r, const std::string& e) {
         Access::kTrialRead);
   r.Add("POST", t + "/{trial}:complete", [c](const HttpRequest& q) { return Complete(c, q); },
         Access::kTrialWrite);
+  r.Add("POST", t + "/{trial}:suggestParameter",
+        [c](const HttpRequest& q) { return SuggestParameter(c, q); }, Access::kTrialWrite);
   r.Add("POST", t + "/{trial}:stop", [c](const HttpRequest& q) { return StopTrial(c, q); },
         Access::kWrite);
   r.Add("POST", t + "/{trial}/observations",

@@ -116,6 +116,16 @@ controller::Completion DecodeCompletionAt(JsonReader& r, const json& obj,
     }
     c.reason = *reason;
   }
+  const std::string used_path = path.empty() ? "usedParameters" : path + ".usedParameters";
+  if (const json* used = r.Array(obj, path, "usedParameters", false)) {
+    auto& names = c.used_parameters.emplace();
+    for (size_t i = 0; i < used->size() && i < api::kMaxParameters; ++i) {
+      if (auto n = r.Text((*used)[i], JsonReader::Path(used_path, i))) names.push_back(*n);
+    }
+    if (used->size() > api::kMaxParameters) {
+      r.Problem(used_path, "at most " + std::to_string(api::kMaxParameters) + " names");
+    }
+  }
   auto m = obj.find("metrics");
   if (m != obj.end()) {
     std::set<std::string> names;
@@ -133,7 +143,7 @@ controller::Completion DecodeCompletionAt(JsonReader& r, const json& obj,
 StatusOr<controller::Completion> DecodeCompletion(const json& body) {
   JsonReader r;
   if (!body.is_object()) return InvalidArgument("body must be a JSON object");
-  r.RejectUnknown(body, "", {"metrics", "infeasible", "reason"});
+  r.RejectUnknown(body, "", {"metrics", "infeasible", "reason", "usedParameters"});
   controller::Completion c = DecodeCompletionAt(r, body, "");
   HPT_RETURN_IF_ERROR(r.ToStatus());
   return c;
@@ -160,7 +170,7 @@ StatusOr<std::vector<controller::NamedCompletion>> DecodeCompletions(const json&
       r.Problem(path, "must be an object");
       continue;
     }
-    r.RejectUnknown(entry, path, {"name", "metrics", "infeasible", "reason"});
+    r.RejectUnknown(entry, path, {"name", "metrics", "infeasible", "reason", "usedParameters"});
     controller::NamedCompletion named;
     if (auto name = r.String(entry, path, "name", true)) named.trial = *name;
     named.completion = DecodeCompletionAt(r, entry, path);

@@ -296,7 +296,8 @@ Status SqliteStore::UpdateTrial(const std::string& experiment,
                    "exit_code = COALESCE(?6, exit_code), "
                    "pid = COALESCE(?7, pid), "
                    "job_id = COALESCE(?9, job_id), "
-                   "preemptions = COALESCE(?10, preemptions) "
+                   "preemptions = COALESCE(?10, preemptions), "
+                   "assignment_json = COALESCE(?11, assignment_json) "
                    "WHERE id = ?8"));
   if (update.phase) stmt.Bind(1, api::ToString(*update.phase));
   stmt.BindOptional(2, update.reason);
@@ -308,6 +309,7 @@ Status SqliteStore::UpdateTrial(const std::string& experiment,
   stmt.Bind(8, trial_id);
   stmt.BindOptional(9, update.job_id);
   stmt.BindOptional(10, update.preemptions);
+  if (update.assignment) stmt.Bind(11, AssignmentToJson(*update.assignment));
   HPT_RETURN_IF_ERROR(stmt.Run());
   HPT_RETURN_IF_ERROR(AddObservationsLocked(trial_id, update.observations));
   return txn.Commit();

@@ -35,6 +35,10 @@ struct TrialUpdate {
   std::optional<int64_t> pid;
   std::optional<std::string> job_id;
   std::optional<int64_t> preemptions;
+  // The trial's whole new assignment: a parameter defined by run joins it
+  // when the trial first asks for it, and leaves it when the trial
+  // completes without having asked (api/conditions.h).
+  std::optional<api::Assignment> assignment;
   // Added as AddObservations adds them, in the same transaction as the
   // fields above (a completion's final metrics and its phase together).
   std::vector<api::Observation> observations;
@@ -52,6 +56,7 @@ inline void ApplyTrialUpdate(const TrialUpdate& update, api::Trial& trial) {
   if (update.pid) trial.pid = *update.pid;
   if (update.job_id) trial.job_id = *update.job_id;
   if (update.preemptions) trial.preemptions = *update.preemptions;
+  if (update.assignment) trial.assignment = *update.assignment;
 }
 
 // Fields of an experiment that change after creation.

@@ -266,7 +266,9 @@ BayesianOptimization::BayesianOptimization(std::shared_ptr<FactorCache> cache)
 Status BO::Validate(const api::ExperimentSpec& spec) const {
   HPT_RETURN_IF_ERROR(ReadSettings(spec).status());
   HPT_RETURN_IF_ERROR(CheckSearchSpace(spec.parameters));
-  if (spec.parameters.empty()) {
+  // A client-run experiment may start empty: its trials define the
+  // parameters (define-by-run).
+  if (spec.parameters.empty() && spec.trial_template) {
     return InvalidArgument("parameters: " + std::string(kName) +
                            " needs at least one parameter");
   }

@@ -109,7 +109,10 @@ Status Cmaes::Validate(const api::ExperimentSpec& spec) const {
   HPT_RETURN_IF_ERROR(ReadSettings(spec).status());
   HPT_RETURN_IF_ERROR(CheckSearchSpace(spec.parameters));
   const int n = CmaSpace(spec.parameters).size();
-  if (n < 2) {
+  // A client-run experiment's trials may define its parameters one by one
+  // (define-by-run): below two dimensions it draws at random until there
+  // are more, as Optuna's CmaEsSampler falls back to independent sampling.
+  if (n < 2 && spec.trial_template) {
     return InvalidArgument(
         "parameters: cmaes needs at least two int, double or discrete "
         "parameters that can take "
@@ -128,6 +131,17 @@ StatusOr<Suggestion> Cmaes::Suggest(const api::ExperimentSpec& spec,
   HPT_RETURN_IF_ERROR(Validate(spec));
   HPT_ASSIGN_OR_RETURN(Settings settings, ReadSettings(spec));
   const CmaSpace space(spec.parameters);
+  if (space.size() < 2) {
+    api::ExperimentSpec random = spec;
+    random.algorithm.settings.clear();
+    if (settings.random_state) {
+      random.algorithm.settings.push_back(
+          {std::string(api::kRandomState), std::to_string(*settings.random_state)});
+    }
+    HPT_ASSIGN_OR_RETURN(Suggestion drawn, RandomSearch().Suggest(random, history, "", count));
+    drawn.state.clear();  // CMA-ES starts afresh once it has two dimensions
+    return drawn;
+  }
   std::mt19937_64 rng = MakeRng(settings.random_state, history.size());
 
   std::optional<CmaSession> session;

@@ -41,7 +41,9 @@ std::string FormatState(const SobolState& s) {
 Status SobolSearch::Validate(const api::ExperimentSpec& spec) const {
   HPT_RETURN_IF_ERROR(ReadOnlySeed(spec, kName).status());
   HPT_RETURN_IF_ERROR(CheckSearchSpace(spec.parameters));
-  if (spec.parameters.empty()) {
+  // A client-run experiment may start empty: its trials define the
+  // parameters (define-by-run).
+  if (spec.parameters.empty() && spec.trial_template) {
     return InvalidArgument("parameters: sobol needs at least one parameter");
   }
   if (UnitCube(spec.parameters).dim() > SobolSequence::kMaxDimension) {

@@ -67,6 +67,47 @@ ParameterSpec Param(std::string name, ParameterType type) {
   return p;
 }
 
+TEST(DefinedByRun, ActiveExactlyWhereTheAssignmentHoldsIt) {
+  // A trial of a dynamic network asks for units_1 only with two layers:
+  // elsewhere the parameter is inactive, as a conditional one is, so the
+  // algorithms model it on the trials that have it.
+  std::vector<ParameterSpec> params = {Param("layers", ParameterType::kInt),
+                                       Param("units_1", ParameterType::kInt)};
+  EXPECT_FALSE(HasConditions(params));
+  params[1].defined_by_run = true;
+  EXPECT_TRUE(HasConditions(params));
+  const Assignment one = {{"layers", "1"}};
+  const Assignment two = {{"layers", "2"}, {"units_1", "16"}};
+  EXPECT_FALSE(IsActive(params, one, "units_1"));
+  EXPECT_TRUE(IsActive(params, two, "units_1"));
+  EXPECT_THAT(ActiveParameters(params, one), ElementsAre(true, false));
+  EXPECT_THAT(ActiveParameters(params, two), ElementsAre(true, true));
+  EXPECT_EQ(PruneInactive(params, two).size(), 2u);
+}
+
+TEST(DefinedByRun, TheFlagRoundTripsThroughTheSpec) {
+  auto spec = SpecFromJson(nlohmann::json::parse(R"({
+    "name": "dbr", "objective": {"type": "minimize", "objectiveMetricName": "loss"},
+    "algorithm": {"algorithmName": "tpe"}, "maxTrialCount": 5,
+    "parameters": [{"name": "x", "parameterType": "double", "definedByRun": true,
+                    "feasibleSpace": {"min": "0", "max": "1"}}]})"));
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_TRUE(spec->parameters[0].defined_by_run);
+  EXPECT_EQ(SpecToJson(*spec)["parameters"][0]["definedByRun"], true);
+}
+
+TEST(DefinedByRun, AClientRunExperimentMayStartWithNoParameters) {
+  // Its trials define them (trial.suggest_*); one the server runs may not.
+  auto spec = SpecFromJson(nlohmann::json::parse(R"({
+    "name": "empty", "objective": {"type": "minimize", "objectiveMetricName": "loss"},
+    "algorithm": {"algorithmName": "tpe"}, "maxTrialCount": 5, "parameters": []})"));
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_TRUE(ValidateSpec(*spec).ok()) << ValidateSpec(*spec).ToString();
+  spec->trial_template.emplace();
+  spec->trial_template->command = {"true"};
+  EXPECT_THAT(ValidateSpec(*spec).message(), HasSubstr("parameters: must not be empty"));
+}
+
 TEST(ConditionalSpec, DecodesParentAndRoundTrips) {
   ExperimentSpec spec = Conditional();
   EXPECT_TRUE(ValidateSpec(spec).ok()) << ValidateSpec(spec).ToString();

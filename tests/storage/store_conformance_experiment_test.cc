@@ -268,6 +268,33 @@ TEST_P(StoreConformanceTest, UpdateTrialChangesOnlySetFields) {
   EXPECT_EQ(got->creation_time_ms, 2000);
 }
 
+TEST_P(StoreConformanceTest, UpdateTrialReplacesTheAssignmentOnlyWhenGiven) {
+  // Define-by-run: a parameter joins a trial's assignment when the trial
+  // asks for it, and one it never asked for leaves it on completion.
+  ASSERT_TRUE(store().CreateExperiment(MakeExperiment("e")).ok());
+  ASSERT_TRUE(store().CreateTrials("e", {MakeTrial("t", "1")}, "").ok());
+  auto before = store().GetTrial("e", "t");
+  ASSERT_TRUE(before.ok());
+  TrialUpdate grow;
+  grow.assignment = before->assignment;
+  grow.assignment->push_back({"units_0", "32"});
+  ASSERT_TRUE(store().UpdateTrial("e", "t", grow).ok());
+  TrialUpdate other;
+  other.message = "unchanged assignment";
+  ASSERT_TRUE(store().UpdateTrial("e", "t", other).ok());
+  auto got = store().GetTrial("e", "t");
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->assignment.size(), before->assignment.size() + 1);
+  EXPECT_EQ(got->assignment.back().name, "units_0");
+  EXPECT_EQ(got->assignment.back().value, "32");
+  TrialUpdate shrink;
+  shrink.assignment = api::Assignment{};
+  ASSERT_TRUE(store().UpdateTrial("e", "t", shrink).ok());
+  got = store().GetTrial("e", "t");
+  ASSERT_TRUE(got.ok());
+  EXPECT_TRUE(got->assignment.empty());
+}
+
 TEST_P(StoreConformanceTest, UpdateTrialAddsItsObservationsInTheSameWrite) {
   ASSERT_TRUE(store().CreateExperiment(MakeExperiment("e")).ok());
   ASSERT_TRUE(store().CreateTrials("e", {MakeTrial("t", "1")}, "").ok());
