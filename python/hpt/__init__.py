@@ -38,16 +38,22 @@ Standard library only; Experiment.trials_dataframe() uses pandas when it is
 installed.
 """
 
+from hpt import exceptions, samplers
 from hpt._errors import ApiError, PermissionDenied, Pruned, Unauthenticated
 from hpt.client import DEFAULT_URL, Client
 from hpt.experiment import Experiment
 from hpt.local import LocalServer, local
 from hpt.report import in_trial, report
 from hpt.space import Categorical, Float, Int
-from hpt.trial import Trial
+from hpt.study import Study, create_study, delete_study, load_study
+from hpt.trial import Trial, TrialState
+
+#: Optuna's name for Pruned: ``raise hpt.TrialPruned()``.
+TrialPruned = Pruned
 
 __version__ = "0.2.0"
 
 __all__ = ["ApiError", "Categorical", "Client", "DEFAULT_URL", "Experiment", "Float", "Int",
-           "LocalServer", "PermissionDenied", "Pruned", "Trial", "Unauthenticated", "in_trial",
-           "local", "report", "__version__"]
+           "LocalServer", "PermissionDenied", "Pruned", "Study", "Trial", "TrialPruned",
+           "TrialState", "Unauthenticated", "create_study", "delete_study", "exceptions",
+           "in_trial", "load_study", "local", "report", "samplers", "__version__"]

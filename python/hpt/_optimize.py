@@ -1,12 +1,14 @@
 """Experiment.optimize(): Optuna's study.optimize() loop over hpt's ask/tell
 calls (trials:suggest, observations, :shouldStop, :complete)."""
 
+import gc
 import math
 import os
 import threading
 import time
 import warnings
-from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Type,
+from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence,
+                    Tuple, Type,
                     Union)
 
 from hpt._errors import ApiError, Pruned, is_slots_full
@@ -25,7 +27,8 @@ _MAX_MESSAGE = 1000
 
 def optimize(exp: "Experiment", fn: Callable[[Trial], Any], n_trials: Optional[int],
              timeout: Optional[float], n_jobs: int, catch: Catch,
-             show_progress_bar: bool) -> None:
+             show_progress_bar: bool, callbacks: Sequence[Callable[..., None]] = (),
+             gc_after_trial: bool = False) -> None:
     """See Experiment.optimize."""
     if not callable(fn):
         raise TypeError(f"optimize() needs a function of one trial, not {type(fn).__name__}")
@@ -59,14 +62,22 @@ def optimize(exp: "Experiment", fn: Callable[[Trial], Any], n_trials: Optional[i
                         budget if n_trials is None else min(int(n_trials), budget), best
                         ) if show_progress_bar else None
     run = _Run(exp, fn, None if n_trials is None else int(n_trials), timeout, catch, progress)
+    run.callbacks = list(callbacks)
+    run.gc_after_trial = gc_after_trial
+    exp._runs.append(run)
     try:
         if n_jobs == 1:
             run.work()
         else:
             run.work_in_threads(n_jobs)
     finally:
+        exp._runs.remove(run)
+        note = run.note()
         if progress is not None:
-            progress.close(run.note())
+            progress.close(note)
+    if run.ended_by_failures:
+        # Optuna has no failure budget: a run it ends must not end unsaid.
+        warnings.warn(f"optimize() ended early: {note}", RuntimeWarning, stacklevel=3)
 
 
 class _Run:
@@ -89,17 +100,28 @@ class _Run:
         self.timed_out = False
         self.error: Optional[BaseException] = None
         self.active: Dict[str, Trial] = {}  # trials whose fn is running
+        self.callbacks: List[Callable[..., None]] = []
+        self.gc_after_trial = False
+        self.ended_by_failures = False
 
     def note(self) -> str:
         """Why the run ended short of what was asked, if it did."""
-        if self.exhausted and (self.started == 0 or (
-                self.n_trials is not None and self.started < self.n_trials)):
+        if self.exhausted:
             try:
                 status = self.exp.status
             except (ApiError, ConnectionError):
                 return "the server handed out no more trials"
+            reason = status.get("reason")
             hint = (" (exp.resume(max_trials=...) raises the budget)"
-                    if status.get("reason") == "MaxTrialsReached" else "")
+                    if reason == "MaxTrialsReached" else "")
+            if reason == "MaxFailedTrialsReached":
+                self.ended_by_failures = True
+                failed = (status.get("trials") or {}).get("failed")
+                hint = (f": {failed} trials failed, the experiment's maxFailedTrialCount is "
+                        f"{self.exp.spec.get('maxFailedTrialCount')} (exp.resume(max_failed=...)"
+                        " raises it)")
+            elif self.started > 0 and (self.n_trials is None or self.started >= self.n_trials):
+                return ""  # it ran what was asked, or the whole budget
             return (f"the experiment is {status.get('phase')} ({status.get('reason')}): "
                     f"no more trials{hint}")
         if self.timed_out:
@@ -124,7 +146,7 @@ class _Run:
                 active = list(self.active.values())
             for trial in active:
                 try:
-                    _fail(trial, f"{type(e).__name__}: optimize() was interrupted")
+                    end_failed(trial, f"{type(e).__name__}: optimize() was interrupted")
                 except Exception:  # the server is gone: the lease ends it
                     pass
             raise
@@ -199,15 +221,18 @@ class _Run:
             with _Heartbeat(trial, int(self.exp.spec.get("trialLeaseSeconds") or 0)):
                 result = self.fn(trial)
         except Pruned:
-            _end_pruned(trial)
+            end_pruned(trial)
         except BaseException as e:
-            ended_elsewhere = _fail(trial, f"{type(e).__name__}: {e}" if str(e)
+            ended_elsewhere = end_failed(trial, f"{type(e).__name__}: {e}" if str(e)
                                     else type(e).__name__)
             if self.progress is not None:
                 self.progress.finished(trial)
             if ended_elsewhere and isinstance(e, ApiError) and e.code == 409:
                 return  # e.g. the experiment reached its goal and killed this trial
             if isinstance(e, Exception) and isinstance(e, self.catch):
+                warnings.warn(f"trial {trial.name} failed: {type(e).__name__}: {e} "
+                              "(caught; the search goes on)", RuntimeWarning, stacklevel=2)
+                self._after(trial)
                 return
             raise
         else:
@@ -215,6 +240,14 @@ class _Run:
                 self._complete(trial, result)
         if self.progress is not None:
             self.progress.finished(trial)
+        self._after(trial)
+
+    def _after(self, trial: Trial) -> None:
+        """Optuna's per-trial hooks: the callbacks, then gc_after_trial."""
+        for callback in self.callbacks:
+            callback(self.exp, trial)
+        if self.gc_after_trial:
+            gc.collect()
 
     def _complete(self, trial: Trial, result: Any) -> None:
         metric = self.exp.objective_metric
@@ -262,7 +295,7 @@ class _Run:
         message = f"the objective function {what}"
         # stacklevel: the caller of Experiment.optimize, when n_jobs is 1.
         warnings.warn(f"trial {trial.name} failed: {message}", RuntimeWarning, stacklevel=7)
-        _fail(trial, message)
+        end_failed(trial, message)
 
 
 class _Heartbeat:
@@ -310,7 +343,7 @@ def _is_sequence(value: Any) -> bool:
     return True
 
 
-def _fail(trial: Trial, message: str) -> bool:
+def end_failed(trial: Trial, message: str) -> bool:
     """Ends the trial Failed (infeasible, with the message); returns True
     when it had already ended (by fn, or killed by the server)."""
     if trial.finished:
@@ -325,7 +358,7 @@ def _fail(trial: Trial, message: str) -> bool:
         return True
 
 
-def _end_pruned(trial: Trial) -> None:
+def end_pruned(trial: Trial) -> None:
     """Ends a trial whose function raised Pruned. The server ends a client
     trial EarlyStopped only when its policy advised it (a :shouldStop that
     said yes): so ask once, if fn did not, then :complete with what the

@@ -87,7 +87,8 @@ def build(name: str, space: Sequence[Parameter], *, objective: Names,
           early_stopping: Optional[str],
           early_stopping_settings: Optional[Mapping[str, Any]],
           lease_seconds: Optional[int] = None,
-          directions: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+          directions: Optional[Sequence[str]] = None,
+          empty_space_ok: bool = False) -> Dict[str, Any]:
     """The spec a client-run experiment gets from create_experiment's
     keyword form; the server validates it further."""
     if not isinstance(name, str) or not name:
@@ -103,7 +104,8 @@ def build(name: str, space: Sequence[Parameter], *, objective: Names,
                       "algorithmSettings": _settings(algorithm_settings,
                                                      "algorithm_settings")},
         "maxTrialCount": max_trials,
-        "parameters": parameters(space),
+        # Empty for a study: its trials define the parameters (suggest_*).
+        "parameters": parameters(space) if space or not empty_space_ok else [],
     }
     # The server's defaults (3 each) may not exceed maxTrialCount: a small
     # budget lowers them rather than being refused.

@@ -36,6 +36,10 @@ class Experiment:
         self.spec: Dict[str, Any] = raw.get("spec") or {}
         self._converters = converters(self.spec)
         self._status: Dict[str, Any] = raw.get("status") or {}
+        #: optimize() calls under way (Study.stop() ends them).
+        self._runs: List[Any] = []
+        #: Optuna's constraints_func (a sampler's), called by optimize().
+        self._constraints_func: Optional[Callable[[Trial], Sequence[float]]] = None
 
     def _path(self, suffix: str = "") -> str:
         return f"{experiments_path(self.namespace)}/{quote(self.name)}{suffix}"
@@ -87,6 +91,7 @@ class Experiment:
         """Fetches the experiment (spec and status) again; returns self."""
         raw = self._request("GET")
         self.spec = raw.get("spec") or self.spec
+        self._converters.update(converters(self.spec))
         self._status = raw.get("status") or {}
         return self
 
@@ -119,7 +124,8 @@ class Experiment:
 
     def optimize(self, fn: Callable[[Trial], Any], n_trials: Optional[int] = None,
                  timeout: Optional[float] = None, n_jobs: int = 1, catch: Catch = (),
-                 show_progress_bar: bool = True) -> None:
+                 callbacks: Optional[Sequence[Callable[["Experiment", Trial], None]]] = None,
+                 gc_after_trial: bool = False, show_progress_bar: bool = True) -> None:
         """Runs the search here, as Optuna's study.optimize() does: asks the
         server for trials one at a time and calls ``fn(trial)`` on each.
 
@@ -148,9 +154,13 @@ class Experiment:
         take turns); fn must then be thread-safe.
         Progress goes to stderr as a one-line bar on a terminal, as one line
         per trial elsewhere (on stdout in a Jupyter kernel);
-        ``show_progress_bar=False`` silences it. Returns None.
+        ``show_progress_bar=False`` silences it. Each of ``callbacks`` is
+        called as ``callback(experiment, trial)`` after each trial ends, as
+        Optuna's are. A run that the experiment's failure budget
+        (maxFailedTrialCount) ends says so in a RuntimeWarning. Returns None.
         """
-        optimize(self, fn, n_trials, timeout, n_jobs, catch, show_progress_bar)
+        optimize(self, fn, n_trials, timeout, n_jobs, catch, show_progress_bar,
+                 callbacks or (), gc_after_trial)
 
     def resume(self, max_trials: Optional[int] = None, parallel: Optional[int] = None,
                max_failed: Optional[int] = None,

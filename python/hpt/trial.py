@@ -1,10 +1,13 @@
 """One trial of an experiment: its typed parameters, and the calls a client
 makes while it evaluates them (report, should_stop, complete)."""
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+import enum
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from hpt._http import metrics_body, quote, step_value
 from hpt._params import Value, typed
+from hpt._suggest import suggest
+from hpt.space import Categorical, Float, Int
 
 if TYPE_CHECKING:
     from hpt.experiment import Experiment
@@ -12,6 +15,25 @@ if TYPE_CHECKING:
 #: Phases after which a trial changes no more.
 FINISHED_PHASES = frozenset(
     {"Succeeded", "Failed", "EarlyStopped", "MetricsUnavailable", "Killed"})
+
+
+class TrialState(enum.Enum):
+    """Optuna's TrialState, read from a trial's phase: Pending is WAITING,
+    Running RUNNING, Succeeded COMPLETE, EarlyStopped PRUNED, and Failed,
+    MetricsUnavailable and Killed are FAIL."""
+
+    RUNNING = 0
+    COMPLETE = 1
+    PRUNED = 2
+    FAIL = 3
+    WAITING = 4
+
+    def is_finished(self) -> bool:
+        return self not in (TrialState.RUNNING, TrialState.WAITING)
+
+
+_STATES = {"Pending": TrialState.WAITING, "Running": TrialState.RUNNING,
+           "Succeeded": TrialState.COMPLETE, "EarlyStopped": TrialState.PRUNED}
 
 
 class Trial:
@@ -30,6 +52,8 @@ class Trial:
         #: Whether a should_stop() call has said yes (the server keeps that
         #: advice: the trial then completes EarlyStopped).
         self.stop_advised = False
+        #: Define-by-run: {name: definition} of what suggest_* asked for.
+        self._asked: Dict[str, Dict[str, Any]] = {}
         self._set(raw)
 
     def _set(self, raw: Dict[str, Any]) -> None:
@@ -52,6 +76,42 @@ class Trial:
         """Pending, Running, Succeeded, Failed, EarlyStopped,
         MetricsUnavailable or Killed."""
         return self.raw.get("phase", "")
+
+    @property
+    def state(self) -> TrialState:
+        """Optuna's trial.state (hpt.trial.TrialState), from ``phase``."""
+        return _STATES.get(self.phase, TrialState.FAIL)
+
+    # Define-by-run, as Optuna's: a parameter first asked for joins the
+    # experiment's space; asked again (in any trial) it must keep its
+    # definition. Values come back typed (float, int, the choice itself).
+
+    def suggest_float(self, name: str, low: float, high: float, *,
+                      step: Optional[float] = None, log: bool = False) -> float:
+        """A float in [low, high] (log-uniform with ``log=True``, on a grid
+        of ``step``)."""
+        return float(suggest(self, Float(name, low, high, step=step, log=log)))
+
+    def suggest_int(self, name: str, low: int, high: int, step: int = 1,
+                    log: bool = False) -> int:
+        """An int in [low, high], both included."""
+        return int(suggest(self, Int(name, low, high, step=step, log=log)))
+
+    def suggest_categorical(self, name: str, choices: Sequence[Any]) -> Any:
+        """One of ``choices``, given back as it was passed."""
+        return suggest(self, Categorical(name, choices))
+
+    def suggest_uniform(self, name: str, low: float, high: float) -> float:
+        """Optuna's older name: suggest_float(name, low, high)."""
+        return self.suggest_float(name, low, high)
+
+    def suggest_loguniform(self, name: str, low: float, high: float) -> float:
+        """Optuna's older name: suggest_float(name, low, high, log=True)."""
+        return self.suggest_float(name, low, high, log=True)
+
+    def suggest_discrete_uniform(self, name: str, low: float, high: float, q: float) -> float:
+        """Optuna's older name: suggest_float(name, low, high, step=q)."""
+        return self.suggest_float(name, low, high, step=q)
 
     @property
     def metrics(self) -> Dict[str, Dict[str, float]]:
@@ -183,6 +243,10 @@ class Trial:
             body: Dict[str, Any] = {"infeasible": True, "reason": str(infeasible)}
         else:
             body = {"metrics": metrics_body(metrics)}
+        if self._asked:
+            # The parameters defined by run that this trial never asked for
+            # leave its assignment (inactive in it, as in Optuna's record).
+            body["usedParameters"] = sorted(self._asked)
         self._set(self._request("POST", ":complete", body))
         return self
 
