@@ -26,7 +26,7 @@
 //   start_step | n_warmup_steps  >= 0, default 0: the first step judged
 //   interval_steps  >= 1, default 1
 //   n_min_trials    >= 1, default 1: Succeeded trials that reached the step
-// (hpt before 0.3 waited for step 4 and 3 trials.)
+// (hpt used to wait for step 4 and 3 trials: 3 folds were never pruned.)
 
 #include <string>
 #include <vector>
