@@ -44,6 +44,9 @@ int Validate(const std::string& file) {
   if (!spec.ok()) return Fail(Status(spec.status().code(), file + ": " + spec.status().message()));
   Status s = controller::ValidateExperimentSpec(*spec);
   if (!s.ok()) return Fail(Status(s.code(), file + ": " + s.message()));
+  for (const auto& note : controller::EarlyStoppingNotes(*spec, controller::NewBuiltins()->policies)) {
+    std::cerr << "hpt: note: " << file << ": " << note << "\n";
+  }
   std::cout << file << ": experiment '" << spec->name << "' is valid\n";
   return 0;
 }

@@ -204,6 +204,9 @@ int Run(const RunOptions& options) {
   if (!created.ok()) {
     return Fail(Status(created.status().code(), options.file + ": " + created.status().message()));
   }
+  if (auto notes = created->find("notes"); notes != created->end() && notes->is_array()) {
+    for (const auto& note : *notes) std::cerr << "hpt: note: " << note.get<std::string>() << "\n";
+  }
   const std::string name = spec->name;
   std::cout << DescribeExperiment(ns, name) << " submitted to " << url
             << (embedded ? " (an embedded server; it stops when this run ends)" : "") << "\n";

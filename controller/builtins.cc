@@ -49,6 +49,14 @@ Status ValidateWithAlgorithms(const api::ExperimentSpec& spec,
   return InvalidArgument(problems);
 }
 
+std::vector<std::string> EarlyStoppingNotes(
+    const api::ExperimentSpec& spec, const Registry<earlystop::Policy>& policies) {
+  if (spec.early_stopping.name.empty()) return {};
+  auto policy = policies.Create(spec.early_stopping.name);
+  if (!policy.ok() || !(*policy)->Validate(spec).ok()) return {};
+  return (*policy)->Notes(spec);
+}
+
 Status ValidateExperimentSpec(const api::ExperimentSpec& spec) {
   auto builtins = NewBuiltins();
   Status s = ValidateWithAlgorithms(spec, builtins->algorithms, builtins->policies);

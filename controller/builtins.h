@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "api/registry.h"
 #include "api/status.h"
@@ -34,6 +35,12 @@ std::map<std::string, std::string> UnavailableAlgorithms();
 Status ValidateWithAlgorithms(const api::ExperimentSpec& spec,
                               const Registry<suggestion::Algorithm>& algorithms,
                               const Registry<earlystop::Policy>& policies);
+
+// For a spec that validates: why its early-stopping policy can never stop
+// a trial, one line each (Policy::Notes), for `hpt validate`, `hpt run`
+// and the server's reply to a new experiment. Empty without a policy.
+std::vector<std::string> EarlyStoppingNotes(
+    const api::ExperimentSpec& spec, const Registry<earlystop::Policy>& policies);
 
 // ValidateWithAlgorithms against the built-ins.
 Status ValidateExperimentSpec(const api::ExperimentSpec& spec);

@@ -299,6 +299,10 @@ Status Controller::StopTrial(const std::string& experiment, const std::string& t
   return Status::Ok();
 }
 
+std::vector<std::string> Controller::Notes(const api::ExperimentSpec& spec) const {
+  return EarlyStoppingNotes(spec, *policies_);
+}
+
 StatusOr<earlystop::StopDecision> Controller::ShouldStop(const std::string& experiment,
                                                          const std::string& trial) {
   HPT_ASSIGN_OR_RETURN(Entry entry, Find(experiment));

@@ -81,6 +81,9 @@ class Controller : public runner::ExecutorListener {
   std::optional<api::Namespace> FindNamespace(const std::string& name) const;
 
   Status Validate(const api::ExperimentSpec& spec) const;
+  // For a valid spec: EarlyStoppingNotes (builtins.h) with this server's
+  // policies.
+  std::vector<std::string> Notes(const api::ExperimentSpec& spec) const;
   StatusOr<api::Experiment> CreateExperiment(const api::ExperimentSpec& spec);
   Status StopExperiment(const std::string& name);
   // PATCH: new limits; a finished experiment with room left runs again.

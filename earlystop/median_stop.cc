@@ -1,40 +1,44 @@
 #include "earlystop/median_stop.h"
 
-#include <algorithm>
 #include <cstdint>
-#include <optional>
 
 #include "api/settings.h"
-#include "api/spec_codec.h"
-#include "earlystop/curve.h"
+#include "earlystop/percentile_rule.h"
 
 namespace hpt::earlystop {
 namespace {
 
-struct Settings {
-  int64_t min_trials_required = MedianStop::kDefaultMinTrialsRequired;
-  int64_t start_step = MedianStop::kDefaultStartStep;
-};
+using MS = MedianStop;
 
-StatusOr<Settings> ReadSettings(const api::AlgorithmSpec& spec) {
-  api::SettingsReader r(
-      spec.settings, api::kEarlyStoppingSettingsPath, MedianStop::kName,
-      {MedianStop::kMinTrialsRequired, MedianStop::kStartStep});
-  Settings s;
-  s.min_trials_required =
-      r.Int(MedianStop::kMinTrialsRequired,
-            MedianStop::kDefaultMinTrialsRequired, {.min = 1});
-  s.start_step =
-      r.Int(MedianStop::kStartStep, MedianStop::kDefaultStartStep, {.min = 1});
-  HPT_RETURN_IF_ERROR(r.ToStatus());
-  return s;
+// Katib's name, else Optuna's for the same setting, else `fallback`; both
+// given is a problem naming the second.
+int64_t Either(api::SettingsReader& r, const char* katib, const char* optuna,
+               int64_t fallback) {
+  if (r.Has(katib) && r.Has(optuna)) {
+    r.Invalid(optuna, std::string(optuna) + " is " + katib +
+                          " under Optuna's name; give one of them");
+  }
+  const char* name = r.Has(katib) ? katib : optuna;
+  return r.Int(name, fallback, {.min = 0});
 }
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t mid = values.size() / 2;
-  if (values.size() % 2 == 1) return values[mid];
-  return (values[mid - 1] + values[mid]) / 2;
+StatusOr<PercentileRule> ReadSettings(const api::AlgorithmSpec& spec) {
+  api::SettingsReader r(spec.settings, api::kEarlyStoppingSettingsPath,
+                        MS::kName,
+                        {MS::kMinTrialsRequired, MS::kStartStep,
+                         MS::kNStartupTrials, MS::kNWarmupSteps,
+                         MS::kIntervalSteps, MS::kNMinTrials});
+  PercentileRule rule;
+  rule.percentile = 50;
+  rule.n_startup_trials = Either(r, MS::kMinTrialsRequired,
+                                 MS::kNStartupTrials,
+                                 MS::kDefaultMinTrialsRequired);
+  rule.n_warmup_steps = Either(r, MS::kStartStep, MS::kNWarmupSteps,
+                               MS::kDefaultStartStep);
+  rule.interval_steps = r.Int(MS::kIntervalSteps, 1, {.min = 1});
+  rule.n_min_trials = r.Int(MS::kNMinTrials, 1, {.min = 1});
+  HPT_RETURN_IF_ERROR(r.ToStatus());
+  return rule;
 }
 
 }  // namespace
@@ -46,37 +50,15 @@ Status MedianStop::Validate(const api::ExperimentSpec& spec) const {
 StatusOr<StopDecision> MedianStop::ShouldStop(
     const api::ExperimentSpec& spec, const TrialCurve& trial,
     const std::vector<TrialCurve>& others) const {
-  HPT_ASSIGN_OR_RETURN(Settings settings, ReadSettings(spec.early_stopping));
-  if (api::IsFinished(trial.phase)) return StopDecision{};
-  std::optional<int64_t> step = LastStep(trial);
-  if (!step || *step < settings.start_step) return StopDecision{};
-  const api::ObjectiveType type = spec.objective.type;
-  // Set: the trial has a finite point at *step.
-  double best = *BestUpTo(trial, *step, type);
+  HPT_ASSIGN_OR_RETURN(PercentileRule rule, ReadSettings(spec.early_stopping));
+  return JudgeByPercentile(spec, trial, others, rule, "the median");
+}
 
-  std::vector<double> values;
-  for (const TrialCurve& other : others) {
-    if (other.name == trial.name ||
-        other.phase != api::TrialPhase::kSucceeded) {
-      continue;
-    }
-    std::optional<int64_t> last = LastStep(other);
-    if (!last || *last < *step) continue;
-    if (std::optional<double> value = ValueAt(other, *step)) {
-      values.push_back(*value);
-    }
-  }
-  if (static_cast<int64_t>(values.size()) < settings.min_trials_required) {
-    return StopDecision{};
-  }
-  double median = Median(values);
-  if (!api::IsBetter(median, best, type)) return StopDecision{};
-  return StopDecision{
-      true, "best " + spec.objective.metric_name + " " +
-                api::FormatDouble(best) + " by step " + std::to_string(*step) +
-                " is worse than the median " + api::FormatDouble(median) +
-                " of " + std::to_string(values.size()) +
-                " succeeded trials' values at that step"};
+std::vector<std::string> MedianStop::Notes(
+    const api::ExperimentSpec& spec) const {
+  StatusOr<PercentileRule> rule = ReadSettings(spec.early_stopping);
+  if (!rule.ok()) return {};
+  return PercentileRuleNotes(spec, *rule, kName);
 }
 
 }  // namespace hpt::earlystop

@@ -60,9 +60,20 @@ class Policy {
   virtual StatusOr<StopDecision> ShouldStop(
       const api::ExperimentSpec& spec, const TrialCurve& trial,
       const std::vector<TrialCurve>& others) const = 0;
+
+  // For a spec Validate accepts: one line for a person per reason this
+  // policy can never stop a trial of the experiment (e.g. it waits for as
+  // many succeeded trials as maxTrialCount allows). Empty when it may fire.
+  // Not an error: the experiment runs, without early stopping.
+  virtual std::vector<std::string> Notes(
+      const api::ExperimentSpec& /*spec*/) const {
+    return {};
+  }
 };
 
-// Registers every built-in policy ("asha", "hyperband", "medianstop").
+// Registers every built-in policy ("asha", "hyperband", "medianstop",
+// "patient", "percentile", "threshold"). "patient" creates the policy it
+// wraps from `registry`, which must outlive every policy created from it.
 void RegisterBuiltins(Registry<Policy>& registry);
 
 }  // namespace hpt::earlystop

@@ -45,7 +45,11 @@ HttpResponse CreateExperiment(const ApiContext& ctx, const HttpRequest& req) {
   spec->namespace_name = ns;
   auto exp = ctx.controller->CreateExperiment(*spec);
   if (!exp.ok()) return ErrorResponse(exp.status());
-  return JsonResponse(201, api::ExperimentToJson(*exp, {}));
+  json reply = api::ExperimentToJson(*exp, {});
+  // Accepted, but worth a word: e.g. an early-stopping policy that can
+  // never stop a trial of this experiment.
+  if (auto notes = ctx.controller->Notes(*spec); !notes.empty()) reply["notes"] = notes;
+  return JsonResponse(201, reply);
 }
 
 // Stored rows that cannot be decoded, as [{"name", "error"}] (see store.h).

@@ -2,6 +2,7 @@
 
 import json
 import os
+import warnings
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from hpt import _spec
@@ -162,6 +163,8 @@ class Client:
         else:
             body, content_type = _spec_body(spec)
             reply = self._transport.request("POST", path, body, content_type)
+        for note in reply.get("notes") or []:  # e.g. a pruner that can never prune
+            warnings.warn(f"experiment {reply.get('name')!r}: {note}", UserWarning, stacklevel=3)
         return Experiment(self, reply)
 
     def experiment(self, name: str) -> Experiment:

@@ -50,6 +50,20 @@ TEST_F(CliTest, ValidateAcceptsAGoodFile) {
   EXPECT_NE(out.find("experiment 'cli-demo' is valid"), std::string::npos);
 }
 
+// #33, finding 5: a valid early-stopping policy that can never stop a
+// trial is accepted with a note, not in silence.
+TEST_F(CliTest, ValidateNotesAPolicyThatCanNeverFire) {
+  WriteFile(dir_.File("exp/never.yaml"),
+            std::string(kSpec) + "earlyStopping: {algorithmName: medianstop}\n");
+  std::string out, err;
+  EXPECT_EQ(RunHpt({"validate", dir_.File("exp/never.yaml")}, &out, &err), 0) << err;
+  EXPECT_NE(err.find("hpt: note: " + dir_.File("exp/never.yaml") +
+                     ": earlyStopping: medianstop waits for 5 succeeded trials "
+                     "(n_startup_trials) but maxTrialCount is 4, so it can never stop a trial"),
+            std::string::npos)
+      << err;
+}
+
 TEST_F(CliTest, ValidateNamesTheFieldInOneLine) {
   std::string bad = kSpec;
   bad.replace(bad.find("min: \"0\""), 8, "min: \"7\"");

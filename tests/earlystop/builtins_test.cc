@@ -12,7 +12,8 @@ TEST(RegistryTest, BuiltinsAreRegisteredSorted) {
   Registry<Policy> registry;
   RegisterBuiltins(registry);
   EXPECT_EQ(registry.Names(),
-            (std::vector<std::string>{"asha", "hyperband", "medianstop"}));
+            (std::vector<std::string>{"asha", "hyperband", "medianstop", "patient",
+                                      "percentile", "threshold"}));
   EXPECT_TRUE(registry.Create("asha").ok());
   EXPECT_TRUE(registry.Create("hyperband").ok());
   EXPECT_TRUE(registry.Create("medianstop").ok());

@@ -17,9 +17,19 @@ using testing::Running;
 using testing::StopSpec;
 using testing::Succeeded;
 
-api::ExperimentSpec Spec(std::vector<api::AlgorithmSetting> settings = {},
-                         ObjectiveType type = ObjectiveType::kMinimize) {
+// Most cases judge against three Succeeded trials from step 4 on: hpt's
+// defaults before MedianPruner's (MedianPruner's are tested at the end).
+const std::vector<api::AlgorithmSetting> kThreeFromStep4 = {
+    {"min_trials_required", "3"}, {"start_step", "4"}};
+
+api::ExperimentSpec Spec(
+    std::vector<api::AlgorithmSetting> settings = kThreeFromStep4,
+    ObjectiveType type = ObjectiveType::kMinimize) {
   return StopSpec("medianstop", std::move(settings), type);
+}
+
+api::ExperimentSpec Defaults(ObjectiveType type = ObjectiveType::kMinimize) {
+  return StopSpec("medianstop", {}, type);
 }
 
 StopDecision Decide(const api::ExperimentSpec& spec, const TrialCurve& trial,
@@ -71,7 +81,7 @@ TEST(MedianStopTest, EvenCountTakesTheMeanOfTheMiddleTwo) {
 TEST(MedianStopTest, ComparesValuesAtTheTrialsStepNotRunningAverages) {
   // Rising accuracy curves: at step 4 the succeeded trials are at 0.9, 0.8
   // and 0.7 (median 0.8), while their running averages are only 0.4-0.5.
-  auto spec = Spec({}, ObjectiveType::kMaximize);
+  auto spec = Spec(kThreeFromStep4, ObjectiveType::kMaximize);
   std::vector<TrialCurve> others = {Succeeded("a", {0.1, 0.3, 0.5, 0.9, 0.95}),
                                     Succeeded("b", {0.1, 0.3, 0.5, 0.8, 0.85}),
                                     Succeeded("c", {0.1, 0.3, 0.5, 0.7, 0.75})};
@@ -100,7 +110,7 @@ TEST(MedianStopTest, AGapTakesTheLatestValueBeforeTheStep) {
 }
 
 TEST(MedianStopTest, Maximize) {
-  auto spec = Spec({}, ObjectiveType::kMaximize);
+  auto spec = Spec(kThreeFromStep4, ObjectiveType::kMaximize);
   // Median of 1, 2, 3 is 2; higher is better.
   EXPECT_TRUE(Decide(spec, Running("t", {1, 1, 1, 1.9}), Flat123()).stop);
   EXPECT_FALSE(Decide(spec, Running("t", {0, 0, 0, 2.1}), Flat123()).stop);
@@ -109,7 +119,7 @@ TEST(MedianStopTest, Maximize) {
 
 TEST(MedianStopTest, ATieWithTheMedianContinues) {
   EXPECT_FALSE(Decide(Spec(), Running("t", {2, 2, 2, 2}), Flat123()).stop);
-  auto max = Spec({}, ObjectiveType::kMaximize);
+  auto max = Spec(kThreeFromStep4, ObjectiveType::kMaximize);
   EXPECT_FALSE(Decide(max, Running("t", {2, 2, 2, 2}), Flat123()).stop);
 }
 
@@ -120,7 +130,7 @@ TEST(MedianStopTest, FlatIdenticalCurvesAreNeverStopped) {
   for (int steps = 1; steps <= 5; ++steps) {
     TrialCurve t = Running("t", std::vector<double>(steps, 0.5));
     EXPECT_FALSE(Decide(Spec(), t, others).stop) << steps;
-    EXPECT_FALSE(Decide(Spec({}, ObjectiveType::kMaximize), t, others).stop)
+    EXPECT_FALSE(Decide(Spec(kThreeFromStep4, ObjectiveType::kMaximize), t, others).stop)
         << steps;
   }
 }
@@ -129,7 +139,7 @@ TEST(MedianStopTest, WaitsForStartStep) {
   auto spec = Spec();
   EXPECT_FALSE(Decide(spec, Running("t", {9, 9, 9}), Flat123()).stop);
   EXPECT_TRUE(Decide(spec, Running("t", {9, 9, 9, 9}), Flat123()).stop);
-  auto later = Spec({{"start_step", "6"}});
+  auto later = Spec({{"min_trials_required", "3"}, {"start_step", "6"}});
   EXPECT_FALSE(Decide(later, Running("t", {9, 9, 9, 9, 9}), Flat123()).stop);
   EXPECT_TRUE(Decide(later, Running("t", {9, 9, 9, 9, 9, 9}), Flat123()).stop);
 }
@@ -153,8 +163,11 @@ TEST(MedianStopTest, WaitsForMinTrialsRequired) {
   EXPECT_FALSE(Decide(Spec({{"min_trials_required", "5"}}), t, Flat123()).stop);
 }
 
-TEST(MedianStopTest, CountsOnlySucceededTrialsThatReachedTheStep) {
+TEST(MedianStopTest, NMinTrialsCountsOnlySucceededTrialsThatReachedTheStep) {
   TrialCurve t = Running("t", {9, 9, 9, 9});
+  auto spec = Spec({{"min_trials_required", "3"},
+                    {"start_step", "4"},
+                    {"n_min_trials", "3"}});
   std::vector<TrialCurve> others = {
       Succeeded("a", {1, 1, 1, 1}),
       Succeeded("b", {1, 1, 1, 1, 1}),
@@ -166,9 +179,23 @@ TEST(MedianStopTest, CountsOnlySucceededTrialsThatReachedTheStep) {
       Succeeded("g", {1, 1, 1}),
       Succeeded("h", {}),
   };
-  EXPECT_FALSE(Decide(Spec(), t, others).stop);  // only a and b qualify
+  EXPECT_FALSE(Decide(spec, t, others).stop);  // only a and b qualify
   others.push_back(Succeeded("i", {1, 1, 1, 1}));
-  EXPECT_TRUE(Decide(Spec(), t, others).stop);
+  EXPECT_TRUE(Decide(spec, t, others).stop);
+}
+
+TEST(MedianStopTest, StartupTrialsAreEverySucceededTrial) {
+  // As MedianPruner's n_startup_trials: Succeeded trials of any length
+  // count; the median is taken over those that reached the step.
+  TrialCurve t = Running("t", {9, 9});
+  std::vector<TrialCurve> others = {
+      Succeeded("a", {1, 1}), Succeeded("b", {1}), Succeeded("c", {1}),
+      Curve("d", TrialPhase::kEarlyStopped, {1, 1}),
+      Curve("e", TrialPhase::kFailed, {1, 1})};
+  auto spec = Spec({{"min_trials_required", "3"}, {"start_step", "0"}});
+  EXPECT_TRUE(Decide(spec, t, others).stop);
+  others.erase(others.begin() + 2);  // two Succeeded trials left
+  EXPECT_FALSE(Decide(spec, t, others).stop);
 }
 
 TEST(MedianStopTest, EarlyStoppedTrialsDoNotLowerTheBar) {
@@ -225,16 +252,27 @@ TEST(MedianStopValidateTest, NamesTheBadSetting) {
       {{{"start_step", "2"}, {"min_trials", "3"}},
        "earlyStopping.algorithmSettings[1].name: unknown setting "
        "'min_trials' for medianstop (supported: min_trials_required, "
-       "start_step)"},
+       "start_step, n_startup_trials, n_warmup_steps, interval_steps, "
+       "n_min_trials)"},
       {{{"min_trials_required", "three"}},
        "earlyStopping.algorithmSettings[0].value: min_trials_required must "
        "be an integer, got 'three'"},
-      {{{"min_trials_required", "0"}},
+      {{{"min_trials_required", "-1"}},
        "earlyStopping.algorithmSettings[0].value: min_trials_required must "
-       "be at least 1, got 0"},
-      {{{"min_trials_required", "2"}, {"start_step", "0"}},
-       "earlyStopping.algorithmSettings[1].value: start_step must be at "
+       "be at least 0, got -1"},
+      {{{"min_trials_required", "2"}, {"n_warmup_steps", "-2"}},
+       "earlyStopping.algorithmSettings[1].value: n_warmup_steps must be "
+       "at least 0, got -2"},
+      {{{"interval_steps", "0"}},
+       "earlyStopping.algorithmSettings[0].value: interval_steps must be at "
        "least 1, got 0"},
+      {{{"n_min_trials", "0"}},
+       "earlyStopping.algorithmSettings[0].value: n_min_trials must be at "
+       "least 1, got 0"},
+      // One setting under both its names is refused.
+      {{{"start_step", "2"}, {"n_warmup_steps", "2"}},
+       "earlyStopping.algorithmSettings[1].value: n_warmup_steps is "
+       "start_step under Optuna's name; give one of them"},
       {{{"start_step", "1.5"}},
        "earlyStopping.algorithmSettings[0].value: start_step must be an "
        "integer, got '1.5'"},
@@ -253,6 +291,63 @@ TEST(MedianStopValidateTest, NamesTheBadSetting) {
         MedianStop().ShouldStop(spec, Running("t", {9, 9, 9, 9}), Flat123());
     EXPECT_EQ(d.status().message(), c.message);
   }
+}
+
+// The defaults are MedianPruner's: 5 Succeeded trials, from step 0 on.
+TEST(MedianStopDefaultsTest, ThreeFoldsPruneAfterFiveTrials) {
+  // Cross-validation reporting folds as steps 0, 1, 2 (Optuna counts from
+  // 0). hpt used to wait for step 4, so it never stopped such a trial.
+  std::vector<TrialCurve> five;
+  for (std::string name : {"a", "b", "c", "d", "e"}) {
+    five.push_back(Curve(name, TrialPhase::kSucceeded, {0.5, 0.3, 0.2}, 0));
+  }
+  TrialCurve bad = Curve("t", TrialPhase::kRunning, {0.45}, 0);
+  EXPECT_FALSE(Decide(Defaults(), bad, five).stop);  // better at fold 0
+  bad.points.push_back({1, 0.4});
+  StopDecision d = Decide(Defaults(), bad, five);
+  EXPECT_TRUE(d.stop);
+  EXPECT_EQ(d.reason,
+            "best loss 0.4 by step 1 is worse than the median 0.3 of 5 "
+            "succeeded trials' values at that step");
+  // Step 0 is judged as well.
+  EXPECT_TRUE(
+      Decide(Defaults(), Curve("t", TrialPhase::kRunning, {0.9}, 0), five)
+          .stop);
+  // Four Succeeded trials are not enough.
+  five.pop_back();
+  EXPECT_FALSE(Decide(Defaults(), bad, five).stop);
+}
+
+TEST(MedianStopDefaultsTest, OptunasNamesAndIntervals) {
+  std::vector<TrialCurve> three = {Succeeded("a", {1, 1, 1, 1, 1, 1}),
+                                   Succeeded("b", {1, 1, 1, 1, 1, 1}),
+                                   Succeeded("c", {1, 1, 1, 1, 1, 1})};
+  // Checks at steps 2, 4, 6: step 3 follows the check at step 2.
+  auto spec = Spec({{"n_startup_trials", "3"},
+                    {"n_warmup_steps", "2"},
+                    {"interval_steps", "2"}});
+  EXPECT_FALSE(Decide(spec, Running("t", {9}), three).stop);
+  EXPECT_TRUE(Decide(spec, Running("t", {9, 9}), three).stop);
+  EXPECT_FALSE(Decide(spec, Running("t", {9, 9, 9}), three).stop);
+  EXPECT_TRUE(Decide(spec, Running("t", {9, 9, 9, 9}), three).stop);
+  // A report that skips a check point is judged in its place.
+  TrialCurve skipped = Running("t", {9, 9});
+  skipped.points[1].step = 5;  // steps 1 and 5: the check at 4 was skipped
+  EXPECT_TRUE(Decide(spec, skipped, three).stop);
+}
+
+TEST(MedianStopNotesTest, SaysWhenItCanNeverStopATrial) {
+  api::ExperimentSpec spec = Defaults();
+  spec.max_trial_count = 5;
+  EXPECT_EQ(MedianStop().Notes(spec),
+            std::vector<std::string>{
+                "earlyStopping: medianstop waits for 5 succeeded trials "
+                "(n_startup_trials) but maxTrialCount is 5, so it can never "
+                "stop a trial"});
+  spec.max_trial_count = 6;
+  EXPECT_TRUE(MedianStop().Notes(spec).empty());
+  spec.early_stopping.settings = {{"n_min_trials", "6"}};
+  EXPECT_EQ(MedianStop().Notes(spec).size(), 1u);
 }
 
 }  // namespace
