@@ -10,7 +10,7 @@
 // feasible otherwise (also when it has none, as Optuna's best_trial takes
 // it). The best trial and the Pareto front leave infeasible trials out;
 // tpe, bayesianoptimization and nsga2 use the values to steer away from
-// infeasible regions (docs/algorithms.md, "Constraints").
+// infeasible regions (docs/constraints.md).
 
 #include <cstddef>
 #include <optional>

@@ -17,6 +17,7 @@
 #include "suggestion/acquisition.h"
 #include "suggestion/bayesian_optimization.h"
 #include "suggestion/feasibility.h"
+#include "suggestion/nsga2_selection.h"
 #include "suggestion/tpe.h"
 #include "suggestion/unit_cube.h"
 #include "tests/suggestion/bo_driver.h"
@@ -194,6 +195,19 @@ TEST(FeasibilityTest, AcquisitionIsWeightedByTheProbability) {
   EXPECT_NEAR(Acquisition(gp, AcquisitionKind::kLogEi, 0.0, 0, model.get())
                   .ValueWithGradient(at.col(1), &grad),
               weighted[1], 1e-9);
+}
+
+// Deb's constrained domination: feasible points by Pareto rank, then the
+// infeasible ones by violation (equal violations share a front), then the
+// points without values among themselves.
+TEST(ConstrainedNsga2Test, RanksByConstrainedDomination) {
+  const std::vector<std::vector<double>> points = {
+      {5, 5}, {0, 0}, {1, 2}, {2, 1}, {-9, -9}, {-8, 7}, {3, 3}, {-20, -20}, {-19, -30}};
+  const std::vector<double> violations = {0, 0.5, 0, 0, 2, 0.5, 0, NAN, NAN};
+  const RankedPopulation ranked = RankPopulation(ConstrainedPoints(points, violations));
+  EXPECT_EQ(ranked.rank, (std::vector<int>{2, 3, 0, 0, 4, 3, 1, 5, 5}));
+  // Without any constraint values the points are as they were.
+  EXPECT_EQ(ConstrainedPoints(points, std::vector<double>(points.size(), 0)), points);
 }
 
 // minimise x^2 + y^2 subject to x + y >= 1 (the constraint 1 - x - y <= 0):
