@@ -17,6 +17,7 @@
 #include "suggestion/acquisition.h"
 #include "suggestion/bayesian_optimization.h"
 #include "suggestion/feasibility.h"
+#include "suggestion/nsga2.h"
 #include "suggestion/nsga2_selection.h"
 #include "suggestion/tpe.h"
 #include "suggestion/unit_cube.h"
@@ -278,6 +279,26 @@ TEST(ConstrainedQualityTest, BayesianOptimizationFindsTheConstrainedOptimum) {
   EXPECT_LT(with.best_feasible, without.best_feasible);
   EXPECT_GT(with.feasible_after_startup, with.after_startup * 6 / 10);
   EXPECT_GT(with.feasible_after_startup, without.feasible_after_startup);
+}
+
+
+// nsga2 on the toy problem, generations of 10: with constrained
+// domination the parents are the feasible trials, so more children are
+// feasible (a genetic algorithm learns slower than the models above: 99
+// of 240 children after generation 1 against 53 without, over 4 seeds).
+TEST(ConstrainedQualityTest, Nsga2BreedsFeasibleChildren) {
+  int with_total = 0, without_total = 0;
+  for (int seed = 1; seed <= 4; ++seed) {
+    const auto spec = ToySpec("nsga2", {{"random_state", std::to_string(seed)},
+                                        {"population_size", "10"}});
+    Nsga2 constrained, plain;
+    const ToyResult with = RunToy(constrained, spec, 80, 20, true);
+    const ToyResult without = RunToy(plain, spec, 80, 20, false);
+    EXPECT_GT(with.feasible_after_startup, without.feasible_after_startup) << "seed " << seed;
+    with_total += with.feasible_after_startup;
+    without_total += without.feasible_after_startup;
+  }
+  EXPECT_GT(2 * with_total, 3 * without_total);
 }
 
 }  // namespace
