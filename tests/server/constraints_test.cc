@@ -129,5 +129,28 @@ TEST_F(ConstraintsTest, BatchCompletionTakesConstraints) {
   EXPECT_EQ((*exp)["status"]["currentOptimalTrial"]["name"], t[1]);
 }
 
+// The goal is reached by the best trial, so never by an infeasible one.
+TEST_F(ConstraintsTest, AnInfeasibleTrialDoesNotReachTheGoal) {
+  json spec = ClientExperiment("c", 6);
+  spec["objective"]["goal"] = 0.5;
+  ASSERT_TRUE(client_->Json("POST", "/api/v1/experiments", spec).ok());
+  std::vector<std::string> t = Suggest(2);
+  ASSERT_EQ(t.size(), 2u);
+  ASSERT_TRUE(client_->Json("POST", Path(t[0]) + ":complete",
+                            {{"metrics", {{"loss", 0.1}}}, {"constraints", {2.0}}})
+                  .ok());
+  auto exp = client_->Json("GET", Path());
+  ASSERT_TRUE(exp.ok());
+  EXPECT_EQ((*exp)["status"]["phase"], "Running");
+  EXPECT_TRUE((*exp)["status"]["currentOptimalTrial"].is_null());
+  ASSERT_TRUE(client_->Json("POST", Path(t[1]) + ":complete",
+                            {{"metrics", {{"loss", 0.3}}}, {"constraints", {-2.0}}})
+                  .ok());
+  exp = client_->Json("GET", Path());
+  ASSERT_TRUE(exp.ok());
+  EXPECT_EQ((*exp)["status"]["reason"], "GoalReached");
+  EXPECT_EQ((*exp)["status"]["currentOptimalTrial"]["name"], t[1]);
+}
+
 }  // namespace
 }  // namespace hpt::testing
