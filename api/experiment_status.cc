@@ -1,5 +1,7 @@
 #include "api/experiment_status.h"
 
+#include "api/constraints.h"
+
 namespace hpt::api {
 
 namespace {
@@ -17,8 +19,10 @@ int& CountOf(TrialCounts& c, TrialPhase phase) {
   return c.killed;
 }
 
-bool CountsForBest(TrialPhase phase) {
-  return phase == TrialPhase::kSucceeded || phase == TrialPhase::kEarlyStopped;
+// Infeasible trials (a constraint value above 0) are never the best.
+bool CountsForBest(const Trial& t) {
+  return (t.phase == TrialPhase::kSucceeded || t.phase == TrialPhase::kEarlyStopped) &&
+         IsFeasible(t);
 }
 
 }  // namespace
@@ -39,7 +43,7 @@ std::optional<size_t> BestTrialIndex(const std::vector<Trial>& trials,
   std::optional<double> best_value;
   for (size_t i = 0; i < trials.size(); ++i) {
     const Trial& t = trials[i];
-    if (!CountsForBest(t.phase)) continue;
+    if (!CountsForBest(t)) continue;
     auto v = ObjectiveValue(t, objective);
     if (!v) continue;
     if (!best_value || IsBetter(*v, *best_value, objective.type)) {
@@ -70,7 +74,7 @@ void TrialTally::Rescan(const std::vector<Trial>& trials) {
 }
 
 void TrialTally::Consider(const std::vector<Trial>& trials, size_t index) {
-  if (!CountsForBest(trials[index].phase)) return;
+  if (!CountsForBest(trials[index])) return;
   auto v = ObjectiveValue(trials[index], objective_);
   if (!v) return;
   // The first on ties, as BestTrialIndex.

@@ -38,7 +38,8 @@ struct TrialCounts {
 TrialCounts CountTrials(const std::vector<Trial>& trials);
 
 // Index of the best Succeeded or EarlyStopped trial with an objective value
-// (the first one on ties), or nullopt.
+// that is not infeasible (api/constraints.h) (the first one on ties), or
+// nullopt.
 std::optional<size_t> BestTrialIndex(const std::vector<Trial>& trials,
                                      const Objective& objective);
 

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <optional>
 
+#include "api/constraints.h"
 #include "api/experiment_status.h"
 #include "api/pareto.h"
 #include "api/spec_codec.h"
@@ -52,6 +53,10 @@ json TrialToJson(const Trial& t, const Objective& objective) {
   if (t.exit_code) j["exitCode"] = *t.exit_code;
   j["preemptions"] = t.preemptions;
   if (!t.outputs.empty()) j["outputs"] = t.outputs;
+  if (HasConstraints(t)) {
+    j["constraints"] = ConstraintValues(t);
+    j["feasible"] = IsFeasible(t);
+  }
   return j;
 }
 

@@ -13,7 +13,9 @@ namespace hpt::api {
 
 nlohmann::json AssignmentToJson(const Assignment& assignment);
 // With "objectiveValue" (ObjectiveValue under `objective`, or null) and
-// "index" (trial.index), so clients need not recompute either.
+// "index" (trial.index), so clients need not recompute either; a trial with
+// constraint values (api/constraints.h) also has "constraints" (by index)
+// and "feasible".
 nlohmann::json TrialToJson(const Trial& trial, const Objective& objective);
 nlohmann::json ObservationToJson(const Observation& observation);
 // The experiment with its spec and a status computed from its trials.

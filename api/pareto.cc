@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "api/constraints.h"
+
 namespace hpt::api {
 
 std::vector<double> ToMinimization(const std::vector<double>& values,
@@ -129,7 +131,7 @@ struct Scored {
 std::vector<Scored> Finished(const std::vector<Trial>& trials, const Objective& objective) {
   std::vector<Scored> out;
   for (size_t i = 0; i < trials.size(); ++i) {
-    if (trials[i].phase != TrialPhase::kSucceeded) continue;
+    if (trials[i].phase != TrialPhase::kSucceeded || !IsFeasible(trials[i])) continue;
     auto v = ObjectiveValues(trials[i], objective);
     if (!v) continue;
     bool finite = std::all_of(v->begin(), v->end(), [](double x) { return std::isfinite(x); });

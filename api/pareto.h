@@ -41,19 +41,20 @@ struct FrontMember {
   std::vector<double> values;  // in the objectives' own directions
 };
 
-// The Succeeded trials that report every objective and that no other such
-// trial dominates, in trial order.
+// The Succeeded trials that report every objective, are not infeasible
+// (api/constraints.h) and that no other such trial dominates, in trial
+// order.
 std::vector<FrontMember> ParetoFront(const std::vector<Trial>& trials,
                                      const Objective& objective);
 
 // A reference point for hypervolume in the objectives' own directions:
-// each objective's worst value among the Succeeded trials, moved a tenth
-// of its observed range further out (by 1 where the range is empty);
+// each objective's worst value among the feasible Succeeded trials, moved
+// a tenth of its observed range further out (by 1 where the range is empty);
 // nullopt when no trial reported every objective.
 std::optional<std::vector<double>> DefaultReference(const std::vector<Trial>& trials,
                                                     const Objective& objective);
 
-// The hypervolume dominated by the Succeeded trials among the first k, for
+// The hypervolume dominated by the feasible Succeeded trials among the first k, for
 // k = 1..trials.size() (trial order), against `reference` given in the
 // objectives' own directions.
 std::vector<double> HypervolumeCurve(const std::vector<Trial>& trials,

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "api/constraints.h"
 #include "api/input_limits.h"
 #include "api/json_reader.h"
 
@@ -103,6 +104,38 @@ StatusOr<std::vector<api::Observation>> DecodeObservations(const json& body,
 
 namespace {
 
+// `"constraints": [c0, c1, ...]`, finite numbers (<= 0: satisfied), added
+// to the completion's metrics as constraint_0, constraint_1, ...
+void DecodeConstraints(JsonReader& r, const json& obj, const std::string& path,
+                       controller::Completion* c) {
+  const std::string at = JsonReader::Path(path, "constraints");
+  const json* list = r.Array(obj, path, "constraints", false);
+  if (!list) return;
+  if (c->infeasible) {
+    r.Problem(at, "an infeasible trial reports no constraint values");
+    return;
+  }
+  if (list->size() > api::kMaxConstraints) {
+    r.Problem(at, "at most " + std::to_string(api::kMaxConstraints) + " values, not " +
+                      std::to_string(list->size()));
+    return;
+  }
+  for (size_t i = 0; i < list->size(); ++i) {
+    const json& v = (*list)[i];
+    const std::string p = JsonReader::Path(at, i);
+    const std::string name = api::ConstraintMetricName(i);
+    if (!v.is_number()) {
+      r.Problem(p, "must be a finite number (<= 0: satisfied), not " + api::JsonTypeName(v));
+    } else if (!std::isfinite(v.get<double>())) {
+      r.Problem(p, "must be finite");
+    } else if (c->metrics.count(name)) {
+      r.Problem(p, "metrics also names " + name + ", the same value");
+    } else {
+      c->metrics[name] = v.get<double>();
+    }
+  }
+}
+
 // One completion at `path` ("" for a whole body); problems go to `r`.
 controller::Completion DecodeCompletionAt(JsonReader& r, const json& obj,
                                           const std::string& path) {
@@ -135,6 +168,7 @@ controller::Completion DecodeCompletionAt(JsonReader& r, const json& obj,
       r.Problem(at, "an infeasible trial reports no metrics");
     }
   }
+  DecodeConstraints(r, obj, path, &c);
   return c;
 }
 
@@ -143,7 +177,7 @@ controller::Completion DecodeCompletionAt(JsonReader& r, const json& obj,
 StatusOr<controller::Completion> DecodeCompletion(const json& body) {
   JsonReader r;
   if (!body.is_object()) return InvalidArgument("body must be a JSON object");
-  r.RejectUnknown(body, "", {"metrics", "infeasible", "reason", "usedParameters"});
+  r.RejectUnknown(body, "", {"metrics", "infeasible", "reason", "constraints", "usedParameters"});
   controller::Completion c = DecodeCompletionAt(r, body, "");
   HPT_RETURN_IF_ERROR(r.ToStatus());
   return c;
@@ -170,7 +204,8 @@ StatusOr<std::vector<controller::NamedCompletion>> DecodeCompletions(const json&
       r.Problem(path, "must be an object");
       continue;
     }
-    r.RejectUnknown(entry, path, {"name", "metrics", "infeasible", "reason", "usedParameters"});
+    r.RejectUnknown(entry, path,
+                    {"name", "metrics", "infeasible", "reason", "constraints", "usedParameters"});
     controller::NamedCompletion named;
     if (auto name = r.String(entry, path, "name", true)) named.trial = *name;
     named.completion = DecodeCompletionAt(r, entry, path);

@@ -60,8 +60,9 @@ double LogH(double u, double* dlog_h) {
 }
 
 Acquisition::Acquisition(const GaussianProcess& gp, AcquisitionKind kind,
-                         double best, double kappa)
-    : gp_(gp), kind_(kind), best_(best), kappa_(kappa) {}
+                         double best, double kappa,
+                         const FeasibilityModel* feasibility)
+    : gp_(gp), kind_(kind), best_(best), kappa_(kappa), feasibility_(feasibility) {}
 
 double Acquisition::FromMoments(double mean, double variance) const {
   double sd = std::sqrt(variance);
@@ -70,17 +71,30 @@ double Acquisition::FromMoments(double mean, double variance) const {
 }
 
 Eigen::VectorXd Acquisition::Values(const Eigen::MatrixXd& x) const {
+  if (feasibility_ && !std::isfinite(best_)) return feasibility_->LogProbabilities(x);
   Eigen::VectorXd mean, variance;
   gp_.Predict(x, &mean, &variance);
   Eigen::VectorXd values(x.cols());
   for (Eigen::Index i = 0; i < x.cols(); ++i) {
     values[i] = FromMoments(mean[i], variance[i]);
   }
+  if (feasibility_) values += feasibility_->LogProbabilities(x);
   return values;
 }
 
 double Acquisition::ValueWithGradient(const Eigen::VectorXd& x,
                                       Eigen::VectorXd* grad) const {
+  if (!feasibility_) return ObjectiveWithGradient(x, grad);
+  if (!std::isfinite(best_)) return feasibility_->LogProbabilityWithGradient(x, grad);
+  Eigen::VectorXd feasible_grad;
+  const double value = ObjectiveWithGradient(x, grad) +
+                       feasibility_->LogProbabilityWithGradient(x, &feasible_grad);
+  *grad += feasible_grad;
+  return value;
+}
+
+double Acquisition::ObjectiveWithGradient(const Eigen::VectorXd& x,
+                                          Eigen::VectorXd* grad) const {
   double mean = 0, variance = 0;
   Eigen::VectorXd dmean, dvariance;
   gp_.PredictWithGradient(x, &mean, &variance, &dmean, &dvariance);

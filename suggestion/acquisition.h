@@ -8,10 +8,17 @@
 //           improvement"): log sd + log h((best - mean) / sd),
 //           h(u) = phi(u) + u Phi(u).
 //   kUcb    the lower confidence bound, negated: kappa sd - mean.
+//
+// With a FeasibilityModel (constraints), log P(feasible) is added to
+// either: for log EI that is EI times the probability of feasibility
+// (Gardner et al. 2014); for UCB a penalty in the same units. Without a
+// feasible incumbent (`best` not finite) the value is log P(feasible)
+// alone, so the search first looks for a feasible point.
 
 #include <Eigen/Core>
 #include <vector>
 
+#include "suggestion/feasibility.h"
 #include "suggestion/gaussian_process.h"
 #include "suggestion/unit_cube.h"
 
@@ -24,9 +31,10 @@ double LogH(double u, double* dlog_h = nullptr);
 
 class Acquisition {
  public:
-  // The model must outlive this object.
+  // The models must outlive this object; `feasibility` may be null (no
+  // constraints).
   Acquisition(const GaussianProcess& gp, AcquisitionKind kind, double best,
-              double kappa);
+              double kappa, const FeasibilityModel* feasibility = nullptr);
 
   // The values at the columns of x.
   Eigen::VectorXd Values(const Eigen::MatrixXd& x) const;
@@ -36,11 +44,14 @@ class Acquisition {
 
  private:
   double FromMoments(double mean, double variance) const;
+  // ValueWithGradient without the feasibility term.
+  double ObjectiveWithGradient(const Eigen::VectorXd& x, Eigen::VectorXd* grad) const;
 
   const GaussianProcess& gp_;
   AcquisitionKind kind_;
   double best_;
   double kappa_;
+  const FeasibilityModel* feasibility_;
 };
 
 struct ScoredPoint {

@@ -13,6 +13,7 @@
 #include "suggestion/acquisition.h"
 #include "suggestion/bo_data.h"
 #include "suggestion/factor_cache.h"
+#include "suggestion/feasibility.h"
 #include "suggestion/gaussian_process.h"
 #include "suggestion/gp_fit.h"
 #include "suggestion/output_transform.h"
@@ -161,9 +162,11 @@ Eigen::MatrixXd Candidates(const UnitCube& cube,
 // points). `stream` varies the fit's and the candidates' randomness between
 // calls; `refit_always` refits the hyperparameters even where the refit
 // schedule would reuse the last ones (the multi-objective scalar changes
-// with every suggestion).
+// with every suggestion). `feasibility` (null without constraints) weights
+// the acquisition, and only feasible points can be the incumbent.
 void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
                       const Settings& settings, const BoData& data,
+                      const FeasibilityModel* feasibility,
                       uint64_t stream, bool refit_always, FactorCache& cache,
                       BoState& state, KeySet* used,
                       std::vector<api::Assignment>* batch, int count) {
@@ -201,12 +204,23 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
   }
   GaussianProcess gp(h, data.x, y, std::move(cached));
 
-  // The incumbent: the best fitted mean at an observed point.
+  // The incumbent: the best fitted mean at an observed feasible point;
+  // with constraints and none feasible yet, none (the acquisition then
+  // seeks feasibility alone).
   Eigen::VectorXd fitted = gp.FittedMeans();
   double best = HUGE_VAL;
-  for (int i : observed) best = std::min(best, fitted[i]);
+  for (int i : observed) {
+    if (data.feasible[static_cast<size_t>(i)]) best = std::min(best, fitted[i]);
+  }
+  if (!feasibility && !std::isfinite(best)) {
+    for (int i : observed) best = std::min(best, fitted[i]);
+  }
   std::vector<int> top = observed;
-  std::sort(top.begin(), top.end(), [&](int a, int b) { return y[a] < y[b]; });
+  std::sort(top.begin(), top.end(), [&](int a, int b) {
+    const bool fa = data.feasible[static_cast<size_t>(a)];
+    const bool fb = data.feasible[static_cast<size_t>(b)];
+    return fa != fb ? fa : y[a] < y[b];
+  });
   top.resize(std::min<size_t>(top.size(), 5));
 
   // Pending points: the model is told its own mean there (kriging
@@ -221,7 +235,7 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
       gp.Predict(points.col(i), &mean, &variance);
       double lie = std::max(mean[0], lie_floor);
       gp.Add(points.col(i), lie);
-      best = std::min(best, lie);
+      if (std::isfinite(best)) best = std::min(best, lie);
     }
   };
   believe(data.pending);
@@ -231,7 +245,7 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
       Candidates(cube, spec, *used, data.x, top, budget.candidates,
                  Mix(state.seed ^ stream));
   while (static_cast<int>(batch->size()) < count) {
-    Acquisition acquisition(gp, settings.acquisition, best, settings.kappa);
+    Acquisition acquisition(gp, settings.acquisition, best, settings.kappa, feasibility);
     std::vector<ScoredPoint> proposals =
         MaximizeAcquisition(acquisition, cube, candidates, budget.maximize);
     bool taken = false;
@@ -323,8 +337,12 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
 
   if (static_cast<int>(batch.size()) < count && data.observed > 0 &&
       static_cast<int>(batch.size()) == design) {
+    // Constraints: one model of them for the whole batch.
+    std::mt19937_64 feasibility_rng(Mix(state.seed ^ Mix(seen) ^ 0xfea51b1e));
+    const std::unique_ptr<FeasibilityModel> feasibility = FeasibilityModel::Fit(
+        cube, history, BudgetFor(static_cast<int>(data.x.cols())).fit, feasibility_rng);
     if (!multi) {
-      ProposeFromModel(cube, spec, settings, data, Mix(seen),
+      ProposeFromModel(cube, spec, settings, data, feasibility.get(), Mix(seen),
                        /*refit_always=*/false, *cache_, state, &used, &batch,
                        count);
     }
@@ -337,7 +355,7 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
       const BoData scalar = CollectData(
           cube, spec, history, ParegoLosses(history, spec.objective, weights));
       const size_t before = batch.size();
-      ProposeFromModel(cube, spec, settings, scalar, stream,
+      ProposeFromModel(cube, spec, settings, scalar, feasibility.get(), stream,
                        /*refit_always=*/true, *cache_, state, &used, &batch,
                        static_cast<int>(before) + 1);
       if (batch.size() == before) break;

@@ -8,6 +8,8 @@
 #include <limits>
 #include <tuple>
 
+#include "api/constraints.h"
+
 namespace hpt::suggestion {
 namespace {
 
@@ -18,6 +20,7 @@ struct Row {
   size_t index;
   Eigen::VectorXd x;
   double value;
+  bool feasible = true;
 };
 
 }  // namespace
@@ -45,7 +48,8 @@ BoData CollectData(const UnitCube& cube, const api::ExperimentSpec& spec,
                    v && std::isfinite(*v)) {
           value = sign * *v;
         }
-        rows.push_back({trial.completion_time_ms, i, std::move(*x), value});
+        rows.push_back({trial.completion_time_ms, i, std::move(*x), value,
+                        api::IsFeasible(trial)});
         break;
       }
       case TrialPhase::kFailed:
@@ -70,6 +74,7 @@ BoData CollectData(const UnitCube& cube, const api::ExperimentSpec& spec,
     auto c = static_cast<Eigen::Index>(i);
     data.x.col(c) = rows[i].x;
     data.value[c] = rows[i].value;
+    data.feasible.push_back(rows[i].feasible);
     if (!std::isnan(rows[i].value)) ++data.observed;
   }
   data.pending.resize(cube.dim(), static_cast<Eigen::Index>(pending.size()));

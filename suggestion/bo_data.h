@@ -22,6 +22,9 @@ struct BoData {
   // Values to minimise (negated for maximize); NaN for failures.
   Eigen::VectorXd value;
   int observed = 0;         // entries of value that are not NaN
+  // Per column of x: false for a trial with a constraint value above 0
+  // (api/constraints.h), which cannot be the incumbent.
+  std::vector<bool> feasible;
   Eigen::MatrixXd pending;  // dim x p: Running and Pending trials
 };
 

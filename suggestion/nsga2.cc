@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "api/conditions.h"
+#include "api/constraints.h"
 #include "api/pareto.h"
 #include "api/settings.h"
 #include "suggestion/cmaes_state.h"
@@ -74,6 +75,21 @@ struct Parent {
   std::vector<double> values;
 };
 
+// The points NSGA-II ranks: the values in minimisation form, with
+// constrained domination folded in when any of them has constraint values.
+std::vector<std::vector<double>> RankedPoints(const std::vector<Parent>& pool) {
+  std::vector<std::vector<double>> points;
+  std::vector<double> violations;
+  bool constrained = false;
+  for (const Parent& p : pool) {
+    points.push_back(p.values);
+    const bool has = p.trial && api::HasConstraints(*p.trial);
+    constrained = constrained || has;
+    violations.push_back(has ? api::Violation(api::ConstraintValues(*p.trial)) : NAN);
+  }
+  return constrained ? ConstrainedPoints(std::move(points), violations) : points;
+}
+
 std::vector<Parent> Parents(const api::ExperimentSpec& spec,
                             const std::vector<api::Trial>& history,
                             const std::vector<Nsga2Member>& members) {
@@ -127,8 +143,7 @@ void AdvanceGeneration(const api::ExperimentSpec& spec,
     state.members = std::move(waiting);
     return;
   }
-  std::vector<std::vector<double>> points;
-  for (const Parent& p : pool) points.push_back(p.values);
+  const std::vector<std::vector<double>> points = RankedPoints(pool);
   state.parents.clear();
   for (size_t i : SelectElite(points, population_size)) {
     state.parents.push_back(pool[i].member);
@@ -226,9 +241,7 @@ StatusOr<Suggestion> Nsga2::Suggest(const api::ExperimentSpec& spec,
                     static_cast<size_t>(settings.population_size), state);
 
   const std::vector<Parent> parents = Parents(spec, history, state.parents);
-  std::vector<std::vector<double>> points;
-  for (const Parent& p : parents) points.push_back(p.values);
-  const RankedPopulation ranked = RankPopulation(points);
+  const RankedPopulation ranked = RankPopulation(RankedPoints(parents));
   const UnitCube cube(spec.parameters);
   const UnitCube every(WithoutParents(spec.parameters));
 

@@ -37,6 +37,12 @@
 // nsga2 did not suggest (trials:enqueue'd ones, a history from before the
 // state) join the generation current when they first appear.
 //
+// Constraints (api/constraints.h): when a trial of the population has
+// constraint values, sorting and tournaments use Deb's constrained
+// domination, as Optuna's NSGAIISampler(constraints_func=...): feasible
+// trials dominate infeasible ones, infeasible ones dominate by smaller
+// total violation, trials without values come last (ConstrainedPoints).
+//
 // A child: with crossover_prob, two parents, each the winner of a binary
 // tournament on (rank, crowding distance) within the parent population
 // (the second drawn from the others), and uniform crossover of their

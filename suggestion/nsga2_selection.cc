@@ -103,4 +103,27 @@ size_t Tournament(const RankedPopulation& ranked,
   return a;
 }
 
+std::vector<std::vector<double>> ConstrainedPoints(
+    std::vector<std::vector<double>> points, const std::vector<double>& violations) {
+  double low = 0, high = 0, worst = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    for (double v : points[i]) {
+      low = std::min(low, v);
+      high = std::max(high, v);
+    }
+    if (violations[i] > 0) worst = std::max(worst, violations[i]);
+  }
+  const double top = high + 1;
+  // Without values: above top + worst however low their values.
+  const double shift = top + worst + 1 - low;
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (std::isnan(violations[i])) {
+      for (double& v : points[i]) v += shift;
+    } else if (violations[i] > 0) {
+      std::fill(points[i].begin(), points[i].end(), top + violations[i]);
+    }
+  }
+  return points;
+}
+
 }  // namespace hpt::suggestion

@@ -34,6 +34,18 @@ RankedPopulation RankPopulation(const std::vector<std::vector<double>>& points);
 std::vector<size_t> SelectElite(const std::vector<std::vector<double>>& points,
                                 size_t size);
 
+// Deb's constrained domination (Optuna's NSGAIISampler(constraints_func=
+// ...)) folded into the points, so that the functions here apply as they
+// are: violations[i] is 0 for a feasible point, the sum of its positive
+// constraint values for an infeasible one, NaN for one without values.
+// Feasible points keep their values; an infeasible point becomes
+// (top + violation, ...), so it is dominated by every feasible point and
+// by every less infeasible one; a point without values is shifted above
+// all of those, so among themselves they dominate as before (Optuna: they
+// are dominated by every trial with values). `top` is above every value.
+std::vector<std::vector<double>> ConstrainedPoints(
+    std::vector<std::vector<double>> points, const std::vector<double>& violations);
+
 // Binary tournament: two of `candidates` (indices into `ranked`, drawn
 // uniformly, with replacement, as Optuna draws them); the winner has the
 // lower rank, then the larger crowding distance; on a tie the first drawn.

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "api/conditions.h"
+#include "api/constraints.h"
 #include "api/settings.h"
 #include "api/spec_codec.h"
 #include "suggestion/parzen.h"
@@ -246,7 +247,9 @@ StatusOr<Suggestion> Tpe::Suggest(const api::ExperimentSpec& spec,
     Point x;
     double loss;
     size_t order;
+    double violation = 0;  // with constraints: 0 feasible, inf without values
   };
+  const bool constrained = api::AnyConstraints(history);
   std::vector<Row> done;
   std::vector<Point> running;
   for (size_t i = 0; i < history.size(); ++i) {
@@ -261,7 +264,10 @@ StatusOr<Suggestion> Tpe::Suggest(const api::ExperimentSpec& spec,
       continue;
     }
     if (std::optional<double> v = api::ObjectiveValue(t, spec.objective); v && std::isfinite(*v)) {
-      done.push_back({std::move(*x), sign * *v, i});
+      const double violation = !constrained          ? 0
+                               : api::HasConstraints(t) ? api::Violation(api::ConstraintValues(t))
+                                                        : INFINITY;
+      done.push_back({std::move(*x), sign * *v, i, violation});
     }
   }
   const api::ExperimentSpec random_spec = SeedOnlySpec(spec);
@@ -286,10 +292,14 @@ StatusOr<Suggestion> Tpe::Suggest(const api::ExperimentSpec& spec,
   }
   // The best min(ceil(gamma n), 25) trials make the good model; the rest,
   // the running ones and this batch's earlier points the bad one (constant
-  // liar).
+  // liar). With constraints, as Optuna's constrained TPE: feasible trials
+  // rank before infeasible ones (and those without values last), feasible
+  // ones by loss, infeasible ones by their violation.
   std::vector<Row> ranked = done;
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const Row& a, const Row& b) { return a.loss < b.loss; });
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Row& a, const Row& b) {
+    if ((a.violation > 0) != (b.violation > 0)) return a.violation <= 0;
+    return a.violation > 0 ? a.violation < b.violation : a.loss < b.loss;
+  });
   const size_t n_below = std::min<size_t>(
       static_cast<size_t>(std::ceil(settings.gamma * static_cast<double>(ranked.size()))), 25);
   std::vector<Row> below_rows(ranked.begin(), ranked.begin() + static_cast<long>(n_below));

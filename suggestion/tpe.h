@@ -23,6 +23,13 @@
 // categorical as categories. In a finite space no assignment repeats; once
 // it is used up, fewer are returned (exhausted). State is not used.
 //
+// Constraints (api/constraints.h), as Optuna's TPESampler(constraints_func=
+// ...): when any trial has constraint values, the ranking puts the
+// feasible trials first (by loss), then the infeasible ones by their total
+// violation, then those without values; so the good model holds only
+// feasible trials once there are enough of them, and the least infeasible
+// ones before.
+//
 // Conditional parameters (api/conditions.h), as Optuna handles the
 // parameters a define-by-run objective asks only sometimes: the trials are
 // ranked and split into good and bad as usual, then each estimator is

@@ -2,6 +2,7 @@
 makes while it evaluates them (report, should_stop, complete)."""
 
 import enum
+import math
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from hpt._http import metrics_body, quote, step_value
@@ -15,6 +16,28 @@ if TYPE_CHECKING:
 #: Phases after which a trial changes no more.
 FINISHED_PHASES = frozenset(
     {"Succeeded", "Failed", "EarlyStopped", "MetricsUnavailable", "Killed"})
+
+
+def constraints_body(constraints: Sequence[float]) -> List[float]:
+    """Constraint values as finite floats, naming the one that is not."""
+    if isinstance(constraints, (str, bytes)) or not hasattr(constraints, "__iter__"):
+        raise TypeError("constraints must be a sequence of numbers, not "
+                        f"{type(constraints).__name__}")
+    out: List[float] = []
+    for i, value in enumerate(constraints):
+        if isinstance(value, (bool, str, bytes)):
+            raise TypeError(f"constraints[{i}] must be a number, not {type(value).__name__}")
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"constraints[{i}] must be a number, not {type(value).__name__}") from None
+        if math.isnan(number):
+            raise ValueError(f"constraints[{i}] must not be NaN")
+        if not math.isfinite(number):
+            raise ValueError(f"constraints[{i}] must be finite, not {number}")
+        out.append(number)
+    return out
 
 
 class TrialState(enum.Enum):
@@ -166,6 +189,21 @@ class Trial:
         return out
 
     @property
+    def constraints(self) -> Optional[List[float]]:
+        """The constraint values sent with ``complete(constraints=...)``
+        (each satisfied when <= 0; stored as the metrics constraint_0,
+        constraint_1, ...), or None when the trial has none."""
+        values = self.raw.get("constraints")
+        return [float(v) for v in values] if values is not None else None
+
+    @property
+    def feasible(self) -> bool:
+        """False when a constraint value is above 0. A trial without
+        constraint values counts as feasible (as Optuna's best_trial takes
+        it); the server's best trial and Pareto front skip infeasible ones."""
+        return bool(self.raw.get("feasible", True))
+
+    @property
     def finished(self) -> bool:
         return self.phase in FINISHED_PHASES
 
@@ -232,17 +270,26 @@ class Trial:
         """should_stop() under Optuna's name; pair it with ``raise hpt.Pruned()``."""
         return self.should_stop()
 
-    def complete(self, infeasible: Optional[str] = None, **metrics: float) -> "Trial":
+    def complete(self, infeasible: Optional[str] = None,
+                 constraints: Optional[Sequence[float]] = None, **metrics: float) -> "Trial":
         """Finishes the trial: ``trial.complete(loss=0.3)`` stores the final
         values as its last observation and the trial becomes Succeeded;
         ``trial.complete(infeasible="diverged")`` marks it Failed (reason
-        Infeasible, message "diverged"). Returns self, refreshed."""
+        Infeasible, message "diverged"). Returns self, refreshed.
+
+        ``constraints``: Optuna's constraints_func values for this trial,
+        each satisfied when <= 0 (``trial.complete(loss=0.3,
+        constraints=[c0, c1])``). tpe and bayesianoptimization steer away
+        from infeasible regions with them, and the best trial is chosen
+        among feasible trials."""
         if infeasible is not None:
-            if metrics:
-                raise TypeError("an infeasible trial reports no metrics")
+            if metrics or constraints is not None:
+                raise TypeError("an infeasible trial reports no metrics or constraints")
             body: Dict[str, Any] = {"infeasible": True, "reason": str(infeasible)}
         else:
             body = {"metrics": metrics_body(metrics)}
+            if constraints is not None:
+                body["constraints"] = constraints_body(constraints)
         if self._asked:
             # The parameters defined by run that this trial never asked for
             # leave its assignment (inactive in it, as in Optuna's record).

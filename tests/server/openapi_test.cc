@@ -116,8 +116,10 @@ TEST(OpenApiTest, TheTrialSchemaNamesEveryFieldTheServerSends) {
   json doc = json::parse(api::OpenApiDocument());
   const json& properties = doc["components"]["schemas"]["Trial"]["properties"];
   api::Trial t;
-  t.exit_code = 0;  // sent only when set
+  t.exit_code = 0;                                 // sent only when set
+  t.metrics.push_back({"constraint_0", 1, 1, 1});  // constraints, feasible: only with values
   json trial = api::TrialToJson(t, api::Objective{});
+  EXPECT_TRUE(trial.contains("feasible"));
   for (const auto& [key, value] : trial.items()) {
     EXPECT_TRUE(properties.contains(key)) << "undocumented Trial field: " << key;
   }

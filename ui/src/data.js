@@ -68,7 +68,8 @@ export function ranked(trials) {
 }
 
 // Optimization history: one point per trial that has an objective value
-// (x = its creation index), the best ranked value up to each ranked trial,
+// (x = its creation index), the best ranked value up to each ranked trial
+// (infeasible ones left out, as the server's best trial: docs/constraints.md),
 // and the finished trials that have no value (`missing`: failed before
 // reporting, killed, metrics unavailable), which the chart marks apart.
 export function history(trials, spec) {
@@ -85,7 +86,7 @@ export function history(trials, spec) {
     }
     const x = t.index;
     points.push({ x, y: v, name: t.name, phase: t.phase });
-    if (!RANKED_TRIAL.has(t.phase)) continue;
+    if (!RANKED_TRIAL.has(t.phase) || t.feasible === false) continue;
     if (bestValue === undefined || isBetter(v, bestValue, type)) bestValue = v;
     best.push([x, bestValue]);
   }

@@ -50,6 +50,11 @@ test('history orders trials by index and tracks the best so far', () => {
   const mixed = history([trial(1, 5), trial(2, 1, 'Running'), trial(3, 2, 'Killed'), trial(4, 3, 'EarlyStopped')], spec);
   assert.equal(mixed.points.length, 4);
   assert.deepEqual(mixed.best, [[1, 5], [4, 3]]);
+  // An infeasible trial (a constraint value above 0) is drawn but never the best.
+  const constrained = history([trial(1, 5, 'Succeeded', { feasible: true }),
+    trial(2, 1, 'Succeeded', { feasible: false }), trial(3, 4)], spec);
+  assert.equal(constrained.points.length, 3);
+  assert.deepEqual(constrained.best, [[1, 5], [3, 4]]);
   // The index, not the name, gives the order and the x.
   const renamed = history([trial(2, 1, 'Succeeded', { name: 'b' }), trial(1, 3, 'Succeeded', { name: 'z-9' })], spec);
   assert.deepEqual(renamed.points.map((p) => [p.name, p.x]), [['z-9', 1], ['b', 2]]);
