@@ -164,28 +164,6 @@ std::string Percent(double share) {
   return buf;
 }
 
-// The check of a GP ranking: the parameter whose GP importance lies
-// furthest outside fANOVA's mean +- max(0.2, 2 stddev), if any.
-const ParameterImportance* Disagreement(
-    const std::vector<ParameterImportance>& gp,
-    const std::vector<ParameterImportance>& fanova, double* gp_share) {
-  const ParameterImportance* worst = nullptr;
-  double worst_excess = 0;
-  for (const ParameterImportance& f : fanova) {
-    for (const ParameterImportance& g : gp) {
-      if (g.name != f.name) continue;
-      const double tolerance = std::max(0.2, 2 * f.stddev.value_or(0));
-      const double excess = std::abs(g.importance - f.importance) - tolerance;
-      if (excess > worst_excess) {
-        worst_excess = excess;
-        worst = &f;
-        *gp_share = g.importance;
-      }
-    }
-  }
-  return worst;
-}
-
 }  // namespace
 
 const char* ToString(ImportanceMethod method) {
@@ -229,15 +207,8 @@ ImportanceSummary ComputeImportance(const api::ExperimentSpec& spec,
       double ignored = 0;
       if (auto check = FanovaImportance(spec, rows, options, &ignored)) {
         s.fanova = std::move(*check);
-        double gp_share = 0;
-        if (const ParameterImportance* p =
-                Disagreement(s.parameters, s.fanova, &gp_share)) {
-          s.agrees = false;
-          s.note = "the GP and fANOVA disagree on " + p->name + ": GP " +
-                   Percent(gp_share) + ", fANOVA " + Percent(p->importance) +
-                   " \u00b1 " + Percent(p->stddev.value_or(0)) +
-                   "; read this ranking with care";
-        }
+        s.note = CompareWithFanova(s.parameters, s.fanova);
+        s.agrees = s.note.empty();
       }
       return s;
     }
@@ -255,6 +226,30 @@ ImportanceSummary ComputeImportance(const api::ExperimentSpec& spec,
     s.note += "no parameter explains any of the variance of " + s.metric;
   }
   return s;
+}
+
+std::string CompareWithFanova(const std::vector<ParameterImportance>& gp,
+                              const std::vector<ParameterImportance>& fanova) {
+  const ParameterImportance* worst = nullptr;
+  double gp_share = 0;
+  double worst_excess = 0;
+  for (const ParameterImportance& f : fanova) {
+    for (const ParameterImportance& g : gp) {
+      if (g.name != f.name) continue;
+      const double tolerance = std::max(0.2, 2 * f.stddev.value_or(0));
+      const double excess = std::abs(g.importance - f.importance) - tolerance;
+      if (excess > worst_excess) {
+        worst_excess = excess;
+        worst = &f;
+        gp_share = g.importance;
+      }
+    }
+  }
+  if (!worst) return "";
+  return "the GP and fANOVA disagree on " + worst->name + ": GP " +
+         Percent(gp_share) + ", fANOVA " + Percent(worst->importance) +
+         " \u00b1 " + Percent(worst->stddev.value_or(0)) +
+         "; read this ranking with care";
 }
 
 }  // namespace hpt::analytics

@@ -94,4 +94,12 @@ ImportanceSummary ComputeImportance(const api::ExperimentSpec& spec,
                                     const std::vector<api::Trial>& history,
                                     const ImportanceOptions& options = {});
 
+// The check of a GP ranking against fANOVA's on the same trials (what sets
+// ImportanceSummary::agrees): empty when every parameter's GP importance
+// lies within max(0.2, 2 stddev) of its fANOVA importance, else a note
+// for a person naming the parameter furthest outside, with both numbers
+// ("<0.1%" for a share that is tiny but not 0).
+std::string CompareWithFanova(const std::vector<ParameterImportance>& gp,
+                              const std::vector<ParameterImportance>& fanova);
+
 }  // namespace hpt::analytics

@@ -252,5 +252,34 @@ TEST(ImportanceTest, ValuesOutsideTheSpaceFallBackToFanova) {
   EXPECT_EQ(s.parameters[0].name, "opt");
 }
 
+TEST(ImportanceTest, AGpRankingFanovaContradictsIsFlagged) {
+  // The report behind issue 33: the GP's numbers against Optuna's fANOVA
+  // on 42 GradientBoosting trials.
+  const std::vector<ParameterImportance> gp = {
+      {"depth", 0.91, std::nullopt, 0.1},
+      {"lr", 0.09, std::nullopt, 0.3},
+      {"subsample", 0.00001, std::nullopt, 30}};
+  const std::vector<ParameterImportance> fanova = {
+      {"subsample", 0.41, 0.1, std::nullopt},
+      {"lr", 0.36, 0.1, std::nullopt},
+      {"depth", 0.23, 0.1, std::nullopt}};
+  const std::string note = CompareWithFanova(gp, fanova);
+  EXPECT_EQ(note,
+            "the GP and fANOVA disagree on depth: GP 91%, fANOVA 23% \u00b1 "
+            "10%; read this ranking with care");
+  // Only subsample off (a tiny GP share): named, and not as 0%.
+  std::vector<ParameterImportance> close = fanova;
+  close[2].importance = 0.85;
+  EXPECT_NE(CompareWithFanova(gp, close).find("subsample: GP <0.1%, fANOVA 41%"),
+            std::string::npos)
+      << CompareWithFanova(gp, close);
+  // Within max(0.2, 2 stddev) everywhere: they agree.
+  const std::vector<ParameterImportance> near = {
+      {"depth", 0.8, 0.1, std::nullopt},
+      {"lr", 0.15, 0.05, std::nullopt},
+      {"subsample", 0.05, 0.02, std::nullopt}};
+  EXPECT_EQ(CompareWithFanova(gp, near), "");
+}
+
 }  // namespace
 }  // namespace hpt::analytics
