@@ -154,7 +154,10 @@ test('importance: bars ranked as the API says, titled with its method', async ()
     // The top bar is the last category of ECharts' y-axis.
     assert.deepEqual([...option.yAxis[0].data].reverse(), result.parameters.map((p) => p.name));
     assert.deepEqual([...option.series[0].data].reverse(), result.parameters.map((p) => p.importance));
-    if (method === 'fanova') assert.match(await page.textContent('#importance-note'), /main effects explain/);
+    if (method === 'fanova') {
+      assert.match(await page.textContent('#importance-note'), /main effects explain/);
+      await page.locator('#importance-card').screenshot({ path: path.join(args.out, 'importance-fanova.png') });
+    }
     if (name === 'bo') await page.locator('#importance-card').screenshot({ path: path.join(args.out, 'importance.png') });
   }
 });
