@@ -13,6 +13,10 @@
 //            importance is the share of the forest's predicted variance
 //            over the space that it explains alone, averaged over the
 //            trees, with the spread across trees as its uncertainty.
+//            Numbers are integrated on the scale they are drawn on (log for
+//            logUniform and logNormal, as the original fANOVA does; Optuna
+//            3 integrates them on their linear range instead, which gives
+//            the top decade of a log-uniform learning rate 90% weight).
 // By default kGp is used for bayesianoptimization experiments (the model
 // their suggestions came from) and kFanova otherwise, or when the GP
 // cannot be fitted. A kGp ranking is checked against fANOVA on the same
