@@ -14,10 +14,10 @@ namespace {
 // "factor"); the box's measure is the product of its factors.
 struct Leaves {
   std::vector<double> value;
-  Eigen::MatrixXd factor;            // leaves x groups
-  Eigen::MatrixXd lo, hi;            // leaves x groups: a number's interval
+  Eigen::MatrixXd factor;             // leaves x groups
+  Eigen::MatrixXd lo, hi;             // leaves x groups: a number's interval
   std::vector<std::vector<char>> in;  // per leaf: one-hot categories inside
-  std::vector<bool> split_on;        // per group: some node splits on it
+  std::vector<bool> split_on;         // per group: some node splits on it
 };
 
 class LeafCollector {
@@ -26,7 +26,8 @@ class LeafCollector {
                 const std::vector<FanovaGroup>& groups)
       : tree_(tree), groups_(groups) {
     int columns = 0;
-    for (const auto& g : groups) columns = std::max(columns, g.first_column + g.width);
+    for (const auto& g : groups)
+      columns = std::max(columns, g.first_column + g.width);
     column_group_.assign(static_cast<size_t>(columns), -1);
     for (size_t i = 0; i < groups.size(); ++i) {
       for (int c = 0; c < groups[i].width; ++c)
@@ -47,9 +48,12 @@ class LeafCollector {
     out_.lo.resize(n, g);
     out_.hi.resize(n, g);
     for (Eigen::Index i = 0; i < n; ++i) {
-      out_.factor.row(i) = Eigen::Map<Eigen::VectorXd>(&factor_[static_cast<size_t>(i * g)], g);
-      out_.lo.row(i) = Eigen::Map<Eigen::VectorXd>(&lo_box_[static_cast<size_t>(i * g)], g);
-      out_.hi.row(i) = Eigen::Map<Eigen::VectorXd>(&hi_box_[static_cast<size_t>(i * g)], g);
+      out_.factor.row(i) =
+          Eigen::Map<Eigen::VectorXd>(&factor_[static_cast<size_t>(i * g)], g);
+      out_.lo.row(i) =
+          Eigen::Map<Eigen::VectorXd>(&lo_box_[static_cast<size_t>(i * g)], g);
+      out_.hi.row(i) =
+          Eigen::Map<Eigen::VectorXd>(&hi_box_[static_cast<size_t>(i * g)], g);
     }
     return std::move(out_);
   }
@@ -110,7 +114,7 @@ class LeafCollector {
   const RegressionTree& tree_;
   const std::vector<FanovaGroup>& groups_;
   std::vector<int> column_group_;
-  std::vector<double> lo_, hi_;  // the current box, per column
+  std::vector<double> lo_, hi_;                   // the current box, per column
   std::vector<double> factor_, lo_box_, hi_box_;  // leaves x groups, flat
   Leaves out_;
 };
@@ -125,8 +129,7 @@ std::vector<double> TreeFractions(const RegressionTree& tree,
   const Eigen::Map<const Eigen::VectorXd> v(leaves.value.data(), n);
   const Eigen::VectorXd volume = leaves.factor.rowwise().prod();
   const double mean = volume.dot(v);
-  const double variance =
-      volume.dot((v.array() - mean).square().matrix());
+  const double variance = volume.dot((v.array() - mean).square().matrix());
   if (!(variance > 1e-12 * (mean * mean + variance))) return {};
   std::vector<double> fractions(static_cast<size_t>(g), 0.0);
   std::vector<double> breaks, diff;

@@ -147,8 +147,8 @@ std::optional<std::vector<ParameterImportance>> FanovaImportance(
   *main_effects = std::min(1.0, sum);
   std::vector<ParameterImportance> list;
   for (size_t j = 0; j < spec.parameters.size(); ++j) {
-    list.push_back({spec.parameters[j].name, r.mean[j] / sum,
-                    r.stddev[j] / sum, std::nullopt});
+    list.push_back({spec.parameters[j].name, r.mean[j] / sum, r.stddev[j] / sum,
+                    std::nullopt});
   }
   if (!NormaliseAndRank(&list)) return std::nullopt;
   return list;

@@ -30,7 +30,8 @@ class TreeBuilder {
     const auto d = static_cast<int>(x.cols());
     std::vector<int> rows(static_cast<size_t>(n));
     if (options.bootstrap) {
-      for (int& r : rows) r = static_cast<int>(rng_() % static_cast<uint64_t>(n));
+      for (int& r : rows)
+        r = static_cast<int>(rng_() % static_cast<uint64_t>(n));
     } else {
       std::iota(rows.begin(), rows.end(), 0);
     }
@@ -40,7 +41,8 @@ class TreeBuilder {
       xs_.row(s) = x.row(rows[static_cast<size_t>(s)]);
       ys_[s] = y[rows[static_cast<size_t>(s)]];
     }
-    order_.assign(static_cast<size_t>(d), std::vector<int>(static_cast<size_t>(n)));
+    order_.assign(static_cast<size_t>(d),
+                  std::vector<int>(static_cast<size_t>(n)));
     for (int j = 0; j < d; ++j) {
       auto& o = order_[static_cast<size_t>(j)];
       std::iota(o.begin(), o.end(), 0);
@@ -108,9 +110,8 @@ class TreeBuilder {
       std::swap(features_[static_cast<size_t>(i)],
                 features_[rng_() % static_cast<uint64_t>(i + 1)]);
     }
-    const int wanted = options_.max_features > 0
-                           ? std::min(options_.max_features, d)
-                           : d;
+    const int wanted =
+        options_.max_features > 0 ? std::min(options_.max_features, d) : d;
     const int count = end - begin;
     Split best;
     int visited = 0;
@@ -183,7 +184,8 @@ bool ForestOptions::IsValid(std::string* error) const {
   };
   if (trees < 1) return fail("trees must be at least 1");
   if (max_depth < 0) return fail("max_depth must not be negative");
-  if (min_samples_split < 2) return fail("min_samples_split must be at least 2");
+  if (min_samples_split < 2)
+    return fail("min_samples_split must be at least 2");
   if (min_samples_leaf < 1) return fail("min_samples_leaf must be at least 1");
   if (max_features < 0) return fail("max_features must not be negative");
   return true;

@@ -38,7 +38,7 @@ struct TreeNode {
   double threshold = 0;  // x[feature] <= threshold goes left
   int left = -1;         // child indices in RegressionTree::nodes
   int right = -1;
-  double value = 0;      // mean target of the node's training rows
+  double value = 0;  // mean target of the node's training rows
 };
 
 struct RegressionTree {

@@ -27,8 +27,7 @@ using Column = std::vector<const std::string*>;
 // distribution draws on; nullopt when some present value is no number (or
 // not positive on a log scale): then it is taken as categories.
 std::optional<std::vector<std::optional<double>>> Numbers(
-    const api::ParameterSpec& p, const Column& column, double* lo,
-    double* hi) {
+    const api::ParameterSpec& p, const Column& column, double* lo, double* hi) {
   const bool log = suggestion::IsLogScale(p.feasible_space.distribution);
   auto scale = [&](double v) -> std::optional<double> {
     if (!log) return v;
@@ -115,7 +114,8 @@ EncodedTrials EncodeTrials(const std::vector<api::ParameterSpec>& parameters,
     group.one_hot = true;
     group.width = count;
     const size_t first = columns.size();
-    columns.resize(first + static_cast<size_t>(count), std::vector<double>(n, 0.0));
+    columns.resize(first + static_cast<size_t>(count),
+                   std::vector<double>(n, 0.0));
     for (size_t i = 0; i < n; ++i) {
       const int k = column[i] ? index.at(*column[i]) : absent_index;
       columns[first + static_cast<size_t>(k)][i] = 1;

@@ -14,12 +14,11 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "analytics/importance.h"
 #include "api/spec_codec.h"
@@ -71,13 +70,13 @@ std::vector<hpt::api::Trial> Trials(int n, uint64_t seed) {
     const int depth = 1 + static_cast<int>(rng() % 10);
     const double subsample = 0.5 + 0.5 * u(rng);
     const double momentum = u(rng);
-    const int units = static_cast<int>(std::round(std::exp(
-        std::log(16) + (std::log(512) - std::log(16)) * u(rng))));
+    const int units = static_cast<int>(std::round(
+        std::exp(std::log(16) + (std::log(512) - std::log(16)) * u(rng))));
     const std::string opt = opts[rng() % 3];
     const double l = std::log10(lr) + 2;
-    const double loss = l * l + 4 * (subsample - 0.85) * (subsample - 0.85) * 4 +
-                        0.05 * depth * (1 + 0.3 * l) +
-                        (opt == "sgd" ? 0.2 : 0) + noise(rng);
+    const double loss =
+        l * l + 4 * (subsample - 0.85) * (subsample - 0.85) * 4 +
+        0.05 * depth * (1 + 0.3 * l) + (opt == "sgd" ? 0.2 : 0) + noise(rng);
     hpt::api::Trial t;
     t.name = "t-" + std::to_string(i);
     t.assignment = {{"lr", hpt::api::FormatDouble(lr)},
@@ -101,9 +100,9 @@ double Time(const hpt::api::ExperimentSpec& spec,
   for (int r = 0; r < repeats; ++r) {
     const auto start = std::chrono::steady_clock::now();
     *out = ComputeImportance(spec, trials);
-    seconds.push_back(std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count());
+    seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
   }
   std::sort(seconds.begin(), seconds.end());
   return seconds[seconds.size() / 2];
@@ -129,15 +128,17 @@ int main(int argc, char** argv) {
     } else if (flag == "--repeats") {
       repeats = std::max(1, std::stoi(argv[i + 1]));
     } else {
-      std::cerr << "usage: hpt_bench_fanova [--trials 100,1000] [--repeats 3]\n";
+      std::cerr
+          << "usage: hpt_bench_fanova [--trials 100,1000] [--repeats 3]\n";
       return 2;
     }
   }
   const hpt::api::ExperimentSpec spec = Spec("random");
   const hpt::api::ExperimentSpec gp_spec = Spec("bayesianoptimization");
-  std::printf("| trials | hpt fANOVA s | hpt GP + fANOVA check s | Optuna fANOVA s |"
-              " importance, hpt (± stddev) | importance, Optuna |\n"
-              "|---|---|---|---|---|---|\n");
+  std::printf(
+      "| trials | hpt fANOVA s | hpt GP + fANOVA check s | Optuna fANOVA s |"
+      " importance, hpt (± stddev) | importance, Optuna |\n"
+      "|---|---|---|---|---|---|\n");
   for (int n : sizes) {
     const std::vector<hpt::api::Trial> trials = Trials(n, 42);
     ImportanceSummary fanova, gp;
@@ -150,18 +151,20 @@ int main(int argc, char** argv) {
       for (const auto& a : t.assignment) params[a.name] = a.value;
       data.push_back({{"params", params}, {"value", t.metrics[0].latest}});
     }
-    const std::string path = "/tmp/hpt_bench_fanova_" + std::to_string(n) + ".json";
+    const std::string path =
+        "/tmp/hpt_bench_fanova_" + std::to_string(n) + ".json";
     std::ofstream(path) << data.dump();
     const std::string command = "/usr/bin/python3 " HPT_BENCH_DIR
-                                "/fanova_peer.py " + path + " " +
-                                std::to_string(repeats);
+                                "/fanova_peer.py " +
+                                path + " " + std::to_string(repeats);
     FILE* pipe = popen(command.c_str(), "r");
     std::string peer_out;
     char buf[4096];
     while (pipe && fgets(buf, sizeof buf, pipe)) peer_out += buf;
     const bool peer_ok = pipe && pclose(pipe) == 0;
-    nlohmann::json peer = peer_ok ? nlohmann::json::parse(peer_out, nullptr, false)
-                                  : nlohmann::json();
+    nlohmann::json peer = peer_ok
+                              ? nlohmann::json::parse(peer_out, nullptr, false)
+                              : nlohmann::json();
     std::string ours, theirs = peer_ok ? "" : "(Optuna not available)";
     for (const auto& p : fanova.parameters) {
       char item[96];

@@ -40,7 +40,8 @@ TEST(FanovaTest, RanksALinearFunctionsTermsByTheirVariance) {
   // 1/12, so x1 explains ~99%, x2 ~1% and x3 nothing.
   Eigen::MatrixXd x;
   Eigen::VectorXd y;
-  Sample(80, 3, [](auto r) { return 10 * r[0] + r[1]; }, 0.01, &x, &y);
+  Sample(
+      80, 3, [](auto r) { return 10 * r[0] + r[1]; }, 0.01, &x, &y);
   const FanovaResult r = Fanova(x, y, Numbers(3), Options());
   EXPECT_EQ(r.trees, 64);
   ASSERT_EQ(r.mean.size(), 3u);
@@ -61,8 +62,9 @@ TEST(FanovaTest, APureInteractionHasSmallMainEffects) {
   // the variance is left to the interaction; x3 still ranks last.
   Eigen::MatrixXd x;
   Eigen::VectorXd y;
-  Sample(100, 3, [](auto r) { return (r[0] - 0.5) * (r[1] - 0.5); }, 0.001,
-         &x, &y);
+  Sample(
+      100, 3, [](auto r) { return (r[0] - 0.5) * (r[1] - 0.5); }, 0.001, &x,
+      &y);
   const FanovaResult r = Fanova(x, y, Numbers(3), Options());
   EXPECT_LT(r.mean[0] + r.mean[1] + r.mean[2], 0.5);
   EXPECT_GT(r.mean[0], r.mean[2]);
@@ -72,7 +74,8 @@ TEST(FanovaTest, APureInteractionHasSmallMainEffects) {
 TEST(FanovaTest, OnlyAParameterNoTreeSplitsOnIsExactlyZero) {
   Eigen::MatrixXd x;
   Eigen::VectorXd y;
-  Sample(40, 3, [](auto r) { return r[0] + 0.001 * r[1]; }, 0, &x, &y);
+  Sample(
+      40, 3, [](auto r) { return r[0] + 0.001 * r[1]; }, 0, &x, &y);
   x.col(2).setConstant(0.5);  // never split on: nothing to split
   const FanovaResult r = Fanova(x, y, Numbers(3), Options());
   EXPECT_EQ(r.mean[2], 0.0);
@@ -95,8 +98,7 @@ TEST(FanovaTest, AOneHotBlockIsOneParameter) {
     x(i, 3) = u(rng);
     y[i] = level[k] + 0.5 * x(i, 3);
   }
-  const FanovaResult r =
-      Fanova(x, y, {{0, 3, true}, {3, 1, false}}, Options());
+  const FanovaResult r = Fanova(x, y, {{0, 3, true}, {3, 1, false}}, Options());
   ASSERT_EQ(r.mean.size(), 2u);
   EXPECT_GT(r.mean[0], 0.8);
   EXPECT_GT(r.mean[1], 0.005);
@@ -107,7 +109,8 @@ TEST(FanovaTest, AOneHotBlockIsOneParameter) {
 TEST(FanovaTest, AConstantObjectiveUsesNoTree) {
   Eigen::MatrixXd x;
   Eigen::VectorXd y;
-  Sample(20, 2, [](auto) { return 4.0; }, 0, &x, &y);
+  Sample(
+      20, 2, [](auto) { return 4.0; }, 0, &x, &y);
   const FanovaResult r = Fanova(x, y, Numbers(2), Options());
   EXPECT_EQ(r.trees, 0);
   EXPECT_EQ(r.mean[0], 0.0);

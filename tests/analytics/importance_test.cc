@@ -270,8 +270,9 @@ TEST(ImportanceTest, AGpRankingFanovaContradictsIsFlagged) {
   // Only subsample off (a tiny GP share): named, and not as 0%.
   std::vector<ParameterImportance> close = fanova;
   close[2].importance = 0.85;
-  EXPECT_NE(CompareWithFanova(gp, close).find("subsample: GP <0.1%, fANOVA 41%"),
-            std::string::npos)
+  EXPECT_NE(
+      CompareWithFanova(gp, close).find("subsample: GP <0.1%, fANOVA 41%"),
+      std::string::npos)
       << CompareWithFanova(gp, close);
   // Within max(0.2, 2 stddev) everywhere: they agree.
   const std::vector<ParameterImportance> near = {
