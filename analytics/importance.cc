@@ -3,10 +3,11 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <map>
+#include <cstdio>
 #include <random>
 
+#include "analytics/fanova.h"
+#include "analytics/trial_encoding.h"
 #include "suggestion/bayesian_optimization.h"
 #include "suggestion/gaussian_process.h"
 #include "suggestion/gp_fit.h"
@@ -24,7 +25,6 @@ using suggestion::CheckSearchSpace;
 using suggestion::FitHyperparameters;
 using suggestion::FitOptions;
 using suggestion::GpHyperparameters;
-using suggestion::IsLogScale;
 using suggestion::UnitCube;
 using suggestion::WarpOutputs;
 
@@ -116,7 +116,7 @@ std::optional<std::vector<ParameterImportance>> GpImportance(
     for (int k = 0; k < width; ++k)
       weight += 1 / (l[offset + k] * l[offset + k]);
     if (onehot) weight = 2 * weight / width;
-    list.push_back({p.name, weight, 1 / std::sqrt(weight)});
+    list.push_back({p.name, weight, std::nullopt, 1 / std::sqrt(weight)});
     offset += width;
   }
   if (!NormaliseAndRank(&list)) return std::nullopt;
@@ -124,115 +124,44 @@ std::optional<std::vector<ParameterImportance>> GpImportance(
   return list;
 }
 
-// Bin of each row's value of parameter `p` (-1: the row has no usable
-// value). Numbers (log-scaled for logUniform and logNormal) go into up to
-// `max_bins` quantile bins, each distinct value its own bin when there are few;
-// categories, and values that are not numbers, are bins by their text.
-std::vector<int> Bins(const api::ParameterSpec& p, const std::vector<Row>& rows,
-                      int max_bins) {
-  std::vector<int> bins(rows.size(), -1);
-  std::vector<const std::string*> text(rows.size(), nullptr);
-  std::vector<double> number(rows.size(), NAN);
-  bool numeric = p.type != api::ParameterType::kCategorical;
+// fANOVA (fanova.h) over every usable row: importance is each parameter's
+// mean share of the trees' variance, scaled with its stddev so the list
+// sums to 1. nullopt when no tree varies (then nothing can be said).
+std::optional<std::vector<ParameterImportance>> FanovaImportance(
+    const api::ExperimentSpec& spec, const std::vector<Row>& rows,
+    const ImportanceOptions& options, double* main_effects) {
+  std::vector<const api::Assignment*> assignments;
+  Eigen::VectorXd y(static_cast<Eigen::Index>(rows.size()));
   for (size_t i = 0; i < rows.size(); ++i) {
-    text[i] = api::FindValue(rows[i].trial->assignment, p.name);
-    if (!text[i] || !numeric) continue;
-    char* end = nullptr;
-    double v = std::strtod(text[i]->c_str(), &end);
-    if (end == text[i]->c_str() || *end != '\0' || !std::isfinite(v)) {
-      numeric = false;
-      continue;
-    }
-    const bool log = IsLogScale(p.feasible_space.distribution);
-    number[i] = log && v > 0 ? std::log(v) : v;
+    assignments.push_back(&rows[i].trial->assignment);
+    y[static_cast<Eigen::Index>(i)] = rows[i].value;
   }
-  if (!numeric) {
-    std::map<std::string, int> ids;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (text[i])
-        bins[i] =
-            ids.emplace(*text[i], static_cast<int>(ids.size())).first->second;
-    }
-    return bins;
+  const EncodedTrials encoded = EncodeTrials(spec.parameters, assignments);
+  ForestOptions forest;
+  forest.trees = std::max(1, options.trees);
+  forest.seed = options.seed;
+  const FanovaResult r = Fanova(encoded.x, y, encoded.groups, forest);
+  double sum = 0;
+  for (double m : r.mean) sum += m;
+  if (r.trees == 0 || !(sum > 0)) return std::nullopt;
+  *main_effects = std::min(1.0, sum);
+  std::vector<ParameterImportance> list;
+  for (size_t j = 0; j < spec.parameters.size(); ++j) {
+    list.push_back({spec.parameters[j].name, r.mean[j] / sum, r.stddev[j] / sum,
+                    std::nullopt});
   }
-  std::vector<double> sorted;
-  for (double v : number) {
-    if (!std::isnan(v)) sorted.push_back(v);
-  }
-  std::sort(sorted.begin(), sorted.end());
-  std::vector<double> distinct = sorted;
-  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-  std::vector<double> edges;  // a value's bin: the edges at or below it
-  if (static_cast<int>(distinct.size()) <= max_bins) {
-    edges.assign(distinct.begin() + (distinct.empty() ? 0 : 1), distinct.end());
-  } else {
-    // About three trials a bin at least, so that a bin's mean means something.
-    const int count =
-        std::clamp(static_cast<int>(sorted.size()) / 3, 2, max_bins);
-    for (int k = 1; k < count; ++k)
-      edges.push_back(sorted[sorted.size() * k / count]);
-  }
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (std::isnan(number[i])) continue;
-    bins[i] = static_cast<int>(
-        std::upper_bound(edges.begin(), edges.end(), number[i]) -
-        edges.begin());
-  }
-  return bins;
+  if (!NormaliseAndRank(&list)) return std::nullopt;
+  return list;
 }
 
-// fANOVA-style main effects: for each parameter, the variance of the
-// objective's mean within its bins (the conditional mean) over the total
-// variance. With few trials a bin's mean is noisy, and noise alone gives
-// every parameter some between-bin variance; so (k - 1) within-bin mean
-// squares are taken off it first (the epsilon-squared correction), which
-// leaves a parameter that does not matter near 0. Only when that leaves
-// every parameter at 0 are the uncorrected shares used. The warped values
-// (as the GP sees them) keep one diverged run from being all the variance.
-std::optional<std::vector<ParameterImportance>> FanovaImportance(
-    const api::ExperimentSpec& spec, const std::vector<Row>& rows, int max_bins,
-    bool* uncorrected) {
-  Eigen::VectorXd raw(static_cast<Eigen::Index>(rows.size()));
-  for (size_t i = 0; i < rows.size(); ++i)
-    raw[static_cast<Eigen::Index>(i)] = rows[i].value;
-  const Eigen::VectorXd y = WarpOutputs(raw).values;
-  std::vector<ParameterImportance> corrected;
-  std::vector<ParameterImportance> plain;
-  for (const api::ParameterSpec& p : spec.parameters) {
-    std::vector<int> bins = Bins(p, rows, std::max(2, max_bins));
-    std::map<int, std::pair<double, int>> sums;  // bin -> (sum, count)
-    double total = 0;
-    int n = 0;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (bins[i] < 0) continue;
-      auto& s = sums[bins[i]];
-      s.first += y[static_cast<Eigen::Index>(i)];
-      s.second += 1;
-      total += y[static_cast<Eigen::Index>(i)];
-      ++n;
-    }
-    double between = 0, all = 0;
-    if (n > 0) {
-      const double mean = total / n;
-      for (size_t i = 0; i < rows.size(); ++i) {
-        if (bins[i] >= 0)
-          all += std::pow(y[static_cast<Eigen::Index>(i)] - mean, 2);
-      }
-      for (const auto& [bin, s] : sums)
-        between += s.second * std::pow(s.first / s.second - mean, 2);
-    }
-    const auto k = static_cast<int>(sums.size());
-    double share = all > 0 ? between / all : 0;
-    double within = n > k ? (all - between) / (n - k) : 0;
-    double adjusted =
-        all > 0 ? std::max(0.0, (between - (k - 1) * within) / all) : 0;
-    corrected.push_back({p.name, adjusted, std::nullopt});
-    plain.push_back({p.name, share, std::nullopt});
-  }
-  if (NormaliseAndRank(&corrected)) return corrected;
-  *uncorrected = true;
-  if (NormaliseAndRank(&plain)) return plain;
-  return std::nullopt;
+// "41%", "0.3%", "<0.1%" (tiny but not 0), "0%".
+std::string Percent(double share) {
+  if (share <= 0) return "0%";
+  if (share < 0.0005) return "<0.1%";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, share >= 0.1 ? "%.0f%%" : "%.1f%%",
+                100 * share);
+  return buf;
 }
 
 }  // namespace
@@ -275,27 +204,52 @@ ImportanceSummary ComputeImportance(const api::ExperimentSpec& spec,
     if (auto list = GpImportance(spec, rows, &used)) {
       s.parameters = std::move(*list);
       s.trials = used;
+      double ignored = 0;
+      if (auto check = FanovaImportance(spec, rows, options, &ignored)) {
+        s.fanova = std::move(*check);
+        s.note = CompareWithFanova(s.parameters, s.fanova);
+        s.agrees = s.note.empty();
+      }
       return s;
     }
     s.method = ImportanceMethod::kFanova;
     s.note =
-        "the Gaussian process could not be fitted to these trials; "
-        "fANOVA-style main effects instead";
+        "the Gaussian process could not be fitted to these trials; fANOVA "
+        "instead";
   }
-  bool uncorrected = false;
-  if (auto list =
-          FanovaImportance(spec, rows, options.max_bins, &uncorrected)) {
+  double main_effects = 0;
+  if (auto list = FanovaImportance(spec, rows, options, &main_effects)) {
     s.parameters = std::move(*list);
-    if (uncorrected) {
-      if (!s.note.empty()) s.note += "; ";
-      s.note +=
-          "no parameter's effect stands out from the noise yet: shares of the "
-          "raw variance";
-    }
+    s.main_effects = main_effects;
   } else {
-    s.note = "no parameter explains any of the variance of " + s.metric;
+    if (!s.note.empty()) s.note += "; ";
+    s.note += "no parameter explains any of the variance of " + s.metric;
   }
   return s;
+}
+
+std::string CompareWithFanova(const std::vector<ParameterImportance>& gp,
+                              const std::vector<ParameterImportance>& fanova) {
+  const ParameterImportance* worst = nullptr;
+  double gp_share = 0;
+  double worst_excess = 0;
+  for (const ParameterImportance& f : fanova) {
+    for (const ParameterImportance& g : gp) {
+      if (g.name != f.name) continue;
+      const double tolerance = std::max(0.2, 2 * f.stddev.value_or(0));
+      const double excess = std::abs(g.importance - f.importance) - tolerance;
+      if (excess > worst_excess) {
+        worst_excess = excess;
+        worst = &f;
+        gp_share = g.importance;
+      }
+    }
+  }
+  if (!worst) return "";
+  return "the GP and fANOVA disagree on " + worst->name + ": GP " +
+         Percent(gp_share) + ", fANOVA " + Percent(worst->importance) +
+         " \u00b1 " + Percent(worst->stddev.value_or(0)) +
+         "; read this ranking with care";
 }
 
 }  // namespace hpt::analytics

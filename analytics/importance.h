@@ -7,19 +7,30 @@
 //   kGp      the Gaussian process bayesianoptimization fits (same unit-cube
 //            encoding, output warping, Matérn-5/2 ARD kernel and priors);
 //            a parameter's importance comes from its fitted length scale.
-//   kFanova  fANOVA-style main effects: the share of the objective's
-//            variance explained by each parameter alone, over quantile
-//            bins (numbers) or categories.
+//   kFanova  fANOVA (fanova.h: Hutter et al. 2014, as Optuna's
+//            FanovaImportanceEvaluator): a random forest of 64 regression
+//            trees fitted to (parameters -> objective); a parameter's
+//            importance is the share of the forest's predicted variance
+//            over the space that it explains alone, averaged over the
+//            trees, with the spread across trees as its uncertainty.
+//            Numbers are integrated on the scale they are drawn on (log for
+//            logUniform and logNormal, as the original fANOVA does; Optuna
+//            3 integrates them on their linear range instead, which gives
+//            the top decade of a log-uniform learning rate 90% weight).
 // By default kGp is used for bayesianoptimization experiments (the model
 // their suggestions came from) and kFanova otherwise, or when the GP
-// cannot be fitted.
+// cannot be fitted. A kGp ranking is checked against fANOVA on the same
+// trials: both are returned, and when they disagree the summary says so.
 //
 // It reuses the model of suggestion/'s bayesianoptimization (an arrow
 // analytics -> suggestion), but is no algorithm: nothing suggests from it.
 // A pure function of (spec, history), like the algorithms: deterministic
 // (the GP fit's random starts come from a fixed seed), thread-safe, and
 // never an error: what cannot be computed is an empty list and a note.
+// fANOVA uses the objective values as they are (as Optuna does); the GP
+// its warped ones (as bayesianoptimization does).
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,7 +49,13 @@ inline constexpr int kMinImportanceTrials = 4;
 
 struct ParameterImportance {
   std::string name;
-  double importance = 0;  // >= 0; the list's importances sum to 1
+  // >= 0; the list's importances sum to 1. kFanova: exactly 0 only for a
+  // parameter no tree ever split on.
+  double importance = 0;
+  // kFanova: the standard deviation of the importance across the forest's
+  // trees, on the same scale (each tree's share divided by the sum of the
+  // mean shares).
+  std::optional<double> stddev;
   // kGp only: the fitted length scale in unit-cube coordinates (for a
   // categorical parameter, the one its one-hot block acts like).
   std::optional<double> length_scale;
@@ -51,13 +68,27 @@ struct ImportanceSummary {
   // Most important first (ties in the spec's order); empty when too few
   // trials, no parameters, or an objective that never changes.
   std::vector<ParameterImportance> parameters;
+  // kFanova: the share of the objective's variance (as the forest predicts
+  // it) that the parameters' main effects explain together, in [0, 1];
+  // the rest comes from interactions. nullopt for kGp.
+  std::optional<double> main_effects;
+  // kGp only: fANOVA's importances of the same trials (most important
+  // first), the check on the GP's ranking; empty when fANOVA could not be
+  // computed.
+  std::vector<ParameterImportance> fanova;
+  // kGp only: false when the check fails: a parameter's GP importance lies
+  // more than max(0.2, 2 stddev) from its fANOVA importance. The note then
+  // names the parameter and both numbers.
+  bool agrees = true;
   std::string note;  // for a person: why the list is empty, or a fallback
 };
 
 struct ImportanceOptions {
   // Forces a method; by default chosen from spec.algorithm.name as above.
   std::optional<ImportanceMethod> method;
-  int max_bins = 10;  // kFanova: quantile bins per numeric parameter
+  // The fANOVA forest (Optuna's settings; a fixed seed).
+  int trees = 64;
+  uint64_t seed = 0x5eed'fa40'7a5e'ed01;
 };
 
 // Uses the trials that the server ranks (Succeeded and EarlyStopped) and
@@ -66,5 +97,13 @@ struct ImportanceOptions {
 ImportanceSummary ComputeImportance(const api::ExperimentSpec& spec,
                                     const std::vector<api::Trial>& history,
                                     const ImportanceOptions& options = {});
+
+// The check of a GP ranking against fANOVA's on the same trials (what sets
+// ImportanceSummary::agrees): empty when every parameter's GP importance
+// lies within max(0.2, 2 stddev) of its fANOVA importance, else a note
+// for a person naming the parameter furthest outside, with both numbers
+// ("<0.1%" for a share that is tiny but not 0).
+std::string CompareWithFanova(const std::vector<ParameterImportance>& gp,
+                              const std::vector<ParameterImportance>& fanova);
 
 }  // namespace hpt::analytics

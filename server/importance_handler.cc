@@ -2,6 +2,7 @@
 // matters to the objective (analytics/importance.h computes it, on
 // analytics/importance_service.h's worker).
 #include <ostream>
+#include <vector>
 
 #include "analytics/importance.h"
 #include "analytics/importance_service.h"
@@ -17,19 +18,31 @@ using nlohmann::json;
 // (and the service lets only a few requests wait at once).
 constexpr std::chrono::milliseconds kImportanceWait{1500};
 
-// {"method": "gp"|"fanova", "metric", "trials", "parameters": [{"name",
-// "importance", "lengthScale" (gp only)}], "note" (when there is one)}.
-HttpResponse SummaryResponse(const analytics::ImportanceSummary& s) {
+json ParametersJson(const std::vector<analytics::ParameterImportance>& list) {
   json parameters = json::array();
-  for (const auto& p : s.parameters) {
+  for (const auto& p : list) {
     json item = {{"name", p.name}, {"importance", p.importance}};
+    if (p.stddev) item["stddev"] = *p.stddev;
     if (p.length_scale) item["lengthScale"] = *p.length_scale;
     parameters.push_back(std::move(item));
   }
+  return parameters;
+}
+
+// {"method": "gp"|"fanova", "metric", "trials", "parameters": [{"name",
+// "importance", "stddev" (fanova), "lengthScale" (gp)}], "mainEffects"
+// (fanova), "fanova": {"parameters", "agrees"} (gp: the check), "note"
+// (when there is one)}.
+HttpResponse SummaryResponse(const analytics::ImportanceSummary& s) {
   json body = {{"method", analytics::ToString(s.method)},
                {"metric", s.metric},
                {"trials", s.trials},
-               {"parameters", std::move(parameters)}};
+               {"parameters", ParametersJson(s.parameters)}};
+  if (s.main_effects) body["mainEffects"] = *s.main_effects;
+  if (s.method == analytics::ImportanceMethod::kGp && !s.fanova.empty()) {
+    body["fanova"] = {{"parameters", ParametersJson(s.fanova)},
+                      {"agrees", s.agrees}};
+  }
   if (!s.note.empty()) body["note"] = s.note;
   return JsonResponse(200, body);
 }

@@ -27,7 +27,8 @@ double Seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
-json Experiment(const std::string& name) {
+json Experiment(const std::string& name,
+                const std::string& algorithm = "bayesianoptimization") {
   json parameters = json::array();
   for (const char* p : {"a", "b", "c", "d"}) {
     parameters.push_back({{"name", p},
@@ -37,7 +38,7 @@ json Experiment(const std::string& name) {
   return {
       {"name", name},
       {"objective", {{"type", "minimize"}, {"objectiveMetricName", "loss"}}},
-      {"algorithm", {{"algorithmName", "bayesianoptimization"}}},
+      {"algorithm", {{"algorithmName", algorithm}}},
       {"parallelTrialCount", 4},
       {"maxTrialCount", 10},
       {"parameters", parameters}};
@@ -68,9 +69,12 @@ class ImportanceTest : public ::testing::Test {
   ImportanceTest() : server_(dir_.File("hpt.db")), client_(server_.Client()) {}
 
   void Create(const std::string& name, int trials, const std::string& strong,
-              const std::string& weak) {
-    ASSERT_TRUE(
-        client_->Json("POST", "/api/v1/experiments", Experiment(name)).ok());
+              const std::string& weak,
+              const std::string& algorithm = "bayesianoptimization") {
+    ASSERT_TRUE(client_
+                    ->Json("POST", "/api/v1/experiments",
+                           Experiment(name, algorithm))
+                    .ok());
     auto r =
         client_->Json("POST", "/api/v1/experiments/" + name + "/trials:import",
                       Trials(trials, strong, weak));
@@ -216,6 +220,34 @@ TEST_F(ImportanceTest, ARecreatedExperimentIsComputedAfresh) {
   json after = Importance("again");
   EXPECT_EQ(after["parameters"][0]["name"], "c") << after.dump();
   EXPECT_EQ(Computations(), 2);
+}
+
+TEST_F(ImportanceTest, AnswersCarryUncertaintyAndGpIsCheckedAgainstFanova) {
+  Create("forest", 60, "b", "d", "random");
+  json f = Importance("forest");
+  EXPECT_EQ(f["method"], "fanova") << f.dump();
+  EXPECT_EQ(f["parameters"][0]["name"], "b") << f.dump();
+  ASSERT_EQ(f["parameters"].size(), 4u);
+  for (const json& p : f["parameters"]) {
+    ASSERT_TRUE(p["stddev"].is_number()) << f.dump();
+    EXPECT_GE(p["stddev"].get<double>(), 0);
+    EXPECT_FALSE(p.contains("lengthScale"));
+  }
+  ASSERT_TRUE(f["mainEffects"].is_number()) << f.dump();
+  EXPECT_GT(f["mainEffects"].get<double>(), 0.5);
+  EXPECT_FALSE(f.contains("fanova")) << "no check of fANOVA by itself";
+
+  Create("gp", 60, "b", "d");
+  json g = Importance("gp");
+  EXPECT_EQ(g["method"], "gp") << g.dump();
+  EXPECT_EQ(g["parameters"][0]["name"], "b") << g.dump();
+  EXPECT_TRUE(g["parameters"][0]["lengthScale"].is_number());
+  ASSERT_TRUE(g["fanova"].is_object()) << g.dump();
+  EXPECT_EQ(g["fanova"]["agrees"], true) << g.dump();
+  ASSERT_EQ(g["fanova"]["parameters"].size(), 4u);
+  EXPECT_EQ(g["fanova"]["parameters"][0]["name"], "b");
+  for (const json& p : g["fanova"]["parameters"])
+    EXPECT_TRUE(p["stddev"].is_number()) << g.dump();
 }
 
 }  // namespace

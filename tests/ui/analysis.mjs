@@ -137,13 +137,16 @@ test('the Why column says why a trial failed; the trial page shows it all', asyn
 });
 
 test('importance: bars ranked as the API says, titled with its method', async () => {
-  for (const [name, method, title] of [['week', 'fanova', 'fANOVA-style main effects'], ['bo', 'gp', "from the GP's fitted length-scales"]]) {
+  for (const [name, method, title] of [['week', 'fanova', 'fANOVA (random forest)'], ['bo', 'gp', "from the GP's fitted length-scales"]]) {
     const result = await api.call('GET', `/api/v1/experiments/${name}/importance`);
     assert.equal(result.method, method);
     assert.equal(result.parameters.length, PARAMS.length);
     assert.equal(result.parameters[0].name, 'x', `${name}: x matters most (${JSON.stringify(result)})`);
     const sum = result.parameters.reduce((s, p) => s + p.importance, 0);
     assert.ok(Math.abs(sum - 1) < 1e-9);
+    // Uncertainty: fANOVA's spread over its trees; a GP's check by fANOVA.
+    const checked = method === 'gp' ? result.fanova.parameters : result.parameters;
+    assert.ok(checked.every((p) => typeof p.stddev === 'number'), JSON.stringify(result));
     await open(`#/experiments/${name}`, '#chart-importance[data-loaded="1"]');
     assert.equal(await page.getAttribute('#chart-importance', 'data-method'), method);
     assert.match(await page.textContent('#importance-title'), new RegExp(title.replace(/[()']/g, '.')));
@@ -151,6 +154,10 @@ test('importance: bars ranked as the API says, titled with its method', async ()
     // The top bar is the last category of ECharts' y-axis.
     assert.deepEqual([...option.yAxis[0].data].reverse(), result.parameters.map((p) => p.name));
     assert.deepEqual([...option.series[0].data].reverse(), result.parameters.map((p) => p.importance));
+    if (method === 'fanova') {
+      assert.match(await page.textContent('#importance-note'), /main effects explain/);
+      await page.locator('#importance-card').screenshot({ path: path.join(args.out, 'importance-fanova.png') });
+    }
     if (name === 'bo') await page.locator('#importance-card').screenshot({ path: path.join(args.out, 'importance.png') });
   }
 });

@@ -12,7 +12,7 @@ import {
 import { contourOption, defaultPair } from '../../../ui/src/contour.js';
 import { csvCell, csvFileName, toCsv, trialsCsv } from '../../../ui/src/csv.js';
 import { filterRanges, parseBound, sortTrials, whyOf } from '../../../ui/src/data.js';
-import { importanceOption, importanceTitle } from '../../../ui/src/importance.js';
+import { formatShare, importanceNote, importanceOption, importanceTitle } from '../../../ui/src/importance.js';
 
 const spec = {
   objective: { type: 'minimize', objectiveMetricName: 'loss', additionalMetricNames: ['acc'] },
@@ -130,12 +130,46 @@ test('importance bars: the first parameter on top, the method in the title', () 
   assert.deepEqual(option.series[0].data, [0.3, 0.7]);
   assert.match(option.tooltip.formatter({ dataIndex: 1 }), /^x: 70\.0%<br>length-scale 0\.200/);
   assert.equal(importanceTitle(result), "Parameter importance — from the GP's fitted length-scales (12 trials)");
-  assert.equal(importanceTitle({ ...result, method: 'fanova' }), 'Parameter importance — fANOVA-style main effects (12 trials)');
+  assert.equal(importanceTitle({ ...result, method: 'fanova' }), 'Parameter importance — fANOVA (random forest) (12 trials)');
   const empty = importanceOption({ method: 'fanova', trials: 2, parameters: [], note: 'needs 4' });
   assert.equal(empty.points, 0);
   assert.equal(empty.empty, 'needs 4');
   assert.deepEqual(defaultPair(spec, result), ['x', 'opt']);
   assert.deepEqual(defaultPair(spec, null), ['x', 'lr']);
+});
+
+test('importance shares: never 0.0% for a parameter that matters', () => {
+  assert.equal(formatShare(0.41), '41.0%');
+  assert.equal(formatShare(0.0012), '0.1%');
+  assert.equal(formatShare(0.0001), '<0.1%');
+  assert.equal(formatShare(1e-12), '<0.1%');
+  assert.equal(formatShare(0), '0%');
+});
+
+test('importance bars: fANOVA shows its spread, a GP its fANOVA check', () => {
+  const fanova = {
+    method: 'fanova', metric: 'loss', trials: 42, mainEffects: 0.8,
+    parameters: [{ name: 'subsample', importance: 0.41, stddev: 0.12 },
+      { name: '<b>lr</b>', importance: 0.5899, stddev: 0.1 }, { name: 'depth', importance: 0.0001, stddev: 0.0002 }],
+  };
+  const { option } = importanceOption(fanova);
+  const label = (i) => option.series[0].label.formatter({ dataIndex: i, value: option.series[0].data[i] });
+  assert.equal(label(2), '41.0% ± 12.0%');
+  assert.equal(label(0), '<0.1% ± <0.1%');
+  const tipText = option.tooltip.formatter({ dataIndex: 1 });
+  assert.match(tipText, /^&lt;b&gt;lr&lt;\/b&gt;: 59\.0% ± 10\.0%<br>± spread over the forest's trees$/);
+  assert.match(importanceNote(fanova), /main effects explain 80\.0% of the variance/);
+
+  const gp = {
+    method: 'gp', metric: 'loss', trials: 42, note: 'the GP and fANOVA disagree on subsample',
+    parameters: [{ name: 'depth', importance: 0.91, lengthScale: 0.1 }, { name: 'subsample', importance: 0.0, lengthScale: 50 }],
+    fanova: { agrees: false, parameters: [{ name: 'subsample', importance: 0.6, stddev: 0.1 }, { name: 'depth', importance: 0.4, stddev: 0.1 }] },
+  };
+  const g = importanceOption(gp).option;
+  assert.equal(g.series[0].label.formatter({ dataIndex: 0 }), '0%');
+  assert.match(g.tooltip.formatter({ dataIndex: 0 }), /^subsample: 0%<br>length-scale 50\.0 \(unit cube\)<br>fANOVA: 60\.0% ± 10\.0%$/);
+  assert.equal(importanceNote(gp), 'the GP and fANOVA disagree on subsample');
+  assert.match(importanceNote({ ...gp, note: '', fanova: { ...gp.fanova, agrees: true } }), /^fANOVA ranks these trials alike/);
 });
 
 test('contour: ranked trials at two parameters, coloured by the objective', () => {

@@ -6,7 +6,7 @@ import { draw } from '../chart_host.js';
 import { contourOption, defaultPair } from '../contour.js';
 import { ranked } from '../data.js';
 import { html } from '../html.js';
-import { importanceOption, importanceTitle } from '../importance.js';
+import { importanceNote, importanceOption, importanceTitle } from '../importance.js';
 
 export const ANALYSIS_HTML = html`
   <div class="cards">
@@ -84,7 +84,7 @@ export class Analysis {
     if (!this.ctx.alive || key !== this.importanceKey) return;
     this.importance = result;
     $('#importance-title').textContent = importanceTitle(result);
-    $('#importance-note').textContent = result.note || '';
+    $('#importance-note').textContent = importanceNote(result);
     const el = $('#chart-importance');
     draw(el, importanceOption(result));
     el.dataset.method = result.method;
