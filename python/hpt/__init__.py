@@ -38,7 +38,7 @@ Standard library only; Experiment.trials_dataframe() uses pandas when it is
 installed.
 """
 
-from hpt import exceptions, samplers
+from hpt import exceptions, pruners, samplers
 from hpt._errors import ApiError, PermissionDenied, Pruned, Unauthenticated
 from hpt.client import DEFAULT_URL, Client
 from hpt.experiment import Experiment
@@ -56,4 +56,4 @@ __version__ = "0.2.0"
 __all__ = ["ApiError", "Categorical", "Client", "DEFAULT_URL", "Experiment", "Float", "Int",
            "LocalServer", "PermissionDenied", "Pruned", "Study", "Trial", "TrialPruned",
            "TrialState", "Unauthenticated", "create_study", "delete_study", "exceptions",
-           "in_trial", "load_study", "local", "report", "samplers", "__version__"]
+           "in_trial", "load_study", "local", "pruners", "report", "samplers", "__version__"]

@@ -14,7 +14,7 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional,
 from hpt._errors import ApiError, Pruned, is_slots_full
 from hpt._http import metrics_body
 from hpt._progress import Progress
-from hpt.trial import Trial
+from hpt.trial import Trial, constraints_body
 
 if TYPE_CHECKING:
     from hpt.experiment import Experiment
@@ -254,7 +254,8 @@ class _Run:
         objectives = self.exp.objective_metrics
         if result is None:
             try:
-                trial.complete()  # with the objective the trial reported, if it did
+                # With the objective the trial reported, if it did.
+                trial.complete(constraints=self._constraints(trial))
             except ApiError as e:
                 if e.code != 400:
                     raise
@@ -280,7 +281,7 @@ class _Run:
             self._bad_result(trial, f"returned {result!r}: {e}")
             return
         try:
-            trial.complete(**metrics)
+            trial.complete(constraints=self._constraints(trial), **metrics)
         except ApiError as e:
             if e.code == 409:  # ended meanwhile (killed when the experiment finished)
                 trial.refresh()
@@ -288,6 +289,22 @@ class _Run:
                 self._bad_result(trial, f"returned {result!r}: {e.message}")
             else:
                 raise
+
+    def _constraints(self, trial: Trial) -> Optional[List[float]]:
+        """Optuna's constraints_func (the sampler's) on the trial, values
+        <= 0 feasible; None without one. Values that are not finite
+        numbers are left out with a warning, as Optuna does."""
+        fn = self.exp._constraints_func
+        if fn is None:
+            return None
+        values = fn(trial)
+        try:
+            return constraints_body(values)
+        except (TypeError, ValueError) as e:
+            warnings.warn(f"trial {trial.name}: constraints_func gave {values!r}: {e}; "
+                          "the trial is stored without constraints", RuntimeWarning,
+                          stacklevel=2)
+            return None
 
     def _bad_result(self, trial: Trial, what: str) -> None:
         """Optuna's rule: a trial whose function returns no usable value
