@@ -191,6 +191,20 @@ class DefineByRunTest(ServerTestCase):
         self.assertEqual(ended, [0, 1, 2])
         self.assertEqual(study.phase, "Running")  # the study stays open
 
+    def test_a_samplers_constraints_func_reaches_every_trial(self) -> None:
+        # Optuna's constraints_func: values <= 0 feasible; the best trial is
+        # the best feasible one.
+        sampler = hpt.samplers.TPESampler(seed=4, n_startup_trials=4,
+                                          constraints_func=lambda t: [0.4 - t.params["x"]])
+        study = self.study("constrained", sampler=sampler)
+        study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=12,
+                       show_progress_bar=False)
+        for t in study.trials:
+            self.assertEqual(t.constraints, [0.4 - t.params["x"]])
+            self.assertEqual(t.feasible, t.params["x"] >= 0.4)
+        self.assertGreaterEqual(study.best_trial.params["x"], 0.4)
+        self.assertEqual(study.best_value, min(t.value for t in study.trials if t.feasible))
+
     def test_load_if_exists(self) -> None:
         name = self.unique("load")
         study = hpt.create_study(storage=self.client, study_name=name)
