@@ -39,14 +39,13 @@ installed.
 """
 
 from hpt._errors import ApiError, PermissionDenied, Pruned, Unauthenticated
+from hpt._version import __version__
 from hpt.client import DEFAULT_URL, Client
 from hpt.experiment import Experiment
 from hpt.local import LocalServer, local
 from hpt.report import in_trial, report
 from hpt.space import Categorical, Float, Int
 from hpt.trial import Trial
-
-__version__ = "0.2.0"
 
 __all__ = ["ApiError", "Categorical", "Client", "DEFAULT_URL", "Experiment", "Float", "Int",
            "LocalServer", "PermissionDenied", "Pruned", "Trial", "Unauthenticated", "in_trial",
