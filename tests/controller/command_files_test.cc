@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/controller/controller_fixture.h"
 #include "tests/testing/temp_dir.h"
 
 namespace hpt::controller {
@@ -74,6 +75,37 @@ TEST_F(CommandFilesTest, InlineProgramsAndPlaceholdersAreNotFiles) {
   EXPECT_EQ(Check({"python3.11", "--", "-odd.py"}).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(Check({"bash", "-o", "pipefail", "/opt/train.sh"}).code(),
             StatusCode::kInvalidArgument);
+}
+
+// Through Controller::CreateExperiment: refused for the local executor (the
+// default here), created for Slurm, whose nodes hold their own files.
+class CommandFilesControllerTest : public testing::ControllerTest {};
+
+TEST_F(CommandFilesControllerTest, LocalTrialsAreRefusedSlurmTrialsAreNot) {
+  ControllerOptions options = options_;
+  options.log_dir = dir_.File("logs");
+  options.server_url = "http://127.0.0.1:9";
+  options.clock = &clock_;
+  controller_ = std::make_unique<Controller>(&flaky_, &builtins_->algorithms,
+                                             &builtins_->policies, options);
+  executor_ = std::make_unique<testing::FakeExecutor>(controller_.get());
+  ASSERT_TRUE(
+      controller_->Start({{"local", executor_.get()}, {"slurm", executor_.get()}}, "local").ok());
+
+  nlohmann::json spec = testing::RunnerSpec("katib", 2, 1);
+  spec["trialTemplate"]["command"] = {"python3", "/opt/pytorch-mnist/mnist.py",
+                                      "--lr=${trialParameters.x}"};
+  auto local = controller_->CreateExperiment(*api::SpecFromJson(spec));
+  ASSERT_FALSE(local.ok());
+  EXPECT_EQ(local.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(local.status().message().find("trialTemplate.command[1]: '/opt/pytorch-mnist/mnist.py'"),
+            std::string::npos)
+      << local.status().message();
+  EXPECT_FALSE(store_->GetExperiment("katib").ok()) << "nothing stored, no trial";
+
+  spec["trialTemplate"]["executor"] = "slurm";
+  auto slurm = controller_->CreateExperiment(*api::SpecFromJson(spec));
+  EXPECT_TRUE(slurm.ok()) << slurm.status().ToString();
 }
 
 }  // namespace
