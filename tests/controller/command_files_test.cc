@@ -105,7 +105,8 @@ TEST_F(CommandFilesControllerTest, LocalTrialsAreRefusedSlurmTrialsAreNot) {
 
   spec["trialTemplate"]["executor"] = "slurm";
   auto slurm = controller_->CreateExperiment(*api::SpecFromJson(spec));
-  EXPECT_TRUE(slurm.ok()) << slurm.status().ToString();
+  ASSERT_TRUE(slurm.ok()) << slurm.status().ToString();
+  EXPECT_TRUE(WaitForRunning("katib", 1));
 }
 
 }  // namespace
