@@ -1,8 +1,12 @@
 #include "controller/controller.h"
 
+#include <filesystem>
+#include <system_error>
+
 #include "api/json_reader.h"
 
 #include "controller/builtins.h"
+#include "controller/command_files.h"
 #include "controller/trial_token.h"
 #include "api/text.h"
 
@@ -83,6 +87,17 @@ Status Controller::Validate(const api::ExperimentSpec& spec) const {
     return InvalidArgument("trialTemplate.executor: '" + spec.trial_template->executor +
                            "' is not one of this server's executors (" +
                            api::Join(names, ", ") + ")");
+  }
+  if (spec.trial_template) {
+    const std::string& executor = spec.trial_template->executor.empty()
+                                      ? deps_.default_executor
+                                      : spec.trial_template->executor;
+    // Where trials run here: the files their command names must be here.
+    if (executor == "local") {
+      std::error_code ec;
+      HPT_RETURN_IF_ERROR(CheckCommandFiles(*spec.trial_template,
+                                            std::filesystem::current_path(ec).string()));
+    }
   }
   return Status::Ok();
 }

@@ -19,26 +19,17 @@ if ! (cd ui && npm ci --no-audit --no-fund --loglevel=error && npm run --silent 
   exit 1
 fi
 
-# The Python client's wheel (build/python/hpt-*.whl), offline from Debian's
-# pip and setuptools (the interpreter the tests use). Optional: without them
-# this prints a note and the build still succeeds. Built from a copy so that
-# python/ stays clean.
-py=/usr/bin/python3
-[ -x "$py" ] || py=python3
-if "$py" -c "import setuptools" >/dev/null 2>&1 && "$py" -m pip --version >/dev/null 2>&1; then
-  wheel_src=$(mktemp -d)
-  cp -r python "$wheel_src/src"
-  rm -rf "$wheel_src/src/build" "$wheel_src"/src/*.egg-info
-  find "$wheel_src/src" -name __pycache__ -prune -exec rm -rf {} +
-  if "$py" -m pip --disable-pip-version-check wheel --no-deps --no-build-isolation \
-      --no-index --no-cache-dir -q -w build/python "$wheel_src/src"; then
-    echo "build: Python wheel in build/python/: $(cd build/python && ls -t hpt-*.whl | head -1)"
-  else
-    echo "build: note: the Python wheel did not build (see above; it needs setuptools >= 61" \
-         "and python3-wheel); the rest of the build is fine" >&2
-  fi
-  rm -rf "$wheel_src"
+# The Python client's platform wheel (build/python/hpt-*.whl), carrying the
+# hpt binary just built, offline from Debian's pip, setuptools and wheel
+# (scripts/build_wheel.sh). Optional: without them this prints a note and the
+# build still succeeds.
+wheel_status=0
+wheel=$(bash scripts/build_wheel.sh build/cli/hpt build/python) || wheel_status=$?
+if [ "$wheel_status" -eq 0 ]; then
+  echo "build: Python wheel with the hpt binary: $wheel"
+elif [ "$wheel_status" -eq 3 ]; then
+  echo "build: note: no Python wheel (see above); the rest of the build is fine" >&2
 else
-  echo "build: note: no pip/setuptools for $py, so no Python wheel" \
-       "(apt-get install python3-pip python3-setuptools python3-wheel); the rest of the build is fine" >&2
+  echo "build: note: the Python wheel did not build (see above; it needs setuptools >= 61" \
+       "and python3-wheel); the rest of the build is fine" >&2
 fi

@@ -17,8 +17,9 @@ packages=(
   # DARTS (nas/): libtorch (CPU), its default data set, zlib for .gz IDX
   # files, and PyTorch for the Python side of bench/run_darts.sh.
   libtorch-dev dataset-fashion-mnist zlib1g-dev python3-torch
-  # The Python client's wheel (scripts/build.sh), built offline.
-  python3-pip python3-setuptools python3-wheel
+  # The Python client's wheel (scripts/build.sh), built offline, and the
+  # virtual environment its test installs it into (tests/python/test_wheel.py).
+  python3-pip python3-setuptools python3-wheel python3-venv
 )
 
 missing=()

@@ -40,6 +40,7 @@ installed.
 
 from hpt import exceptions, pruners, samplers
 from hpt._errors import ApiError, PermissionDenied, Pruned, Unauthenticated
+from hpt._version import __version__
 from hpt.client import DEFAULT_URL, Client
 from hpt.experiment import Experiment
 from hpt.local import LocalServer, local
@@ -50,8 +51,6 @@ from hpt.trial import Trial, TrialState
 
 #: Optuna's name for Pruned: ``raise hpt.TrialPruned()``.
 TrialPruned = Pruned
-
-__version__ = "0.2.0"
 
 __all__ = ["ApiError", "Categorical", "Client", "DEFAULT_URL", "Experiment", "Float", "Int",
            "LocalServer", "PermissionDenied", "Pruned", "Study", "Trial", "TrialPruned",

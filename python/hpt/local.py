@@ -14,6 +14,8 @@ from hpt._errors import ApiError
 from hpt.client import Client
 
 _URL_LINE = re.compile(r"hpt serving on (http://\S+)")
+# The binary a platform wheel carries (python/setup.py, scripts/build_wheel.sh).
+_BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bin", "hpt")
 
 
 class LocalServer(Client):
@@ -133,7 +135,8 @@ def local(binary: Optional[str] = None, db: Optional[str] = None,
     LocalServer): ``with hpt.local() as client: ...``, or ``client =
     hpt.local()`` then ``client.stop()`` (else it stops at exit).
 
-    The binary is ``binary``, else $HPT_BINARY, else `hpt` on the PATH.
+    The binary is ``binary``, else $HPT_BINARY, else the one the wheel
+    carries (hpt/_bin/hpt, from scripts/build.sh), else `hpt` on the PATH.
     ``db`` keeps the database at that path (default: a temporary one,
     removed on stop); ``args`` are more `hpt serve` flags (``["--gpus",
     "none"]``). Waits up to ``timeout`` seconds for the server to answer;
@@ -150,10 +153,12 @@ def _find_binary(binary: Optional[str]) -> str:
             source = "binary=" if binary else "$HPT_BINARY"
             raise FileNotFoundError(f"hpt.local(): {source} {candidate!r} is not an executable")
         return os.path.abspath(found)
+    if os.access(_BUNDLED, os.X_OK) and os.path.isfile(_BUNDLED):
+        return _BUNDLED
     found = shutil.which("hpt")
     if not found:
         raise FileNotFoundError(
-            "hpt.local() needs the hpt binary: set HPT_BINARY to its path (a checkout "
-            "builds it as build/cli/hpt with scripts/build.sh), pass binary=, or put "
-            "`hpt` on the PATH")
+            "hpt.local() needs the hpt binary: install the wheel scripts/build.sh builds "
+            "(build/python/hpt-*.whl carries it), set HPT_BINARY to its path (a checkout "
+            "builds it as build/cli/hpt), pass binary=, or put `hpt` on the PATH")
     return found

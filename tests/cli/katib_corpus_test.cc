@@ -85,6 +85,26 @@ TEST(KatibCorpusTest, EveryExampleValidatesOrNamesTheUnsupportedFeature) {
   EXPECT_EQ(files, static_cast<int>(kExpected.size()));
 }
 
+// #33, finding 10: the examples validate, but their commands name scripts
+// inside their container images (/opt/...). `hpt run` refuses them before
+// the first trial, naming the file and the field, instead of failing every
+// trial on it.
+TEST(KatibCorpusTest, AScriptInsideTheImageIsRefusedBeforeAnyTrial) {
+  TempDir dir;
+  std::string out, err;
+  int code = RunHpt({"run", "--db", dir.File("db/hpt.db"),
+                     std::string(KATIB_EXAMPLES_DIR) + "/hp-tuning/random.yaml"},
+                    &out, &err);
+  EXPECT_EQ(code, 2) << out << err;
+  std::string last = err.substr(err.rfind("hpt: ", err.size() - 2));
+  EXPECT_NE(last.find("trialTemplate.command[1]: '/opt/pytorch-mnist/mnist.py' does not exist "
+                      "on this machine"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(std::count(last.begin(), last.end(), '\n'), 1) << err;
+  EXPECT_EQ(out.find("Trial"), std::string::npos) << "no trial ran:\n" << out;
+}
+
 TEST(KatibCorpusTest, AKatibJobExperimentRunsLocally) {
   TempDir dir;
   WriteFile(dir.File("katib.yaml"), R"(

@@ -1,11 +1,7 @@
-"""hpt.local(): a private `hpt serve` started, used and stopped; and the
-client's wheel, built and installed offline."""
+"""hpt.local(): a private `hpt serve` started, used and stopped. The wheel
+that carries the binary: test_wheel.py."""
 
-import importlib.metadata
-import importlib.util
 import os
-import pathlib
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -135,53 +131,6 @@ class LocalTest(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError,
                                     r"(?s)did not start.*its output:.*--no-such-flag"):
             hpt.local(binary=binary(), args=["--no-such-flag"])
-
-
-def missing_wheel_tools() -> str:
-    """Why this interpreter cannot build the wheel offline ("" when it can)."""
-    if importlib.util.find_spec("pip") is None:
-        return "pip is not installed (Debian: python3-pip)"
-    try:
-        version = importlib.metadata.version("setuptools")
-    except importlib.metadata.PackageNotFoundError:
-        return "setuptools is not installed (Debian: python3-setuptools)"
-    major_minor = tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
-    if major_minor < (61,):
-        return f"setuptools {version} predates pyproject.toml metadata (61)"
-    if major_minor < (70, 1) and importlib.util.find_spec("wheel") is None:
-        return f"setuptools {version} needs the wheel package (Debian: python3-wheel)"
-    return ""
-
-
-class WheelTest(unittest.TestCase):
-
-    def test_wheel_installs_offline(self) -> None:
-        reason = missing_wheel_tools()
-        if reason:
-            self.skipTest(reason)
-        with tempfile.TemporaryDirectory() as d:
-            source = pathlib.Path(d, "src")  # built outside the tree: no build/ left there
-            shutil.copytree(PYTHON_CLIENT, source,
-                            ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
-            pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-cache-dir"]
-            subprocess.run(pip + ["wheel", "--no-deps", "--no-build-isolation", "--no-index",
-                                  "-q", "-w", d, str(source)], check=True, timeout=120,
-                           capture_output=True)
-            (wheel,) = pathlib.Path(d).glob("hpt-*-py3-none-any.whl")
-            target = pathlib.Path(d, "site")
-            subprocess.run(pip + ["install", "--no-index", "--no-deps", "-q", "--target",
-                                  str(target), str(wheel)],
-                           check=True, timeout=120, capture_output=True)
-            env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-            env["PYTHONPATH"] = str(target)
-            out = subprocess.run(
-                [sys.executable, "-c", "import hpt; print(hpt.__file__, hpt.__version__, "
-                 "hpt.Float('x', 0, 1).to_spec()['parameterType'], hpt.local)"],
-                env=env, cwd=d, capture_output=True, text=True, timeout=60, check=True).stdout
-            path, version, kind, _ = out.split(" ", 3)
-            self.assertTrue(path.startswith(str(target)), path)
-            self.assertEqual(version, hpt.__version__)
-            self.assertEqual(kind, "double")
 
 
 if __name__ == "__main__":

@@ -95,6 +95,14 @@ before(async () => {
       command: ['sh', '-c', 'echo "Traceback (most recent call last):" >&2; echo "python3: can\'t open file \'/opt/x.py\': [Errno 2] No such file or directory" >&2; exit 2'],
     },
   });
+  // Two nearby objective values (#33): ECharts' own labels read "1" and "1".
+  await api.create({
+    name: 'near', objective: { type: 'minimize', objectiveMetricName: 'loss' },
+    algorithm: { algorithmName: 'random' }, parallelTrialCount: 2, maxTrialCount: 2, parameters: [PARAMS[0]],
+  });
+  const [n1, n2] = await api.suggest('near', 2);
+  await api.complete('near', n1.name, { loss: 0.8 });
+  await api.complete('near', n2.name, { loss: 1.2 });
   await clientExperiment('week', 'random', 16);
   await clientExperiment('bo', 'bayesianoptimization', 14);
   await waitFor('broken to end', async () => ['Succeeded', 'Failed'].includes((await api.experiment('broken')).status.phase), 30000, 300);
@@ -173,6 +181,31 @@ test('too few trials: the importance card says so', async () => {
   await open('#/experiments/fresh', '#chart-importance[data-loaded="1"]');
   assert.equal(await page.textContent('#importance-note'), result.note);
   assert.equal(await page.getAttribute('#chart-importance', 'data-points'), '0');
+});
+
+// The texts the colour bar (the visualMap component) draws, as ECharts drew
+// them: its ends ("better", "worse") and the values at its two handles.
+async function colourBarTexts(selector) {
+  return page.evaluate(async (sel) => {
+    const { chartOf } = await import('./chart_host.js');
+    const texts = [];
+    const walk = (el, inBar) => {
+      const bar = inBar || el.__ecComponentInfo?.mainType === 'visualMap';
+      if (bar && el.type === 'text' && !el.ignore && !el.invisible) texts.push(el.style.text);
+      (el.childrenRef?.() || []).forEach((c) => walk(c, bar));
+    };
+    chartOf(document.querySelector(sel)).getZr().storage.getRoots().forEach((r) => walk(r, false));
+    return texts;
+  }, selector);
+}
+
+test('the colour bar\'s ends read apart for nearby values (#33)', async () => {
+  await open('#/experiments/near');
+  await page.waitForSelector('#chart-parallel[data-points="2"] canvas');
+  const texts = await colourBarTexts('#chart-parallel');
+  const values = texts.filter((t) => !['better', 'worse'].includes(t));
+  assert.deepEqual(values.sort(), ['0.8', '1.2'], `colour bar texts: ${JSON.stringify(texts)}`);
+  await page.locator('#chart-parallel').screenshot({ path: path.join(args.out, 'colour-bar-near.png') });
 });
 
 test('the two-parameter plot: any pair, coloured by the objective', async () => {

@@ -10,7 +10,7 @@
 import {
   assignment, axisValue, history, inCreationOrder, isBetter, objectiveOf, paramAxis, ranked,
 } from './data.js';
-import { PHASE_COLORS, num } from './format.js';
+import { PHASE_COLORS, num, rangeLabels } from './format.js';
 import { html } from './html.js';
 
 // A tooltip's content for ECharts, which wants a string.
@@ -144,7 +144,7 @@ export function parallelOption(allTrials, spec) {
       ],
       visualMap: data.length ? {
         type: 'continuous', dimension: n, min: lo, max: hi === lo ? lo + 1 : hi, calculable: true,
-        right: 10, top: 'middle', itemHeight: 120, text: [minimize ? 'worse' : 'better', minimize ? 'better' : 'worse'],
+        formatter: rangeLabels(lo, hi === lo ? lo + 1 : hi), right: 10, top: 'middle', itemHeight: 120, text: [minimize ? 'worse' : 'better', minimize ? 'better' : 'worse'],
         inRange: { color: minimize ? ['#1a7f37', '#e3b341', '#cf222e'] : ['#cf222e', '#e3b341', '#1a7f37'] },
       } : undefined,
       series: [{

@@ -3,7 +3,7 @@
 // better), with the best trial ringed. Log axes for logUniform, category
 // axes for categorical and discrete parameters. Pure (no DOM).
 import { assignment, axisValue, isBetter, objectiveOf, paramAxis, ranked } from './data.js';
-import { num } from './format.js';
+import { num, rangeLabels } from './format.js';
 import { html } from './html.js';
 
 const tip = (strings, ...values) => String(html(strings, ...values));
@@ -78,6 +78,7 @@ export function contourOption(allTrials, spec, xName, yName) {
       yAxis: { ...axis(ay, py, yName), nameGap: 44 },
       visualMap: data.length ? {
         type: 'continuous', dimension: 2, seriesIndex: 0, min: lo, max: hi === lo ? lo + 1 : hi, calculable: true,
+        formatter: rangeLabels(lo, hi === lo ? lo + 1 : hi),
         right: 4, top: 'middle', itemHeight: 140, text: [minimize ? 'worse' : 'better', minimize ? 'better' : 'worse'],
         inRange: { color: minimize ? ['#1a7f37', '#e3b341', '#cf222e'] : ['#cf222e', '#e3b341', '#1a7f37'] },
       } : undefined,

@@ -16,6 +16,25 @@ export function num(v) {
   return String(Number(n.toPrecision(5)));
 }
 
+// The labels of a colour bar (an ECharts visualMap) over [lo, hi]: the
+// fewest significant digits, from 3, at which lo and hi read differently,
+// so that its two ends never read alike (ECharts' default rounds 0.8 and
+// 1.2 both to "1"). Returns the visualMap's `formatter`.
+export function rangeLabels(lo, hi) {
+  let digits = 3;
+  while (digits < 17 && significant(lo, digits) === significant(hi, digits)) digits += 1;
+  return (v) => significant(v, digits);
+}
+
+function significant(v, digits) {
+  const n = Number(v);
+  if (!Number.isFinite(n)) return String(v);
+  if (n === 0) return '0';
+  const a = Math.abs(n);
+  if (a < 1e-3 || a >= 1e6) return n.toExponential(digits - 1);
+  return String(Number(n.toPrecision(digits)));
+}
+
 export function time(iso) {
   if (!iso) return '—';
   const d = new Date(iso);
