@@ -104,7 +104,12 @@ TEST(BayesianOptimizationTest, InvalidSettingsNameTheSetting) {
                                                  {"acq_optimizer", "auto"},
                                                  {"random_state", "10"}}))
                   .ok());
-  EXPECT_EQ(bo.Validate(BoSpec({})).code(), StatusCode::kInvalidArgument);
+  // No parameters: refused where the server runs the trials from a
+  // template; a client-run experiment's trials may define them (define-by-run).
+  api::ExperimentSpec empty = BoSpec({});
+  EXPECT_TRUE(bo.Validate(empty).ok());
+  empty.trial_template.emplace();
+  EXPECT_EQ(bo.Validate(empty).code(), StatusCode::kInvalidArgument);
 }
 
 TEST(BayesianOptimizationTest, StartsWithTheSobolDesign) {

@@ -92,10 +92,19 @@ TEST(CmaesTest, SettingsAreKatibsAndChecked) {
   EXPECT_NE(seed.find("algorithm.algorithmSettings[0].value: random_state"),
             std::string::npos)
       << seed;
-  // Katib's CMA-ES needs a space of two or more dimensions.
-  Status one = cmaes.Validate(
+  // Katib's CMA-ES needs a space of two or more dimensions where the
+  // server runs the trials; a client-run experiment whose trials define
+  // their parameters one by one draws at random until it has two.
+  api::ExperimentSpec one_dimension =
       CmaSpec({DoubleParam("x", 0, 1), DoubleParam("fixed", 2, 2),
-               ListParam(ParameterType::kCategorical, "c", {"a", "b"})}));
+               ListParam(ParameterType::kCategorical, "c", {"a", "b"})});
+  EXPECT_TRUE(cmaes.Validate(one_dimension).ok());
+  auto drawn = cmaes.Suggest(one_dimension, {}, "", 3);
+  ASSERT_TRUE(drawn.ok()) << drawn.status().ToString();
+  EXPECT_EQ(drawn->assignments.size(), 3u);
+  EXPECT_TRUE(drawn->state.empty());
+  one_dimension.trial_template.emplace();
+  Status one = cmaes.Validate(one_dimension);
   EXPECT_EQ(one.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(one.message().find("parameters: cmaes needs at least two"),
             std::string::npos)

@@ -135,6 +135,8 @@ TEST(SobolSearchTest, RejectsBadSettingsAndState) {
   EXPECT_EQ(sobol.Suggest(spec, {}, "garbage", 1).status().code(),
             StatusCode::kInternal);
   spec.parameters.clear();
+  EXPECT_TRUE(sobol.Validate(spec).ok());  // define-by-run: the trials define them
+  spec.trial_template.emplace();
   EXPECT_EQ(sobol.Validate(spec).code(), StatusCode::kInvalidArgument);
 }
 
