@@ -35,6 +35,8 @@ struct TrialUpdate {
   std::optional<int64_t> pid;
   std::optional<std::string> job_id;
   std::optional<int64_t> preemptions;
+  // The whole new map of user attributes (api::Trial::user_attrs).
+  std::optional<std::map<std::string, std::string>> user_attrs;
   // Added as AddObservations adds them, in the same transaction as the
   // fields above (a completion's final metrics and its phase together).
   std::vector<api::Observation> observations;
@@ -52,6 +54,7 @@ inline void ApplyTrialUpdate(const TrialUpdate& update, api::Trial& trial) {
   if (update.pid) trial.pid = *update.pid;
   if (update.job_id) trial.job_id = *update.job_id;
   if (update.preemptions) trial.preemptions = *update.preemptions;
+  if (update.user_attrs) trial.user_attrs = *update.user_attrs;
 }
 
 // Fields of an experiment that change after creation.
@@ -67,6 +70,8 @@ struct ExperimentUpdate {
   std::optional<api::ExperimentSpec> spec;
   // The whole new list of enqueued assignments.
   std::optional<std::vector<api::Assignment>> queue;
+  // The whole new map of user attributes (api::Experiment::user_attrs).
+  std::optional<std::map<std::string, std::string>> user_attrs;
 };
 
 // What AddTrials writes, in one transaction.
