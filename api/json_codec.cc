@@ -93,6 +93,11 @@ json ExperimentToJson(const Experiment& e, const std::vector<Trial>& trials) {
         {"objectiveValue", *ObjectiveValue(t, e.spec.objective)}};
     if (!t.outputs.empty()) status["currentOptimalTrial"]["outputs"] = t.outputs;
   }
+  json warnings = json::array();
+  for (const ExperimentWarning& w : ExperimentWarnings(trials, e.spec)) {
+    warnings.push_back({{"reason", w.reason}, {"message", w.message}, {"trial", w.trial}});
+  }
+  status["warnings"] = std::move(warnings);
   if (IsMultiObjective(e.spec.objective)) {
     // The trials no other dominates; their values in Objectives() order.
     json front = json::array();

@@ -3,6 +3,7 @@
 import math
 import time
 import urllib.parse
+import warnings as _warnings
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from hpt import _warm
@@ -82,6 +83,14 @@ class Experiment:
     def phase(self) -> str:
         """Created, Running, Succeeded, Failed or Stopped (fetched now)."""
         return self.status.get("phase", "")
+
+    @property
+    def warnings(self) -> List[str]:
+        """What the server warns of while the experiment runs
+        (status.warnings), fetched now: e.g. that trials did not report the
+        objective metric, with the name they printed instead ("did you mean
+        'val_loss'?"). wait() also raises each as a RuntimeWarning once."""
+        return [w.get("message", "") for w in self.status.get("warnings") or []]
 
     def refresh(self) -> "Experiment":
         """Fetches the experiment (spec and status) again; returns self."""
@@ -334,8 +343,14 @@ class Experiment:
         returns self. Raises TimeoutError after ``timeout`` seconds (None:
         wait for ever). ``poll`` is the interval between status checks."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        warned = set()
         while True:
             phase = self.phase
+            for w in self._status.get("warnings") or []:
+                if w.get("reason") not in warned:
+                    warned.add(w.get("reason"))
+                    _warnings.warn(f"experiment {self.name}: {w.get('message', '')}",
+                                   RuntimeWarning, stacklevel=2)
             if phase in FINISHED_PHASES:
                 return self
             if deadline is not None:

@@ -1,5 +1,5 @@
 // The experiment page's text parts: header, spec summary with its YAML,
-// and the best trial, each as html`...` for setHtml.
+// the best trial and the warnings, each as html`...` for setHtml.
 import { badge, href, num, time } from '../format.js';
 import { html } from '../html.js';
 import { toYaml } from '../yaml.js';
@@ -84,4 +84,15 @@ export function bestHtml(x) {
     <p><a href="${href('experiments', x.name, 'trials', b.name)}">${b.name}</a></p>
     <table class="grid compact"><tbody>${(b.parameterAssignments || []).map((a) =>
       html`<tr><td>${a.name}</td><td class="num">${a.value}</td></tr>`)}</tbody></table>`;
+}
+
+// status.warnings as a banner (e.g. trials that did not report the
+// objective metric, and the name they printed instead); nothing without.
+export function warningsHtml(x) {
+  const warnings = x.status.warnings || [];
+  return html`${warnings.map((w) => html`
+    <div class="warn-box exp-warning" role="alert" data-reason="${w.reason}">
+      <b>Warning:</b> ${w.message}
+      ${w.trial && html` <a href="${href('experiments', x.name, 'trials', w.trial)}">${w.trial}</a>`}
+    </div>`)}`;
 }
