@@ -7,6 +7,7 @@
 #include "api/experiment_status.h"
 #include "api/pareto.h"
 #include "api/spec_codec.h"
+#include "api/user_attrs.h"
 
 namespace hpt::api {
 
@@ -52,6 +53,7 @@ json TrialToJson(const Trial& t, const Objective& objective) {
   if (t.exit_code) j["exitCode"] = *t.exit_code;
   j["preemptions"] = t.preemptions;
   if (!t.outputs.empty()) j["outputs"] = t.outputs;
+  j["userAttrs"] = UserAttrsToJson(t.user_attrs);
   return j;
 }
 
@@ -111,6 +113,7 @@ json ExperimentToJson(const Experiment& e, const std::vector<Trial>& trials) {
   json j = {{"name", e.spec.name},
             {"namespace", e.spec.namespace_name},
             {"spec", SpecToJson(e.spec)},
+            {"userAttrs", UserAttrsToJson(e.user_attrs)},
             {"status", status}};
   return j;
 }

@@ -42,7 +42,7 @@ from hpt._errors import ApiError, PermissionDenied, Pruned, Unauthenticated
 from hpt.client import DEFAULT_URL, Client
 from hpt.experiment import Experiment
 from hpt.local import LocalServer, local
-from hpt.report import in_trial, report
+from hpt.report import in_trial, report, set_user_attr
 from hpt.space import Categorical, Float, Int
 from hpt.trial import Trial
 
@@ -50,4 +50,4 @@ __version__ = "0.2.0"
 
 __all__ = ["ApiError", "Categorical", "Client", "DEFAULT_URL", "Experiment", "Float", "Int",
            "LocalServer", "PermissionDenied", "Pruned", "Trial", "Unauthenticated", "in_trial",
-           "local", "report", "__version__"]
+           "local", "report", "set_user_attr", "__version__"]

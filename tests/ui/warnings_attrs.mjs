@@ -1,8 +1,10 @@
 // Browser tests of #33: an experiment whose trials print `val_loss` while
 // the objective is `loss` shows a warning banner with the name they
 // printed ("did you mean 'val_loss'?") as soon as the first such trial
-// ends, and one without such trials none. The real `hpt serve` on port 0
-// running real trial processes, Debian's headless Chromium.
+// ends, and one without such trials none; user attributes (Optuna's
+// set_user_attr) show on the trial and experiment pages, as text. The real
+// `hpt serve` on port 0 running real trial processes, Debian's headless
+// Chromium.
 //
 //   node tests/ui/warnings_attrs.mjs --hpt build/cli/hpt --out build/tests/ui-out \
 //     [--ui-dir ui/dist] [--chromium /usr/bin/chromium]
@@ -16,6 +18,8 @@ import {
 } from './harness.mjs';
 
 const args = browserTestArgs(process.argv.slice(2));
+// A payload that marks window.__xss if it ever runs.
+const PAYLOAD = '<img src=x onerror="window.__xss=1">';
 
 let server;
 let api;
@@ -56,6 +60,8 @@ before(async () => {
   // experiment still running.
   await api.create(spec('mu', 'if [ -e started ]; then sleep 30; fi; touch started; echo "val_loss=$X"'));
   await api.create(spec('fine', 'echo "loss=$X"', { maxTrialCount: 1 }));
+  const attrs = { ...spec('attrs', ''), trialTemplate: undefined, maxTrialCount: 2, parallelTrialCount: 2 };
+  await api.create(attrs);
   browser = await launchBrowser(args.chromium, path.join(work, 'profile'));
   page = browser.pages()[0] || await browser.newPage();
   page.on('pageerror', (e) => pageErrors.push(`page error: ${e.message}`));
@@ -91,5 +97,25 @@ test('an experiment whose trials report the objective has no banner', async () =
   await waitFor('fine to end', async () => (await api.experiment('fine')).status.phase === 'Succeeded');
   await open('#/experiments/fine', '#best-objective');
   assert.equal(await page.locator('.exp-warning').count(), 0);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('user attributes show on the trial and experiment pages, as text', async () => {
+  const [t] = await api.suggest('attrs', 1);
+  await api.call('PATCH', `/api/v1/experiments/attrs/trials/${t.name}`, { userAttrs: { fold: 3, [PAYLOAD]: PAYLOAD, nested: { a: [1, null] } } });
+  await api.call('PATCH', '/api/v1/experiments/attrs', { userAttrs: { dataset: PAYLOAD } });
+  await open(`#/experiments/attrs/trials/${t.name}`, '#user-attrs');
+  assert.equal(await page.isVisible('#trial-attrs-card'), true);
+  const rows = await page.$$eval('#user-attrs tr', (tr) => tr.map((r) => [...r.cells].map((c) => c.textContent)));
+  assert.deepEqual(rows.sort(), [[PAYLOAD, PAYLOAD], ['fold', '3'], ['nested', '{"a":[1,null]}']].sort());
+  await page.locator('#trial-attrs-card').screenshot({ path: path.join(args.out, 'user-attrs.png') });
+  await open('#/experiments/attrs', '#exp-user-attrs');
+  assert.equal(await page.textContent('#exp-user-attrs'), `dataset=${PAYLOAD}`);
+  const found = await page.evaluate(() => ({ xss: window.__xss, img: document.querySelectorAll('img').length }));
+  assert.deepEqual(found, { xss: undefined, img: 0 });
+  // A trial without attributes has no such card.
+  const [other] = await api.suggest('attrs', 1);
+  await open(`#/experiments/attrs/trials/${other.name}`);
+  assert.equal(await page.isVisible('#trial-attrs-card'), false);
   assert.deepEqual(pageErrors, []);
 });

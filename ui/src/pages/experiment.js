@@ -221,7 +221,7 @@ export async function render(root, ctx, name) {
     }
     const arrived = performance.now();
     const finished = FINISHED_EXPERIMENT.has(x.status.phase);
-    const signature = JSON.stringify([x.status, ts]);
+    const signature = JSON.stringify([x.status, x.userAttrs, ts]);
     if (signature !== lastSignature) {
       lastSignature = signature;
       exp = x;

@@ -59,6 +59,8 @@ export function summaryHtml(x) {
       <dt>Budget</dt><dd>${spec.maxTrialCount} trials, ${spec.parallelTrialCount} in parallel, ${spec.maxFailedTrialCount} failures allowed</dd>
       <dt>Trials</dt><dd id="trial-counts">${c.total || 0} so far${counts && `: ${counts}`}${extra && ` (${extra})`}</dd>
       <dt>Trials run by</dt><dd>${tt ? html`the server: <code class="clamp" title="${tt.command.join(' ')}">${tt.command.join(' ')}</code>` : 'clients (ask/tell over the API)'}</dd>
+      ${Object.keys(x.userAttrs || {}).length > 0 && html`<dt>User attributes</dt><dd id="exp-user-attrs">${Object.entries(x.userAttrs).map(([k, v], i) =>
+    html`${i ? ', ' : ''}${k}=<code>${typeof v === 'string' ? v : JSON.stringify(v)}</code>`)}</dd>`}
       <dt>Created</dt><dd>${time(s.creationTime)}</dd>
       <dt>Started</dt><dd>${time(s.startTime)}</dd>
       <dt>Completed</dt><dd>${time(s.completionTime)}</dd>
