@@ -1,5 +1,6 @@
 #include "api/experiment_status.h"
 
+#include <algorithm>
 #include "api/constraints.h"
 
 namespace hpt::api {
@@ -58,6 +59,45 @@ std::string ReportedMetrics(const Trial& trial) {
   std::string out;
   for (const auto& m : trial.metrics) out += (out.empty() ? "" : ", ") + m.name;
   return out.empty() ? "none" : out;
+}
+
+std::vector<ExperimentWarning> ExperimentWarnings(const std::vector<Trial>& trials,
+                                                  const ExperimentSpec& spec) {
+  const Trial* first = nullptr;
+  int count = 0;
+  for (const Trial& t : trials) {
+    if (t.phase != TrialPhase::kMetricsUnavailable) continue;
+    ++count;
+    if (!first || t.index < first->index) first = &t;
+  }
+  if (!first) return {};
+  // The trial's message (controller/trial_exit.cc) says what it reported
+  // and the closest name: "... (it reported: none; other names with a
+  // number: val_loss; did you mean 'val_loss'?)"; its log tail is left out.
+  std::string reported = ReportedMetrics(*first);
+  const std::string& m = first->message;
+  const std::string marker = "(it reported: ";
+  // Metric names hold no ')' (api/input_limits.h, the collector's
+  // pattern), so the first one after the marker closes it.
+  const size_t end = std::min(m.find("; log tail"), m.find('\n'));
+  const size_t at = m.find(marker);
+  if (at != std::string::npos && at < end) {
+    const size_t close = m.find(')', at);
+    if (close != std::string::npos && close < end) {
+      reported = m.substr(at + marker.size(), close - at - marker.size());
+    }
+  }
+  std::string missing = MissingObjective(*first, spec.objective);
+  if (missing.empty()) missing = spec.objective.metric_name;
+  ExperimentWarning w;
+  w.reason = "MetricsUnavailable";
+  w.trial = first->name;
+  w.message = std::to_string(count) + (count == 1 ? " trial" : " trials") +
+              " did not report the objective metric '" +
+missing + "': " + first->name + " reported " +
+              reported + "; each such trial counts towards maxFailedTrialCount (" +
+              std::to_string(spec.max_failed_trial_count) + ")";
+  return {w};
 }
 
 bool GoalReached(const Objective& objective, double value) {

@@ -47,6 +47,22 @@ std::optional<size_t> BestTrialIndex(const std::vector<Trial>& trials,
 // say what was seen instead of the objective.
 std::string ReportedMetrics(const Trial& trial);
 
+// Something a person should see while the experiment runs, before it ends
+// for it: the API's status.warnings[] ({reason, message, trial}).
+struct ExperimentWarning {
+  std::string reason;   // "MetricsUnavailable"
+  std::string message;  // one line
+  std::string trial;    // the first trial it is about
+};
+
+// The experiment's warnings, computed from its trials (nothing is stored):
+// while any trial ended MetricsUnavailable, one "MetricsUnavailable"
+// warning with how many did, what the first of them reported instead and
+// the closest name ("did you mean 'val_loss'?"), and that each counts
+// towards maxFailedTrialCount. Empty when there is nothing to say.
+std::vector<ExperimentWarning> ExperimentWarnings(const std::vector<Trial>& trials,
+                                                  const ExperimentSpec& spec);
+
 // True when `value` meets the goal (<= for minimize, >= for maximize).
 bool GoalReached(const Objective& objective, double value);
 

@@ -25,6 +25,12 @@ inline constexpr size_t kMaxEnvVars = 1024;      // trialTemplate.env
 inline constexpr size_t kMaxMetricsFormats = 32;
 inline constexpr size_t kMaxReasonLength = 4096;  // a completion's reason
 
+// Optuna's user attributes (api/user_attrs.h), on one trial or one
+// experiment: keys, each of 1 to kMaxNameLength characters, and all keys
+// and values together as JSON.
+inline constexpr size_t kMaxUserAttrs = 100;
+inline constexpr size_t kMaxUserAttrsBytes = 64 * 1024;
+
 // Distinct metric names in one observation request or one :complete.
 inline constexpr size_t kMaxMetricsPerReport = kMaxMetricNames;
 

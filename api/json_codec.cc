@@ -8,6 +8,7 @@
 #include "api/experiment_status.h"
 #include "api/pareto.h"
 #include "api/spec_codec.h"
+#include "api/user_attrs.h"
 
 namespace hpt::api {
 
@@ -57,6 +58,7 @@ json TrialToJson(const Trial& t, const Objective& objective) {
     j["constraints"] = ConstraintValues(t);
     j["feasible"] = IsFeasible(t);
   }
+  j["userAttrs"] = UserAttrsToJson(t.user_attrs);
   return j;
 }
 
@@ -98,6 +100,11 @@ json ExperimentToJson(const Experiment& e, const std::vector<Trial>& trials) {
         {"objectiveValue", *ObjectiveValue(t, e.spec.objective)}};
     if (!t.outputs.empty()) status["currentOptimalTrial"]["outputs"] = t.outputs;
   }
+  json warnings = json::array();
+  for (const ExperimentWarning& w : ExperimentWarnings(trials, e.spec)) {
+    warnings.push_back({{"reason", w.reason}, {"message", w.message}, {"trial", w.trial}});
+  }
+  status["warnings"] = std::move(warnings);
   if (IsMultiObjective(e.spec.objective)) {
     // The trials no other dominates; their values in Objectives() order.
     json front = json::array();
@@ -111,6 +118,7 @@ json ExperimentToJson(const Experiment& e, const std::vector<Trial>& trials) {
   json j = {{"name", e.spec.name},
             {"namespace", e.spec.namespace_name},
             {"spec", SpecToJson(e.spec)},
+            {"userAttrs", UserAttrsToJson(e.user_attrs)},
             {"status", status}};
   return j;
 }

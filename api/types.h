@@ -250,6 +250,9 @@ struct Trial {
   // 1-based position in its experiment's creation order (the store's seq):
   // set by the controller on creation and by the store on every read.
   int64_t index = 0;
+  // Optuna's user_attrs: key -> the value as JSON text, set by the trial
+  // or a writer of its experiment (api/user_attrs.h).
+  std::map<std::string, std::string> user_attrs;
 };
 
 enum class ExperimentPhase { kCreated, kRunning, kSucceeded, kFailed, kStopped };
@@ -271,6 +274,8 @@ struct Experiment {
   // tokens open nothing of a later one with the same name. "" for
   // experiments stored before it existed (their tokens are as they were).
   std::string trial_token_salt;
+  // Optuna's study user_attrs: key -> the value as JSON text.
+  std::map<std::string, std::string> user_attrs;
 };
 
 // Names as the API spells them ("Running", "logUniform", ...).

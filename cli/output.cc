@@ -145,6 +145,12 @@ void PrintTrials(const json& experiment, const json& trials, std::ostream& out) 
   table.Print(out);
 }
 
+void PrintWarnings(const json& experiment, std::ostream& out) {
+  const json& warnings = experiment["status"]["warnings"];
+  if (!warnings.is_array()) return;
+  for (const auto& w : warnings) out << "warning: " << w.value("message", "") << "\n";
+}
+
 Table ParetoTable(const json& experiment) {
   const json& objective = experiment["spec"]["objective"];
   std::vector<std::string> header = {"TRIAL"};

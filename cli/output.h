@@ -26,6 +26,10 @@ StatusOr<std::unique_ptr<hpt::client::ApiClient>> Connect(const Connection& c,
 // last), the value shown under the objective metric.
 void PrintTrials(const nlohmann::json& experiment, const nlohmann::json& trials,
                  std::ostream& out);
+// The experiment's status.warnings (api/experiment_status.h), one
+// "warning: ..." line each, e.g. trials that did not report the objective
+// metric and the name they reported instead; nothing when it has none.
+void PrintWarnings(const nlohmann::json& experiment, std::ostream& out);
 // The best trial, or a multi-objective experiment's Pareto front.
 void PrintBest(const nlohmann::json& experiment, std::ostream& out);
 // A multi-objective experiment's status.paretoFront: a row per trial, a

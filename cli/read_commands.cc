@@ -117,6 +117,7 @@ int Trials(const Connection& c, const std::string& name) {
   if (!trials.ok()) return Fail(trials.status());
   if (PrintAs(*trials, c.output, std::cout)) return 0;
   PrintTrials(*exp, (*trials)["trials"], std::cout);
+  PrintWarnings(*exp, std::cout);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <thread>
 
 #include "api/spec_codec.h"
@@ -128,11 +129,26 @@ class Progress {
     if (tty_) std::cout << "\n";
   }
 
+  // Each of the experiment's warnings (status.warnings) once, the first
+  // time it appears: a wrong metric name is said at its first trial, not
+  // after the failure budget is spent. Shown with --quiet too.
+  void Warn(const json& exp) {
+    const json& warnings = exp["status"]["warnings"];
+    if (!warnings.is_array()) return;
+    for (const auto& w : warnings) {
+      if (!warned_.insert(w.value("reason", "")).second) continue;
+      // Below the bar; the next Update draws it again on a line of its own.
+      if (tty_) std::cout << "\n";
+      std::cout << "warning: " << w.value("message", "") << std::endl;
+    }
+  }
+
  private:
   bool tty_;
   std::chrono::steady_clock::time_point start_;
   int last_done_ = -1;
   std::string last_active_;
+  std::set<std::string> warned_;  // reasons already shown
 };
 
 }  // namespace
@@ -259,6 +275,7 @@ int Follow(hpt::client::ApiClient& client, const std::string& namespace_name,
     reachable = std::chrono::steady_clock::now();
     exp = *got;
     if (!quiet) progress.Update(exp);
+    progress.Warn(exp);
     std::string phase = exp["status"].value("phase", "");
     if (phase == "Succeeded" || phase == "Failed" || phase == "Stopped") break;
     if (g_interrupted) {

@@ -307,6 +307,12 @@ Status Controller::AddObservations(const std::string& experiment, const std::str
   return entry.runner->AddObservations(trial, observations);
 }
 
+Status Controller::SetUserAttrs(const std::string& experiment, const std::string& trial,
+                                const api::UserAttrs& attrs) {
+  HPT_ASSIGN_OR_RETURN(Entry entry, Find(experiment));
+  return entry.runner->SetUserAttrs(trial, attrs);
+}
+
 Status Controller::StopTrial(const std::string& experiment, const std::string& trial) {
   HPT_ASSIGN_OR_RETURN(Entry entry, Find(experiment));
   HPT_RETURN_IF_ERROR(entry.runner->StopTrial(trial));

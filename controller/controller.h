@@ -122,6 +122,11 @@ class Controller : public runner::ExecutorListener {
   Status AddObservations(const std::string& experiment, const std::string& trial,
                          const std::vector<api::Observation>& observations);
   Status StopTrial(const std::string& experiment, const std::string& trial);
+  // Sets `attrs` over the user attributes of `trial`, stored before it
+  // returns; InvalidArgument past the limits (api/user_attrs.h), NotFound
+  // without the trial. (An experiment's: UpdateExperiment's Limits.)
+  Status SetUserAttrs(const std::string& experiment, const std::string& trial,
+                      const api::UserAttrs& attrs);
   StatusOr<earlystop::StopDecision> ShouldStop(const std::string& experiment,
                                                const std::string& trial);
 

@@ -15,6 +15,7 @@
 #include "api/experiment_status.h"
 #include "api/mutex.h"
 #include "api/types.h"
+#include "api/user_attrs.h"
 #include "controller/curve_book.h"
 #include "controller/runner_types.h"
 #include "controller/trial_launch.h"
@@ -78,6 +79,8 @@ class ExperimentRunner {
   Status AddObservations(const std::string& trial,
                          const std::vector<api::Observation>& observations);
   Status StopTrial(const std::string& trial);
+  // Controller::SetUserAttrs.
+  Status SetUserAttrs(const std::string& trial, const api::UserAttrs& attrs);
   StatusOr<earlystop::StopDecision> ShouldStop(const std::string& trial);
 
   // From the executor (through the strand).

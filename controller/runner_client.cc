@@ -154,6 +154,19 @@ Status ExperimentRunner::AddObservations(const std::string& trial,
   return Status::Ok();
 }
 
+Status ExperimentRunner::SetUserAttrs(const std::string& trial, const api::UserAttrs& attrs) {
+  Locked lock(this);
+  Trial* t = FindLocked(trial);
+  if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
+  HPT_ASSIGN_OR_RETURN(api::UserAttrs merged,
+                       api::MergeUserAttrs(t->user_attrs, attrs, "userAttrs"));
+  storage::TrialUpdate update;
+  update.user_attrs = std::move(merged);
+  HPT_RETURN_IF_ERROR(deps_.store->UpdateTrial(name_, trial, update));
+  storage::ApplyTrialUpdate(update, *t);
+  return Status::Ok();
+}
+
 // The last step stored for a running trial (-1: none), read from the store
 // once and then kept by the ledger.
 StatusOr<int64_t> ExperimentRunner::LastStepLocked(const std::string& trial) {

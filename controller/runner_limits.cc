@@ -1,7 +1,8 @@
 // ExperimentRunner's resume: raising (or lowering) maxTrialCount,
 // parallelTrialCount and maxFailedTrialCount of a running or finished
 // experiment, as Katib users do by editing the experiment. A finished one
-// whose new limits leave room runs again.
+// whose new limits leave room runs again. Its user attributes change in the
+// same write.
 #include "api/experiment_status.h"
 #include "controller/builtins.h"
 #include "controller/experiment_runner.h"
@@ -30,6 +31,10 @@ StatusOr<api::Experiment> ExperimentRunner::UpdateLimits(const Limits& limits) {
   }
   storage::ExperimentUpdate update;
   update.spec = spec;
+  if (limits.user_attrs) {
+    HPT_ASSIGN_OR_RETURN(update.user_attrs,
+                         api::MergeUserAttrs(exp_.user_attrs, *limits.user_attrs, "userAttrs"));
+  }
   // A finished experiment runs again when the new limits leave it room
   // (not one that reached its goal: that one is done), and only when the
   // PATCH asks for it: a maxTrialCount (what `hpt resume` sends), or a
@@ -49,6 +54,7 @@ StatusOr<api::Experiment> ExperimentRunner::UpdateLimits(const Limits& limits) {
   }
   HPT_RETURN_IF_ERROR(deps_.store->UpdateExperiment(name_, update));
   exp_.spec = spec;
+  if (update.user_attrs) exp_.user_attrs = *update.user_attrs;
   // Leases are measured against the new length at once (the ledger reads
   // the spec at each event; PublishLocked tells the sweep).
   if (reopen) {

@@ -14,6 +14,7 @@
 #include "api/clock.h"
 #include "api/registry.h"
 #include "api/types.h"
+#include "api/user_attrs.h"
 #include "controller/admission.h"
 #include "earlystop/policy.h"
 #include "storage/store.h"
@@ -38,6 +39,8 @@ struct Limits {
   std::optional<int> parallel_trial_count;
   std::optional<int> max_failed_trial_count;
   std::optional<int> trial_lease_seconds;
+  // Set over the experiment's user attributes, in the same write.
+  std::optional<api::UserAttrs> user_attrs;
 };
 
 // One trial's completion in a batch.

@@ -11,6 +11,7 @@
 #include "api/katib_compat.h"
 #include "api/openapi.h"
 #include "api/spec_codec.h"
+#include "api/user_attrs.h"
 #include "controller/builtins.h"
 #include "controller/controller.h"
 #include "server/observation_codec.h"
@@ -84,28 +85,40 @@ HttpResponse ListExperiments(const ApiContext& ctx, const HttpRequest& req) {
   return JsonResponse(200, body);
 }
 
+// The body's "userAttrs" (api/user_attrs.h), or nullopt when it has none.
+StatusOr<std::optional<api::UserAttrs>> UserAttrsOf(const json& body) {
+  auto it = body.find("userAttrs");
+  if (it == body.end()) return std::optional<api::UserAttrs>();
+  HPT_ASSIGN_OR_RETURN(api::UserAttrs attrs, api::UserAttrsFromJson(*it, "userAttrs"));
+  return std::optional<api::UserAttrs>(std::move(attrs));
+}
+
 // PATCH: {"maxTrialCount", "parallelTrialCount", "maxFailedTrialCount",
-// "trialLeaseSeconds"}, any of them; a finished experiment with room left
-// runs again.
+// "trialLeaseSeconds", "userAttrs"}, any of them; a finished experiment
+// with room left runs again. userAttrs are set over those stored.
 HttpResponse PatchExperiment(const ApiContext& ctx, const HttpRequest& req) {
   auto body = ParseBody(req);
   if (!body.ok()) return ErrorResponse(body.status());
   if (!body->is_object()) return ErrorResponse(InvalidArgument("body must be a JSON object"));
   api::JsonReader r;
   r.RejectUnknown(*body, "", {"maxTrialCount", "parallelTrialCount", "maxFailedTrialCount",
-                              "trialLeaseSeconds"});
+                              "trialLeaseSeconds", "userAttrs"});
   controller::Limits limits;
   limits.max_trial_count = r.Int(*body, "", "maxTrialCount", false);
   limits.parallel_trial_count = r.Int(*body, "", "parallelTrialCount", false);
   limits.max_failed_trial_count = r.Int(*body, "", "maxFailedTrialCount", false);
   limits.trial_lease_seconds = r.Int(*body, "", "trialLeaseSeconds", false);
   if (!r.ok()) return ErrorResponse(r.ToStatus());
-  if (!limits.max_trial_count && !limits.parallel_trial_count && !limits.max_failed_trial_count &&
-      !limits.trial_lease_seconds) {
+  auto attrs = UserAttrsOf(*body);
+  if (!attrs.ok()) return ErrorResponse(attrs.status());
+  const bool limits_given = limits.max_trial_count || limits.parallel_trial_count ||
+                            limits.max_failed_trial_count || limits.trial_lease_seconds;
+  if (!limits_given && !*attrs) {
     return ErrorResponse(InvalidArgument(
-        "nothing to change: give maxTrialCount, parallelTrialCount, maxFailedTrialCount "
-        "or trialLeaseSeconds"));
+        "nothing to change: give maxTrialCount, parallelTrialCount, maxFailedTrialCount, "
+        "trialLeaseSeconds or userAttrs"));
   }
+  limits.user_attrs = std::move(*attrs);
   auto exp = ctx.controller->UpdateExperiment(ExperimentKeyOf(req), limits);
   if (!exp.ok()) return ErrorResponse(exp.status());
   auto trials = ctx.store->ListTrials(ExperimentKeyOf(req));
@@ -254,6 +267,23 @@ HttpResponse CompleteMany(const ApiContext& ctx, const HttpRequest& req) {
   return JsonResponse(200, {{"trials", list}});
 }
 
+// PATCH a trial: {"userAttrs": {key: value}}, set over those stored (by the
+// trial itself, with its token, or a writer of the experiment).
+HttpResponse PatchTrial(const ApiContext& ctx, const HttpRequest& req) {
+  auto body = ParseBody(req);
+  if (!body.ok()) return ErrorResponse(body.status());
+  if (!body->is_object()) return ErrorResponse(InvalidArgument("body must be a JSON object"));
+  api::JsonReader r;
+  r.RejectUnknown(*body, "", {"userAttrs"});
+  if (!r.ok()) return ErrorResponse(r.ToStatus());
+  auto attrs = UserAttrsOf(*body);
+  if (!attrs.ok()) return ErrorResponse(attrs.status());
+  if (!*attrs) return ErrorResponse(InvalidArgument("nothing to change: give userAttrs"));
+  Status s = ctx.controller->SetUserAttrs(ExperimentKeyOf(req), req.Var("trial"), **attrs);
+  if (!s.ok()) return ErrorResponse(s);
+  return GetTrial(ctx, req);
+}
+
 HttpResponse StopTrial(const ApiContext& ctx, const HttpRequest& req) {
   Status s = ctx.controller->StopTrial(ExperimentKeyOf(req), req.Var("trial"));
   if (!s.ok()) return ErrorResponse(s);
@@ -345,6 +375,8 @@ void AddExperimentRoutes(const ApiContext& c, Router& r, const std::string& e) {
   // kTrial*: the calls a trial makes about itself, open to its own token.
   r.Add("GET", t + "/{trial}", [c](const HttpRequest& q) { return GetTrial(c, q); },
         Access::kTrialRead);
+  r.Add("PATCH", t + "/{trial}", [c](const HttpRequest& q) { return PatchTrial(c, q); },
+        Access::kTrialWrite);
   r.Add("POST", t + "/{trial}:complete", [c](const HttpRequest& q) { return Complete(c, q); },
         Access::kTrialWrite);
   r.Add("POST", t + "/{trial}:suggestParameter",

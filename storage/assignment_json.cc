@@ -61,4 +61,22 @@ std::optional<std::vector<api::Assignment>> QueueFromJson(const std::string& tex
   return queue;
 }
 
+std::string UserAttrsToText(const std::map<std::string, std::string>& attrs) {
+  json out = json::object();
+  for (const auto& [key, value] : attrs) {
+    // Values come from the API's JSON; text that is not JSON is kept as a string.
+    json v = json::parse(value, nullptr, false);
+    out[key] = v.is_discarded() ? json(value) : std::move(v);
+  }
+  return out.dump();
+}
+
+std::map<std::string, std::string> UserAttrsFromText(const std::string& text) {
+  std::map<std::string, std::string> attrs;
+  json j = json::parse(text, nullptr, false);
+  if (!j.is_object()) return attrs;
+  for (const auto& [key, value] : j.items()) attrs[key] = value.dump();
+  return attrs;
+}
+
 }  // namespace hpt::storage

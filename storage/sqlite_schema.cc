@@ -127,6 +127,12 @@ CREATE INDEX audit_by_actor ON audit (actor, id);
     R"sql(
 ALTER TABLE trials ADD COLUMN preemptions INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // Version 8: Optuna's user attributes of trials and experiments
+    // (api::Trial::user_attrs), a JSON object of key -> value each.
+    R"sql(
+ALTER TABLE trials ADD COLUMN user_attrs_json TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE experiments ADD COLUMN user_attrs_json TEXT NOT NULL DEFAULT '{}';
+)sql",
 };
 
 constexpr int kLatestVersion =

@@ -27,8 +27,8 @@ using sqlite::Transaction;
 
 constexpr const char* kSelectExperiment =
     "SELECT name, spec_json, phase, reason, message, creation_time_ms, "
-    "start_time_ms, completion_time_ms, algorithm_state, queue_json, trial_token_salt "
-    "FROM experiments ";
+    "start_time_ms, completion_time_ms, algorithm_state, queue_json, trial_token_salt, "
+    "user_attrs_json FROM experiments ";
 
 // Reads one row of kSelectExperiment. A row that cannot be decoded is
 // FailedPrecondition: the request is fine, the stored data is not.
@@ -69,6 +69,7 @@ StatusOr<api::Experiment> ReadExperiment(const Statement& row) {
   if (!queue) return FailedPrecondition(prefix + "its stored queue is not a list of assignments");
   experiment.queue = std::move(*queue);
   experiment.trial_token_salt = row.ColumnText(10);
+  experiment.user_attrs = UserAttrsFromText(row.ColumnText(11));
   return experiment;
 }
 
@@ -165,8 +166,8 @@ Status SqliteStore::CreateExperiment(const api::Experiment& experiment) {
       db_->Prepare("INSERT INTO experiments (name, spec_json, phase, reason, "
                    "message, creation_time_ms, start_time_ms, "
                    "completion_time_ms, algorithm_state, queue_json, trial_token_salt, "
-                   "namespace) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                   "namespace, user_attrs_json) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   insert.Bind(1, name);
   insert.Bind(2, spec_json);
   insert.Bind(3, api::ToString(experiment.phase));
@@ -179,6 +180,7 @@ Status SqliteStore::CreateExperiment(const api::Experiment& experiment) {
   insert.Bind(10, QueueToJson(experiment.queue));
   insert.Bind(11, experiment.trial_token_salt);
   insert.Bind(12, ns);
+  insert.Bind(13, UserAttrsToText(experiment.user_attrs));
   if (Status s = insert.Run(); !s.ok()) {
     if (insert.last_error() == SQLITE_CONSTRAINT_UNIQUE) {
       return AlreadyExists("experiment '" + experiment.spec.name + "' already exists" +
@@ -249,7 +251,8 @@ Status SqliteStore::UpdateExperiment(const std::string& name,
                    "completion_time_ms = COALESCE(?5, completion_time_ms), "
                    "algorithm_state = COALESCE(?6, algorithm_state), "
                    "spec_json = COALESCE(?8, spec_json), "
-                   "queue_json = COALESCE(?9, queue_json) "
+                   "queue_json = COALESCE(?9, queue_json), "
+                   "user_attrs_json = COALESCE(?10, user_attrs_json) "
                    "WHERE name = ?7"));
   if (update.phase) stmt.Bind(1, api::ToString(*update.phase));
   stmt.BindOptional(2, update.reason);
@@ -260,6 +263,7 @@ Status SqliteStore::UpdateExperiment(const std::string& name,
   stmt.Bind(7, name);
   if (update.spec) stmt.Bind(8, api::SpecToJson(*update.spec).dump());
   if (update.queue) stmt.Bind(9, QueueToJson(*update.queue));
+  if (update.user_attrs) stmt.Bind(10, UserAttrsToText(*update.user_attrs));
   HPT_RETURN_IF_ERROR(stmt.Run());
   if (db_->Changes() == 0) {
     return NotFound("experiment '" + name + "' not found");

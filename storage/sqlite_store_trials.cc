@@ -20,7 +20,7 @@ using sqlite::Transaction;
 constexpr const char* kSelectTrial =
     "SELECT t.id, t.name, t.assignment_json, t.phase, t.reason, t.message, "
     "t.creation_time_ms, t.start_time_ms, t.completion_time_ms, t.exit_code, "
-    "t.pid, t.job_id, t.seq, t.outputs_json, t.preemptions FROM trials t ";
+    "t.pid, t.job_id, t.seq, t.outputs_json, t.preemptions, t.user_attrs_json FROM trials t ";
 
 // Reads one row of kSelectTrial (all but the metrics) into *trial and
 // returns the trial's row id; FailedPrecondition when the row cannot be
@@ -54,6 +54,7 @@ StatusOr<int64_t> ReadTrial(const Statement& row, api::Trial* trial) {
   trial->job_id = row.ColumnText(11);
   trial->index = row.ColumnInt(12);
   trial->preemptions = row.ColumnInt(14);
+  trial->user_attrs = UserAttrsFromText(row.ColumnText(15));
   trial->outputs.clear();
   // Written only by AddObservations from strings; anything else in the
   // column (a damaged file) leaves the outputs empty, not the trial unread.
@@ -147,8 +148,9 @@ Status SqliteStore::AddTrials(const std::string& experiment, const NewTrials& ba
       Statement insert,
       db_->Prepare("INSERT INTO trials (experiment_id, seq, name, "
                    "assignment_json, phase, reason, message, creation_time_ms, "
-                   "start_time_ms, completion_time_ms, exit_code, pid, job_id, preemptions) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                   "start_time_ms, completion_time_ms, exit_code, pid, job_id, preemptions, "
+                   "user_attrs_json) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   for (size_t i = 0; i < trials.size(); ++i) {
     const api::Trial& trial = trials[i];
     insert.Bind(1, experiment_id);
@@ -165,6 +167,7 @@ Status SqliteStore::AddTrials(const std::string& experiment, const NewTrials& ba
     insert.Bind(12, trial.pid);
     insert.Bind(13, trial.job_id);
     insert.Bind(14, trial.preemptions);
+    insert.Bind(15, UserAttrsToText(trial.user_attrs));
     if (Status s = insert.Run(); !s.ok()) {
       if (insert.last_error() == SQLITE_CONSTRAINT_UNIQUE) {
         return AlreadyExists("trial '" + trial.name +
@@ -297,7 +300,8 @@ Status SqliteStore::UpdateTrial(const std::string& experiment,
                    "pid = COALESCE(?7, pid), "
                    "job_id = COALESCE(?9, job_id), "
                    "preemptions = COALESCE(?10, preemptions), "
-                   "assignment_json = COALESCE(?11, assignment_json) "
+                   "assignment_json = COALESCE(?11, assignment_json), "
+                   "user_attrs_json = COALESCE(?12, user_attrs_json) "
                    "WHERE id = ?8"));
   if (update.phase) stmt.Bind(1, api::ToString(*update.phase));
   stmt.BindOptional(2, update.reason);
@@ -310,6 +314,7 @@ Status SqliteStore::UpdateTrial(const std::string& experiment,
   stmt.BindOptional(9, update.job_id);
   stmt.BindOptional(10, update.preemptions);
   if (update.assignment) stmt.Bind(11, AssignmentToJson(*update.assignment));
+  if (update.user_attrs) stmt.Bind(12, UserAttrsToText(*update.user_attrs));
   HPT_RETURN_IF_ERROR(stmt.Run());
   HPT_RETURN_IF_ERROR(AddObservationsLocked(trial_id, update.observations));
   return txn.Commit();

@@ -39,6 +39,8 @@ struct TrialUpdate {
   // when the trial first asks for it, and leaves it when the trial
   // completes without having asked (api/conditions.h).
   std::optional<api::Assignment> assignment;
+  // The whole new map of user attributes (api::Trial::user_attrs).
+  std::optional<std::map<std::string, std::string>> user_attrs;
   // Added as AddObservations adds them, in the same transaction as the
   // fields above (a completion's final metrics and its phase together).
   std::vector<api::Observation> observations;
@@ -57,6 +59,7 @@ inline void ApplyTrialUpdate(const TrialUpdate& update, api::Trial& trial) {
   if (update.job_id) trial.job_id = *update.job_id;
   if (update.preemptions) trial.preemptions = *update.preemptions;
   if (update.assignment) trial.assignment = *update.assignment;
+  if (update.user_attrs) trial.user_attrs = *update.user_attrs;
 }
 
 // Fields of an experiment that change after creation.
@@ -72,6 +75,8 @@ struct ExperimentUpdate {
   std::optional<api::ExperimentSpec> spec;
   // The whole new list of enqueued assignments.
   std::optional<std::vector<api::Assignment>> queue;
+  // The whole new map of user attributes (api::Experiment::user_attrs).
+  std::optional<std::map<std::string, std::string>> user_attrs;
 };
 
 // What AddTrials writes, in one transaction.

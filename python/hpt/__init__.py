@@ -44,7 +44,7 @@ from hpt._version import __version__
 from hpt.client import DEFAULT_URL, Client
 from hpt.experiment import Experiment
 from hpt.local import LocalServer, local
-from hpt.report import in_trial, report
+from hpt.report import in_trial, report, set_user_attr
 from hpt.space import Categorical, Float, Int
 from hpt.study import Study, create_study, delete_study, load_study
 from hpt.trial import Trial, TrialState
@@ -55,4 +55,5 @@ TrialPruned = Pruned
 __all__ = ["ApiError", "Categorical", "Client", "DEFAULT_URL", "Experiment", "Float", "Int",
            "LocalServer", "PermissionDenied", "Pruned", "Study", "Trial", "TrialPruned",
            "TrialState", "Unauthenticated", "create_study", "delete_study", "exceptions",
-           "in_trial", "load_study", "local", "pruners", "report", "samplers", "__version__"]
+           "in_trial", "load_study", "local", "pruners", "report", "samplers", "set_user_attr",
+           "__version__"]

@@ -3,6 +3,7 @@
 import math
 import time
 import urllib.parse
+import warnings as _warnings
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from hpt import _warm
@@ -40,6 +41,7 @@ class Experiment:
         self._runs: List[Any] = []
         #: Optuna's constraints_func (a sampler's), called by optimize().
         self._constraints_func: Optional[Callable[[Trial], Sequence[float]]] = None
+        self._user_attrs: Dict[str, Any] = raw.get("userAttrs") or {}
 
     def _path(self, suffix: str = "") -> str:
         return f"{experiments_path(self.namespace)}/{quote(self.name)}{suffix}"
@@ -87,13 +89,37 @@ class Experiment:
         """Created, Running, Succeeded, Failed or Stopped (fetched now)."""
         return self.status.get("phase", "")
 
+    @property
+    def warnings(self) -> List[str]:
+        """What the server warns of while the experiment runs
+        (status.warnings), fetched now: e.g. that trials did not report the
+        objective metric, with the name they printed instead ("did you mean
+        'val_loss'?"). wait() also raises each as a RuntimeWarning once."""
+        return [w.get("message", "") for w in self.status.get("warnings") or []]
+
     def refresh(self) -> "Experiment":
         """Fetches the experiment (spec and status) again; returns self."""
         raw = self._request("GET")
         self.spec = raw.get("spec") or self.spec
         self._converters.update(converters(self.spec))
         self._status = raw.get("status") or {}
+        self._user_attrs = raw.get("userAttrs") or {}
         return self
+
+    @property
+    def user_attrs(self) -> Dict[str, Any]:
+        """Optuna's study.user_attrs: {key: value} as set_user_attr stored
+        them, fetched now."""
+        return dict(self.refresh()._user_attrs)
+
+    def set_user_attr(self, key: str, value: Any) -> None:
+        """Optuna's study.set_user_attr: stores ``value`` (any JSON value)
+        under ``key`` on the experiment, over any value it had."""
+        if not isinstance(key, str):
+            raise TypeError(f"set_user_attr: the key must be a str, not {type(key).__name__}")
+        reply = self._request("PATCH", "", {"userAttrs": {key: value}})
+        self._status = reply.get("status") or {}
+        self._user_attrs = reply.get("userAttrs") or {}
 
     def suggest(self, count: int = 1, wait: Optional[float] = None) -> List[Trial]:
         """Asks the experiment's algorithm for up to ``count`` new trials,
@@ -313,7 +339,8 @@ class Experiment:
         """The trials as a pandas DataFrame, one row per trial in creation
         order: name, phase, one column per parameter (typed), objectiveValue
         (as the server ranks the trial), one per metric (its latest value; a
-        metric named like an earlier column becomes ``metric:NAME``), and
+        metric named like an earlier column becomes ``metric:NAME``), one
+        ``user_attrs_<key>`` per user attribute (as Optuna's), and
         startTime/completionTime as timestamps. Needs pandas."""
         try:
             import pandas as pd
@@ -334,6 +361,11 @@ class Experiment:
         for m in metrics:
             column = f"metric:{m}" if m in columns else m
             columns[column] = [t.metrics.get(m, {}).get("latest") for t in trials]
+        attrs: List[str] = []
+        for t in trials:
+            attrs += [k for k in t.user_attrs if k not in attrs]
+        for k in attrs:  # Optuna's columns: user_attrs_<key>
+            columns[f"user_attrs_{k}"] = [t.user_attrs.get(k) for t in trials]
         for time_field in ("startTime", "completionTime"):
             columns[time_field] = pd.to_datetime(
                 [t.raw.get(time_field) for t in trials], utc=True)
@@ -344,8 +376,14 @@ class Experiment:
         returns self. Raises TimeoutError after ``timeout`` seconds (None:
         wait for ever). ``poll`` is the interval between status checks."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        warned = set()
         while True:
             phase = self.phase
+            for w in self._status.get("warnings") or []:
+                if w.get("reason") not in warned:
+                    warned.add(w.get("reason"))
+                    _warnings.warn(f"experiment {self.name}: {w.get('message', '')}",
+                                   RuntimeWarning, stacklevel=2)
             if phase in FINISHED_PHASES:
                 return self
             if deadline is not None:

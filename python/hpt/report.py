@@ -1,7 +1,8 @@
-"""hpt.report(): metrics from inside a trial that hpt's runner started."""
+"""hpt.report() and hpt.set_user_attr(): from inside a trial that hpt's
+runner started."""
 
 import os
-from typing import Dict, Optional
+from typing import Any, Dict, Optional
 
 from hpt._http import (DEFAULT_NAMESPACE, Transport, check_namespace, experiments_path,
                        metrics_body, quote, step_value)
@@ -36,8 +37,27 @@ def report(step: Optional[int] = None, **metrics: float) -> None:
     body: Dict[str, object] = {"metrics": metrics_body(metrics)}
     if step is not None:
         body["step"] = step_value(step)
+    _own_trial("POST", "/observations", body)
+
+
+def set_user_attr(key: str, value: Any) -> None:
+    """Optuna's trial.set_user_attr for the trial this process runs:
+    stores ``value`` (any JSON value) under ``key``, with the trial's own
+    token. Raises RuntimeError outside a runner-run trial, ApiError when the
+    server refuses it (past 100 keys or 64 KiB)."""
+    missing = [k for k in _ENV if not os.environ.get(k)]
+    if missing:
+        raise RuntimeError(
+            f"hpt.set_user_attr() runs inside a trial started by hpt's runner; "
+            f"{', '.join(missing)} not set (use Trial.set_user_attr() for a client-run trial)")
+    if not isinstance(key, str):
+        raise TypeError(f"set_user_attr: the key must be a str, not {type(key).__name__}")
+    _own_trial("PATCH", "", {"userAttrs": {key: value}})
+
+
+def _own_trial(method: str, suffix: str, body: Dict[str, Any]) -> None:
     transport = Transport(os.environ["HPT_URL"], os.environ.get("HPT_TOKEN"))
     namespace = check_namespace(os.environ.get("HPT_NAMESPACE") or DEFAULT_NAMESPACE)
     path = (f"{experiments_path(namespace)}/{quote(os.environ['HPT_EXPERIMENT'])}"
-            f"/trials/{quote(os.environ['HPT_TRIAL'])}/observations")
-    transport.request("POST", path, body)
+            f"/trials/{quote(os.environ['HPT_TRIAL'])}{suffix}")
+    transport.request(method, path, body)

@@ -204,6 +204,22 @@ class Trial:
         return bool(self.raw.get("feasible", True))
 
     @property
+    def user_attrs(self) -> Dict[str, Any]:
+        """Optuna's trial.user_attrs: {key: value} as set_user_attr stored
+        them (any JSON value), as of the last reply from the server."""
+        return dict(self.raw.get("userAttrs") or {})
+
+    def set_user_attr(self, key: str, value: Any) -> None:
+        """Optuna's trial.set_user_attr: stores ``value`` (anything JSON
+        can hold: numbers, strings, bool, None, lists, dicts) under ``key``
+        on the server, over any value it had. A trial run by the server may
+        call it with its own token (HPT_TOKEN). Raises ApiError past the
+        server's limits (100 keys, 64 KiB in all)."""
+        if not isinstance(key, str):
+            raise TypeError(f"set_user_attr: the key must be a str, not {type(key).__name__}")
+        self._set(self._request("PATCH", "", {"userAttrs": {key: value}}))
+
+    @property
     def finished(self) -> bool:
         return self.phase in FINISHED_PHASES
 

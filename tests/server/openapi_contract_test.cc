@@ -84,6 +84,10 @@ void OpenApiContractTest::ClientTrials() {
   Call(404, "POST", t + "demo-99:heartbeat");
   Call(200, "GET", t + "demo-1");
   Call(404, "GET", t + "demo-99");
+  const std::string attrs = Example(Op("patch", "/{name}/trials/{trial}"));
+  Call(200, "PATCH", t + "demo-1", attrs);
+  CallJson(400, "PATCH", t + "demo-1", {{"userAttrs", json::array()}});
+  Call(404, "PATCH", t + "demo-99", attrs);
   // Client-run trials are reported by their client, with its own token:
   // no trial token opens them.
   AsTrial(401, "GET", UnboundToken(Key("demo"), "demo-1"), t + "demo-1");
@@ -167,6 +171,7 @@ void OpenApiContractTest::RunnerTrialsAndEndings() {
           Example(Op("post", "/{name}/trials/{trial}/observations")));
   AsTrial(200, "GET", own, o + ":shouldStop");
   AsTrial(200, "GET", own, o);
+  AsTrial(200, "PATCH", own, o, Example(Op("patch", "/{name}/trials/{trial}")));
   AsTrial(409, "POST", own, o + ":heartbeat");  // for client-run trials
   AsTrial(409, "POST", own, o + ":complete", Example(Op("post", "/{name}/trials/{trial}:complete")));
   // Its token is its own: not an admin call, not another trial.
@@ -211,6 +216,7 @@ void OpenApiContractTest::Unreadable() {
        json{{"trials", {{{"name", "broken-1"}, {"metrics", {{"loss", 1}}}}}}}.dump());
   Call(409, "POST", t + ":complete", Example(Op("post", "/{name}/trials/{trial}:complete")));
   Call(409, "POST", t + ":stop");
+  Call(409, "PATCH", t, Example(Op("patch", "/{name}/trials/{trial}")));
   Call(409, "POST", t + "/observations", Example(Op("post", "/{name}/trials/{trial}/observations")));
   Call(409, "POST", t + ":heartbeat");
   Call(409, "GET", t + ":shouldStop");

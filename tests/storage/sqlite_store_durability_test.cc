@@ -130,8 +130,17 @@ TEST(SqliteStoreDurabilityTest, CreatesParentFoldersAndUsesWal) {
   EXPECT_EQ(st.st_mode & 0777, 0700u);
 }
 
-// Takes a database back to what version 5 wrote (before namespaces).
-void UndoVersion7(RawDb& raw) { raw.Exec("ALTER TABLE trials DROP COLUMN preemptions"); }
+// Takes a database back to version 7 (user attributes undone).
+void UndoVersion8(RawDb& raw) {
+  raw.Exec("ALTER TABLE trials DROP COLUMN user_attrs_json");
+  raw.Exec("ALTER TABLE experiments DROP COLUMN user_attrs_json");
+}
+
+// Takes a database back to what version 6 wrote (8 and 7 undone).
+void UndoVersion7(RawDb& raw) {
+  UndoVersion8(raw);
+  raw.Exec("ALTER TABLE trials DROP COLUMN preemptions");
+}
 
 // Takes a database back to version 5 (versions 7 and 6 undone).
 void UndoVersion6(RawDb& raw) {

@@ -14,12 +14,13 @@ import { TrialTable } from '../trial_table.js';
 import { confirmDialog, notice } from '../ui.js';
 import { ANALYSIS_HTML, Analysis } from './experiment_analysis.js';
 import { PARETO_HTML, ParetoCards } from './experiment_pareto.js';
-import { bestHtml, headHtml, paramsHtml, summaryHtml } from './experiment_summary.js';
+import { bestHtml, headHtml, paramsHtml, summaryHtml, warningsHtml } from './experiment_summary.js';
 
 export const id = 'experiment';
 
 const SKELETON = html`
   <div id="exp-head"></div>
+  <div id="exp-warnings"></div>
   <div class="cards three">
     <section class="card"><h2>Summary</h2><div id="exp-summary"></div></section>
     <section class="card"><h2>Search space</h2><div id="exp-spec"></div></section>
@@ -125,6 +126,7 @@ export async function render(root, ctx, name) {
     setHtml($('#exp-head'), headHtml(exp, ctx.writable));
     setHtml($('#exp-summary'), summaryHtml(exp));
     setHtml($('#exp-best'), bestHtml(exp));
+    setHtml($('#exp-warnings'), warningsHtml(exp));
     if (!$('#exp-spec').firstChild) setHtml($('#exp-spec'), paramsHtml(spec));
     const names = metricNames(spec, trials);
     if (!metric) metric = names[0];
@@ -219,7 +221,7 @@ export async function render(root, ctx, name) {
     }
     const arrived = performance.now();
     const finished = FINISHED_EXPERIMENT.has(x.status.phase);
-    const signature = JSON.stringify([x.status, ts]);
+    const signature = JSON.stringify([x.status, x.userAttrs, ts]);
     if (signature !== lastSignature) {
       lastSignature = signature;
       exp = x;

@@ -1,5 +1,5 @@
 // The experiment page's text parts: header, spec summary with its YAML,
-// and the best trial, each as html`...` for setHtml.
+// the best trial and the warnings, each as html`...` for setHtml.
 import { badge, href, num, time } from '../format.js';
 import { html } from '../html.js';
 import { toYaml } from '../yaml.js';
@@ -59,6 +59,8 @@ export function summaryHtml(x) {
       <dt>Budget</dt><dd>${spec.maxTrialCount} trials, ${spec.parallelTrialCount} in parallel, ${spec.maxFailedTrialCount} failures allowed</dd>
       <dt>Trials</dt><dd id="trial-counts">${c.total || 0} so far${counts && `: ${counts}`}${extra && ` (${extra})`}</dd>
       <dt>Trials run by</dt><dd>${tt ? html`the server: <code class="clamp" title="${tt.command.join(' ')}">${tt.command.join(' ')}</code>` : 'clients (ask/tell over the API)'}</dd>
+      ${Object.keys(x.userAttrs || {}).length > 0 && html`<dt>User attributes</dt><dd id="exp-user-attrs">${Object.entries(x.userAttrs).map(([k, v], i) =>
+    html`${i ? ', ' : ''}${k}=<code>${typeof v === 'string' ? v : JSON.stringify(v)}</code>`)}</dd>`}
       <dt>Created</dt><dd>${time(s.creationTime)}</dd>
       <dt>Started</dt><dd>${time(s.startTime)}</dd>
       <dt>Completed</dt><dd>${time(s.completionTime)}</dd>
@@ -84,4 +86,15 @@ export function bestHtml(x) {
     <p><a href="${href('experiments', x.name, 'trials', b.name)}">${b.name}</a></p>
     <table class="grid compact"><tbody>${(b.parameterAssignments || []).map((a) =>
       html`<tr><td>${a.name}</td><td class="num">${a.value}</td></tr>`)}</tbody></table>`;
+}
+
+// status.warnings as a banner (e.g. trials that did not report the
+// objective metric, and the name they printed instead); nothing without.
+export function warningsHtml(x) {
+  const warnings = x.status.warnings || [];
+  return html`${warnings.map((w) => html`
+    <div class="warn-box exp-warning" role="alert" data-reason="${w.reason}">
+      <b>Warning:</b> ${w.message}
+      ${w.trial && html` <a href="${href('experiments', x.name, 'trials', w.trial)}">${w.trial}</a>`}
+    </div>`)}`;
 }

@@ -46,6 +46,15 @@ function infoHtml(t) {
   return html`<dl class="facts">${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`;
 }
 
+// Optuna's user attributes (trial.set_user_attr): key and value, a string
+// as it is and anything else as JSON; escaped as any value.
+function userAttrsHtml(attrs) {
+  const entries = Object.entries(attrs || {});
+  if (!entries.length) return html``;
+  return html`<table class="grid compact" id="user-attrs"><tbody>${entries.map(([k, v]) =>
+    html`<tr><td>${k}</td><td><code class="output">${typeof v === 'string' ? v : JSON.stringify(v)}</code></td></tr>`)}</tbody></table>`;
+}
+
 export async function render(root, ctx, experiment, name) {
   setHtml(root, html`
     <div class="page-head" id="trial-head"></div>
@@ -54,6 +63,7 @@ export async function render(root, ctx, experiment, name) {
       <section class="card"><h2>Parameters</h2><div id="trial-params"></div></section>
       <section class="card"><h2>Metrics</h2><div id="trial-metrics"></div></section>
       <section class="card"><h2>Run</h2><div id="trial-info"></div></section>
+      <section class="card" id="trial-attrs-card" hidden><h2>User attributes</h2><div id="trial-attrs"></div></section>
     </div>
     <section class="card"><h2>Curve</h2><div class="chart" id="chart-trial"></div></section>
     <section class="card">
@@ -109,6 +119,8 @@ export async function render(root, ctx, experiment, name) {
         : html`<p class="muted">No metrics reported yet.</p>`);
       setHtml($('#trial-failure-slot'), failureHtml(t));
       setHtml($('#trial-info'), infoHtml(t));
+      setHtml($('#trial-attrs'), userAttrsHtml(t.userAttrs));
+      $('#trial-attrs-card').hidden = !Object.keys(t.userAttrs || {}).length;
     }
     if (observations.length !== lastObservations) {
       lastObservations = observations.length;
