@@ -58,9 +58,9 @@ def _parent(parent: Optional[Parent], name: str) -> Optional[Dict[str, Any]]:
         values = [values]
     if not isinstance(values, Sequence) or not values:
         raise ValueError(f"{name}: parent {parent_name!r} needs at least one value")
-    # None and bools as JSON's null and true: the server reads them as the
-    # text of those choices ("null", "true").
-    texts = [v if v is None or isinstance(v, (str, bool))
+    # As the text of the parent's choice, which the stored spec keeps:
+    # None is "null", True "true".
+    texts = [v if isinstance(v, str) else _choice_text(v) if v is None or isinstance(v, bool)
              else _text(_number(v, f"{name}: parent value")) for v in values]
     return {"name": parent_name, "values": texts}
 

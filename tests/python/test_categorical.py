@@ -46,10 +46,10 @@ class CategoricalChoicesTest(unittest.TestCase):
 
 class CategoricalThroughTheServerTest(ServerTestCase):
 
-    def create(self, name: str) -> "hpt.Experiment":
+    def create(self, name: str, space: list = SPACE, **kwargs: object) -> "hpt.Experiment":
         return self.client.create_experiment(
-            name, space=SPACE, objective="loss", algorithm="random",
-            algorithm_settings={"random_state": 3}, max_trials=40, parallel=40)
+            name, space=space, objective="loss", algorithm="random",
+            algorithm_settings={"random_state": 3}, max_trials=40, parallel=40, **kwargs)
 
     def assertChoices(self, params: dict) -> None:
         self.assertEqual(set(params), set(CHOICES))
@@ -107,6 +107,18 @@ class CategoricalThroughTheServerTest(ServerTestCase):
         with self.assertRaises(hpt.ApiError) as refused:
             exp.enqueue_trial(dict(wanted, bootstrap="yes"))
         self.assertIn("bootstrap: 'yes' is not one of true, false", str(refused.exception))
+
+    def test_conditions_on_typed_choices_and_load_if_exists(self) -> None:
+        space = SPACE + [hpt.Float("w", 0, 1, parent=("mixed", [None, 2.5]))]
+        name = self.unique("cond")
+        exp = self.create(name, space)
+        again = self.create(name, space, load_if_exists=True)  # the stored spec matches
+        self.assertEqual(again.name, exp.name)
+        trials = exp.suggest(count=40)
+        self.assertEqual(len(trials), 40)
+        for trial in trials:
+            mixed = trial.params["mixed"]
+            self.assertEqual("w" in trial.params, mixed is None or mixed == 2.5, trial.params)
 
     def test_a_spec_with_duplicate_choices_is_a_400_naming_the_field(self) -> None:
         spec = {"name": self.unique("dup"),
