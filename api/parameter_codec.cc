@@ -1,6 +1,9 @@
 // A parameter's entry of the spec (also a NAS operation's), decoded and
 // encoded: the building blocks spec_codec.h declares for spec_codec.cc and
 // nas_codec.cc.
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "api/json_reader.h"
@@ -9,6 +12,59 @@
 namespace hpt::api {
 
 using nlohmann::json;
+
+namespace {
+
+// A list entry or parent value: any JSON scalar, as the text the
+// algorithms see ("null", "true", "3", "0.5", FormatDouble for a float)
+// and the JSON type it came with.
+std::optional<std::string> ChoiceText(JsonReader& r, const json& v, const std::string& path,
+                                      ChoiceType* type) {
+  *type = ChoiceType::kString;
+  if (v.is_null()) {
+    *type = ChoiceType::kNull;
+    return "null";
+  }
+  if (v.is_boolean()) *type = ChoiceType::kBool;
+  if (v.is_number_integer()) *type = ChoiceType::kInteger;  // unsigned too
+  if (v.is_number_float()) {
+    *type = ChoiceType::kFloat;
+    if (!std::isfinite(v.get<double>())) {
+      r.Problem(path, "must be a finite number");
+      return std::nullopt;
+    }
+  }
+  if (v.is_object() || v.is_array()) {
+    r.Problem(path, "must be a string, number, true, false or null, not " + JsonTypeName(v));
+    return std::nullopt;
+  }
+  return r.Text(v, path);
+}
+
+// The inverse of ChoiceText: entry i of the list as the JSON it was given.
+json ChoiceToJson(const FeasibleSpace& s, size_t i) {
+  const std::string& text = s.list[i];
+  switch (s.TypeOf(i)) {
+    case ChoiceType::kNull:
+      return nullptr;
+    case ChoiceType::kBool:
+      return text == "true";
+    case ChoiceType::kInteger: {
+      int64_t n = 0;
+      if (std::from_chars(text.data(), text.data() + text.size(), n).ec == std::errc()) return n;
+      uint64_t u = 0;
+      if (std::from_chars(text.data(), text.data() + text.size(), u).ec == std::errc()) return u;
+      return text;
+    }
+    case ChoiceType::kFloat:
+      return std::strtod(text.c_str(), nullptr);
+    case ChoiceType::kString:
+      break;
+  }
+  return text;
+}
+
+}  // namespace
 
 void DecodeParameter(JsonReader& r, const json& j, const std::string& p,
                      ParameterSpec& param) {
@@ -23,7 +79,8 @@ void DecodeParameter(JsonReader& r, const json& j, const std::string& p,
     if (auto n = r.String(*parent, pp, "name", true)) c.name = *n;
     if (const json* values = r.Array(*parent, pp, "values", true)) {
       for (size_t i = 0; i < values->size(); ++i) {
-        if (auto v = r.Text((*values)[i], JsonReader::Path(pp + ".values", i))) {
+        ChoiceType type;
+        if (auto v = ChoiceText(r, (*values)[i], JsonReader::Path(pp + ".values", i), &type)) {
           c.values.push_back(*v);
         }
       }
@@ -47,8 +104,10 @@ void DecodeParameter(JsonReader& r, const json& j, const std::string& p,
   space.step = r.NumberOrString(*fs, fp, "step", false);
   if (const json* list = r.Array(*fs, fp, "list", false)) {
     for (size_t i = 0; i < list->size(); ++i) {
-      if (auto v = r.Text((*list)[i], JsonReader::Path(fp + ".list", i))) {
+      ChoiceType type;
+      if (auto v = ChoiceText(r, (*list)[i], JsonReader::Path(fp + ".list", i), &type)) {
         space.list.push_back(*v);
+        space.list_types.push_back(type);
       }
     }
   }
@@ -68,7 +127,11 @@ json ParameterToJson(const ParameterSpec& p) {
   if (s.min) fs["min"] = *s.min;
   if (s.max) fs["max"] = *s.max;
   if (s.step) fs["step"] = *s.step;
-  if (!s.list.empty()) fs["list"] = s.list;
+  if (!s.list.empty()) {
+    json list = json::array();
+    for (size_t i = 0; i < s.list.size(); ++i) list.push_back(ChoiceToJson(s, i));
+    fs["list"] = std::move(list);
+  }
   if (s.distribution != Distribution::kUniform) {
     fs["distribution"] = ToString(s.distribution);
   }

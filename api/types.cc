@@ -28,6 +28,18 @@ constexpr const char* kExperimentPhases[] = {"Created", "Running", "Succeeded",
 }  // namespace
 
 const char* ToString(ParameterType t) { return kParameterTypes[int(t)]; }
+std::string ChoiceLiteral(const FeasibleSpace& space, size_t i) {
+  const std::string& text = space.list[i];
+  switch (space.TypeOf(i)) {
+    case ChoiceType::kString:
+      return "\"" + text + "\"";
+    case ChoiceType::kFloat:  // 1.0 is listed as "1"
+      return text.find_first_of(".eE") == std::string::npos ? text + ".0" : text;
+    default:
+      return text;
+  }
+}
+
 const char* ToString(Distribution d) { return kDistributions[int(d)]; }
 const char* ToString(ObjectiveType t) { return kObjectiveTypes[int(t)]; }
 const char* ToString(TrialPhase p) { return kTrialPhases[int(p)]; }

@@ -21,14 +21,29 @@ enum class ParameterType { kDouble, kInt, kDiscrete, kCategorical };
 // to [min, max]: suggestion/prior.h has the exact definition.
 enum class Distribution { kUniform, kLogUniform, kNormal, kLogNormal };
 
+// The JSON type a list entry was written with: a categorical choice may be
+// any JSON scalar, as Optuna's may be None, bool, int, float or str.
+enum class ChoiceType { kString, kNull, kBool, kInteger, kFloat };
+
 struct FeasibleSpace {
   // double and int use min/max (and an optional step); discrete and
   // categorical use list. Discrete list entries are numbers.
   std::optional<double> min;
   std::optional<double> max;
   std::optional<double> step;
+  // Each entry as the text the algorithms, conditions and the trial's
+  // command see: "adam", "null", "true", "3", "0.5" (a float as
+  // FormatDouble writes it: 1.0 is "1"). Entries differ as text.
   std::vector<std::string> list;
+  // Parallel to list: the type each entry is given back with (the spec's
+  // JSON, so that a client maps an assignment's text to the exact choice).
+  // Shorter than list (or empty): the rest are strings.
+  std::vector<ChoiceType> list_types;
   Distribution distribution = Distribution::kUniform;
+
+  ChoiceType TypeOf(size_t i) const {
+    return i < list_types.size() ? list_types[i] : ChoiceType::kString;
+  }
 };
 
 // A conditional parameter's parent (Vizier's conditional search space):
@@ -280,6 +295,8 @@ struct Experiment {
 
 // Names as the API spells them ("Running", "logUniform", ...).
 const char* ToString(ParameterType t);
+// List entry i as its JSON would read: "adam" quoted, null, true, 1.5.
+std::string ChoiceLiteral(const FeasibleSpace& space, size_t i);
 const char* ToString(Distribution d);
 const char* ToString(ObjectiveType t);
 const char* ToString(TrialPhase p);

@@ -75,16 +75,26 @@ void ValidateParameter(JsonReader& r, const ParameterSpec& p,
                                         " parameters");
   }
   if (s.list.empty()) r.Problem(fp + ".list", "must have at least one value");
-  std::map<std::string, std::string> seen;  // discrete: by number, so 1 is 1.0
+  // Discrete: by number, so 1 is 1.0. Categorical: by text, which the
+  // algorithms and the trial's command see, so 1 and 1.0 and "1" are one
+  // choice, and so are null and "null", true and "true".
+  std::map<std::string, size_t> seen;
   for (size_t i = 0; i < s.list.size(); ++i) {
     std::string ip = JsonReader::Path(fp + ".list", i);
     std::optional<double> number =
         p.type == ParameterType::kDiscrete ? ParseNumber(s.list[i]) : std::nullopt;
     std::string key = number ? FormatDouble(*number) : s.list[i];
-    auto [first, fresh] = seen.emplace(key, s.list[i]);
+    auto [first, fresh] = seen.emplace(key, i);
     if (!fresh) {
-      r.Problem(ip, "'" + s.list[i] + "' is listed twice" +
-                        (first->second == s.list[i] ? "" : " (as '" + first->second + "')"));
+      const size_t j = first->second;
+      std::string as;
+      if (s.list[j] != s.list[i]) {
+        as = " (as '" + s.list[j] + "')";
+      } else if (s.TypeOf(j) != s.TypeOf(i)) {
+        as = " (as " + ChoiceLiteral(s, j) + " and " + ChoiceLiteral(s, i) +
+             ": choices must differ as text)";
+      }
+      r.Problem(ip, "'" + s.list[i] + "' is listed twice" + as);
     }
     if (p.type == ParameterType::kDiscrete && !number) {
       r.Problem(ip, "'" + s.list[i] + "' is not a number (discrete values are "

@@ -15,7 +15,7 @@ using nlohmann::json;
 
 constexpr size_t kMaxTrials = 10000;
 
-// A list of {"name", "value"} at `path`; values may be numbers or text.
+// A list of {"name", "value"} at `path`; values may be any JSON scalar.
 api::Assignment DecodeAssignment(JsonReader& r, const json& obj, const std::string& path) {
   api::Assignment out;
   const json* list = r.Array(obj, path, "parameterAssignments", true);
@@ -29,7 +29,10 @@ api::Assignment DecodeAssignment(JsonReader& r, const json& obj, const std::stri
     }
     r.RejectUnknown(item, p, {"name", "value"});
     auto name = r.String(item, p, "name", true);
-    auto value = r.Text(item, p, "value", true);
+    // null as "null": the text of a categorical choice null (api/types.h).
+    const auto v = item.find("value");
+    auto value = v != item.end() && v->is_null() ? std::optional<std::string>("null")
+                                                 : r.Text(item, p, "value", true);
     if (name && value) out.push_back({*name, *value});
   }
   return out;

@@ -54,12 +54,14 @@ def _parent(parent: Optional[Parent], name: str) -> Optional[Dict[str, Any]]:
         raise TypeError(f"{name}: parent's name must be a non-empty str, not {parent_name!r}")
     if hasattr(values, "tolist") and not isinstance(values, (str, bytes)):
         values = values.tolist()  # a numpy array or scalar
-    if isinstance(values, (str, int, float)):
+    if values is None or isinstance(values, (str, int, float)):
         values = [values]
     if not isinstance(values, Sequence) or not values:
         raise ValueError(f"{name}: parent {parent_name!r} needs at least one value")
-    texts = [v if isinstance(v, str) else _text(_number(v, f"{name}: parent value"))
-             for v in values]
+    # As the text of the parent's choice, which the stored spec keeps:
+    # None is "null", True "true".
+    texts = [v if isinstance(v, str) else _choice_text(v) if v is None or isinstance(v, bool)
+             else _text(_number(v, f"{name}: parent value")) for v in values]
     return {"name": parent_name, "values": texts}
 
 
@@ -138,16 +140,39 @@ class Int(_Range):
         return f"Int({self.name!r}, {self.low}, {self.high}{extra})"
 
 
-class Categorical:
-    """One of a list of choices: ``hpt.Categorical("opt", ["sgd", "adam"])``.
+Choice = Union[None, bool, int, float, str]
 
-    Strings become a ``categorical`` parameter and trials receive a str;
-    numbers (``[16, 32, 64]``) become a ``discrete`` one and trials receive
-    an int when every choice is integral, else a float. Mixing strings and
-    numbers, or bools and None, is refused: the wire carries text.
+
+def _choice_text(choice: Choice) -> str:
+    """The text the server gives a choice (a float's may be spelt
+    otherwise there: 0.0001 is "1e-04"; its number is the same)."""
+    if choice is None:
+        return "null"
+    if isinstance(choice, bool):
+        return "true" if choice else "false"
+    if isinstance(choice, str):
+        return choice
+    return _text(choice) if float(choice).is_integer() else repr(float(choice))
+
+
+class Categorical:
+    """One of a list of choices, as Optuna's ``suggest_categorical`` takes
+    them: ``hpt.Categorical("opt", ["sgd", "adam"])``,
+    ``hpt.Categorical("class_weight", [None, "balanced"])``,
+    ``hpt.Categorical("bootstrap", [True, False])``, ``[1, "a", None, 2.5]``.
+
+    Each choice is None, a bool, an int, a float or a str, and trials
+    receive exactly that choice (``is None``, ``is True``, ``type(v) is
+    int``), read back from the spec the server stored. Choices that are all
+    numbers (``[16, 32, 64]``, ``[0.1, 1, 10]``) make a ``discrete``
+    parameter (the algorithms model it as a number), anything else a
+    ``categorical`` one. Each choice reaches the trial's command as text
+    (None as ``null``, True as ``true``), so choices must differ as text:
+    1 and 1.0, 1 and "1", None and "null" are one choice and refused
+    (unlike Python's ==, True and 1 are two).
     """
 
-    def __init__(self, name: str, choices: Sequence[Union[str, Number]], *,
+    def __init__(self, name: str, choices: Sequence[Choice], *,
                  parent: Optional[Parent] = None) -> None:
         self.name = _name(name)
         self.parent = _parent(parent, name)
@@ -155,29 +180,34 @@ class Categorical:
             choices = choices.tolist()  # a numpy array: its values as Python's
         if isinstance(choices, (str, bytes)) or not isinstance(choices, Sequence):
             raise TypeError(f"{name}: choices must be a list, not {type(choices).__name__}")
-        # numpy scalars (np.int64, np.float32, np.str_) as the Python values
-        # they stand for; bools stay out of the numbers.
-        self.choices = [c.item() if hasattr(c, "item") and not isinstance(c, (str, bytes))
-                        else c for c in choices]
+        # numpy scalars (np.int64, np.float32, np.bool_, np.str_) as the
+        # Python values they stand for.
+        self.choices: List[Choice] = [
+            c.item() if hasattr(c, "item") and not isinstance(c, (str, bytes)) else c
+            for c in choices]
         if not self.choices:
             raise ValueError(f"{name}: choices must not be empty")
-        if all(isinstance(c, str) for c in self.choices):
-            self.parameter_type = "categorical"
-        elif all(isinstance(c, numbers.Real) and not isinstance(c, bool)
-                 for c in self.choices):
-            self.parameter_type = "discrete"
-        else:
-            kinds = sorted({type(c).__name__ for c in self.choices})
-            raise TypeError(f"{name}: choices must be all strings or all numbers, "
-                            f"not {', '.join(kinds)}")
+        seen: Dict[str, Choice] = {}
+        for c in self.choices:
+            if c is not None and not isinstance(c, (bool, int, float, str)):
+                raise TypeError(f"{name}: a choice must be None, bool, int, float or str, "
+                                f"not {type(c).__name__} ({c!r})")
+            if isinstance(c, float) and not math.isfinite(c):
+                raise ValueError(f"{name}: a choice must be finite, not {c}")
+            text = _choice_text(c)
+            if text in seen:
+                raise ValueError(f"{name}: choices {seen[text]!r} and {c!r} are one choice "
+                                 f"(both read {text!r}); choices must differ as text")
+            seen[text] = c
+        all_numbers = all(isinstance(c, numbers.Real) and not isinstance(c, bool)
+                          for c in self.choices)
+        self.parameter_type = "discrete" if all_numbers else "categorical"
 
     def to_spec(self) -> Dict[str, Any]:
-        if self.parameter_type == "categorical":
-            values = list(self.choices)
-        else:
-            values = [_text(_number(c, f"{self.name}: choice")) for c in self.choices]
+        """This parameter's entry of the spec's ``parameters``: the choices
+        as JSON scalars, which the server keeps with their types."""
         spec = {"name": self.name, "parameterType": self.parameter_type,
-                "feasibleSpace": {"list": values}}
+                "feasibleSpace": {"list": list(self.choices)}}
         if self.parent:
             spec["parent"] = self.parent
         return spec

@@ -98,25 +98,39 @@ export function assignment(trial, name) {
   return p ? p.value : undefined;
 }
 
+// A listed choice as text: the spec lists categorical choices as any JSON
+// scalar (null, true, 0.5, "adam"); a trial's value is its text.
+export function choiceText(choice) {
+  return choice === null ? 'null' : String(choice);
+}
+
 // How a parameter is drawn on an axis: log for logUniform, categories for
 // categorical (in the spec's order) and discrete (sorted numerically, as
 // their values are numbers but few), plain values otherwise.
 export function paramAxis(param) {
   const fs = param.feasibleSpace || {};
-  if (param.parameterType === 'categorical') return { kind: 'category', categories: [...(fs.list || [])] };
+  const list = (fs.list || []).map(choiceText);
+  if (param.parameterType === 'categorical') return { kind: 'category', categories: list };
   if (param.parameterType === 'discrete') {
-    const list = [...(fs.list || [])].sort((a, b) => Number(a) - Number(b));
-    return { kind: 'category', categories: list };
+    return { kind: 'category', categories: list.sort((a, b) => Number(a) - Number(b)) };
   }
   if (fs.distribution === 'logUniform' || fs.distribution === 'logNormal') return { kind: 'log' };
   return { kind: 'value' };
 }
 
-// A parameter's value for plotting on its axis: the string itself on a
-// category axis, a number otherwise.
+// A parameter's value for plotting on its axis: on a category axis the
+// category it is (a number's text may be spelt otherwise there: the
+// server's "1e-04" is the listed 0.0001), a number otherwise.
 export function axisValue(axis, raw) {
   if (raw === undefined) return undefined;
-  if (axis.kind === 'category') return String(raw);
+  if (axis.kind === 'category') {
+    const text = String(raw);
+    if (axis.categories.includes(text)) return text;
+    const n = Number(text);
+    const same = text.trim() !== '' && Number.isFinite(n)
+      ? axis.categories.find((c) => c.trim() !== '' && Number(c) === n) : undefined;
+    return same ?? text;
+  }
   const n = Number(raw);
   return Number.isFinite(n) ? n : undefined;
 }

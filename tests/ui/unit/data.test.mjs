@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import {
-  filterTrials, history, objectiveOf, paramAxis, pickCurveTrials, pool, sortTrials,
+  axisValue, filterTrials, history, objectiveOf, paramAxis, pickCurveTrials, pool, sortTrials,
 } from '../../../ui/src/data.js';
 
 const spec = {
@@ -65,6 +65,17 @@ test('axes: log for logUniform, categories for categorical and sorted discrete',
   assert.deepEqual(paramAxis(spec.parameters[1]), { kind: 'log' });
   assert.deepEqual(paramAxis(spec.parameters[2]), { kind: 'category', categories: ['16', '32', '64'] });
   assert.deepEqual(paramAxis(spec.parameters[3]), { kind: 'category', categories: ['sgd', 'adam'] });
+});
+
+test('categorical choices of any JSON scalar are drawn as the text trials carry', () => {
+  const mixed = { name: 'm', parameterType: 'categorical', feasibleSpace: { list: [null, true, 1, 'a', 0.0001] } };
+  const axis = paramAxis(mixed);
+  assert.deepEqual(axis, { kind: 'category', categories: ['null', 'true', '1', 'a', '0.0001'] });
+  assert.equal(axisValue(axis, 'null'), 'null');
+  assert.equal(axisValue(axis, 'true'), 'true');
+  assert.equal(axisValue(axis, '1e-04'), '0.0001');  // the server's spelling of 0.0001
+  const rates = paramAxis({ name: 'r', parameterType: 'discrete', feasibleSpace: { list: [10, 0.1, 1] } });
+  assert.deepEqual(rates.categories, ['0.1', '1', '10']);
 });
 
 test('sorting puts missing values last in both directions', () => {
