@@ -89,7 +89,8 @@ void ExperimentRunner::ApplyLocked(Trial& trial, const TrialEvent& event) {
 // retried by Reconcile()), kills, and judges. False: a write held.
 bool ExperimentRunner::CarryLocked(Trial& trial, Effects effects) {
   if (!effects.note.empty()) spdlog::info("experiment {}: trial {} {}", name_, trial.name, effects.note);
-  if (effects.kill && executor()) executor()->Kill(name_, trial.name);
+  // executor() read once: it turns null when Shutdown() begins.
+  if (runner::Executor* const e = effects.kill ? executor() : nullptr) e->Kill(name_, trial.name);
   Status stored = Status::Ok();
   bool observations_stored = false;
   if (!effects.observations.empty()) {

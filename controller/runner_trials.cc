@@ -101,8 +101,14 @@ std::string ExperimentRunner::TrialTokenFor(const std::string& trial) const {
 // Launches a Pending trial once the admission broker lets it start. False
 // when it may not yet (its fair share, its quota) or the executor has no
 // room for it yet (GPUs): every Pending trial then says what it waits for,
-// and the broker's call or the sweep retries.
+// and the broker's call or the sweep retries. False too, and nothing
+// done, once the server is shutting down.
 bool ExperimentRunner::StartTrialLocked(Trial& trial) {
+  // Read once: executor() turns null as Shutdown() begins, which may be
+  // now; the executor itself outlives this call (Shutdown() waits for the
+  // work in flight).
+  runner::Executor* const executor = this->executor();
+  if (!executor) return false;  // shutting down: the next server starts it
   AdmissionBroker* const broker = deps_.admission;
   if (broker) {
     const Decision decision = broker->TryAdmit(AdmissionRequestFor(trial));
@@ -129,7 +135,7 @@ bool ExperimentRunner::StartTrialLocked(Trial& trial) {
       launch = opened;
     }
   }
-  StatusOr<runner::JobHandle> job = launch.ok() ? executor()->Start(*launch)
+  StatusOr<runner::JobHandle> job = launch.ok() ? executor->Start(*launch)
                                                 : StatusOr<runner::JobHandle>(launch.status());
   if (job.status().code() == StatusCode::kUnavailable) {
     // Admitted, but the executor has no card for it (they are still held,
