@@ -80,16 +80,23 @@ std::string TrialName(const std::string& experiment, const std::string& trial) {
 
 namespace {
 
-// "ExitCode: boom": the reason, and the message's last line (for a failed
-// trial, the last line it printed), kept short.
+// "ExitCode: boom": the reason and one line of its message, kept short. A
+// message is hpt's sentence, then "; log tail:" and the trial's last lines.
+// An exit code's sentence says little, so its line is the last one the
+// trial printed (the error); every other reason's is hpt's own sentence
+// (the timeout's limit, the metric a trial did not report and the name it
+// may have meant).
 std::string Cause(const json& trial) {
+  constexpr size_t kMax = 200;  // the last column: long lines only wrap
   std::string reason = trial.value("reason", "");
   std::string message = trial.value("message", "");
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  const size_t tail = message.find("; log tail:\n");
+  if (tail != std::string::npos && reason != "ExitCode") message.resize(tail);
   std::string last = message.substr(message.rfind('\n') == std::string::npos
                                         ? 0
                                         : message.rfind('\n') + 1);
-  if (last.size() > 100) last = last.substr(0, 97) + "...";
+  if (last.size() > kMax) last = last.substr(0, kMax - 3) + "...";
   if (last.empty()) return reason;
   return reason.empty() ? last : reason + ": " + last;
 }

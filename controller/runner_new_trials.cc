@@ -39,9 +39,11 @@ StatusOr<std::vector<Trial>> ExperimentRunner::CreateTrialsLocked(int count, Tri
   std::string state = exp_.algorithm_state;
   bool exhausted = false;
   std::vector<suggestion::Lineage> lineage;
-  if (static_cast<int>(from_queue) < count && exp_.spec.parameters.empty()) {
+  if (static_cast<int>(from_queue) < count && exp_.spec.parameters.empty() &&
+      !exp_.spec.nas_config) {
     // Nothing to suggest yet: the trials define the parameters they ask
-    // for (define-by-run, runner_define_by_run.cc).
+    // for (define-by-run, runner_define_by_run.cc). A neural architecture
+    // search has no parameters either: its algorithm makes its trials.
     while (created.size() < size_t(count)) add({});
   } else if (static_cast<int>(from_queue) < count) {
     HPT_ASSIGN_OR_RETURN(auto algorithm, deps_.algorithms->Create(exp_.spec.algorithm.name));

@@ -2,6 +2,10 @@
 
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
+#include "cli/output.h"
+
 #include <gtest/gtest.h>
 
 namespace hpt::cli {
@@ -37,6 +41,32 @@ TEST(TableTest, CsvFieldsCannotBeFormulas) {
   EXPECT_EQ(CsvField("a,b"), "\"a,b\"");
   EXPECT_EQ(CsvField("adam"), "adam");
   EXPECT_EQ(CsvField(""), "");
+}
+
+// WHY names hpt's reason in its own words (the limit a trial ran past, the
+// metric it did not report) rather than the last line of its log; an exit
+// code's WHY is the error the trial printed last.
+TEST(TableTest, WhySaysTheLimitAndTheMissingMetricNotTheLogsLastLine) {
+  const nlohmann::json experiment = nlohmann::json::parse(R"({"spec": {
+      "objective": {"objectiveMetricName": "loss", "type": "minimize"},
+      "parameters": [{"name": "x"}]}})");
+  const nlohmann::json trials = nlohmann::json::parse(R"([
+    {"name": "t-1", "phase": "Failed", "reason": "Timeout",
+     "message": "ran past timeoutSeconds 30; log tail:\nepoch 7\nepoch 8\n",
+     "parameterAssignments": [{"name": "x", "value": "1"}]},
+    {"name": "t-2", "phase": "MetricsUnavailable", "reason": "MetricsUnavailable",
+     "message": "exited 0 without reporting the objective metric 'loss' (it reported: none; did you mean 'val_loss'?); log tail:\nval_loss=0.3\n",
+     "parameterAssignments": [{"name": "x", "value": "2"}]},
+    {"name": "t-3", "phase": "Failed", "reason": "ExitCode",
+     "message": "exited with code 1; log tail:\nTraceback\nValueError: boom\n",
+     "parameterAssignments": [{"name": "x", "value": "3"}]}])");
+  std::ostringstream out;
+  PrintTrials(experiment, trials, out);
+  const std::string table = out.str();
+  EXPECT_NE(table.find("Timeout: ran past timeoutSeconds 30"), std::string::npos) << table;
+  EXPECT_EQ(table.find("epoch 8"), std::string::npos) << table;
+  EXPECT_NE(table.find("did you mean 'val_loss'?"), std::string::npos) << table;
+  EXPECT_NE(table.find("ExitCode: ValueError: boom"), std::string::npos) << table;
 }
 
 }  // namespace

@@ -88,6 +88,13 @@ void OpenApiContractTest::ClientTrials() {
   Call(200, "PATCH", t + "demo-1", attrs);
   CallJson(400, "PATCH", t + "demo-1", {{"userAttrs", json::array()}});
   Call(404, "PATCH", t + "demo-99", attrs);
+  // Define-by-run: a new name joins the space; a known one keeps its definition.
+  const std::string parameter = Example(Op("post", "/{name}/trials/{trial}:suggestParameter"));
+  Call(200, "POST", t + "demo-1:suggestParameter", parameter);
+  CallJson(400, "POST", t + "demo-1:suggestParameter",
+           {{"parameter", {{"name", "lr"}, {"parameterType", "int"},
+                           {"feasibleSpace", {{"min", 1}, {"max", 3}}}}}});
+  Call(404, "POST", t + "demo-99:suggestParameter", parameter);
   // Client-run trials are reported by their client, with its own token:
   // no trial token opens them.
   AsTrial(401, "GET", UnboundToken(Key("demo"), "demo-1"), t + "demo-1");
@@ -107,6 +114,7 @@ void OpenApiContractTest::ClientTrials() {
   // demo-1 has ended.
   Call(409, "POST", t + "demo-1/observations", observation);
   Call(409, "POST", t + "demo-1:heartbeat");
+  Call(409, "POST", t + "demo-1:suggestParameter", parameter);
   Call(200, "GET", t + "demo-1:shouldStop");  // an ended trial's verdict stands
   Call(200, "POST", d + "/trials:suggest", suggest);  // demo-3
   Call(200, "POST", t + "demo-3:stop");
