@@ -306,9 +306,11 @@ class Trial:
             body = {"metrics": metrics_body(metrics)}
             if constraints is not None:
                 body["constraints"] = constraints_body(constraints)
-        if self._asked:
+        if self._asked or any(p.get("definedByRun")
+                              for p in self._experiment.spec.get("parameters") or []):
             # The parameters defined by run that this trial never asked for
-            # leave its assignment (inactive in it, as in Optuna's record).
+            # leave its assignment (inactive in it, as in Optuna's record),
+            # also when it failed before asking for any.
             body["usedParameters"] = sorted(self._asked)
         self._set(self._request("POST", ":complete", body))
         return self

@@ -66,6 +66,18 @@ class DefineByRunTest(ServerTestCase):
         spec_names = {p["name"] for p in study.refresh().spec["parameters"]}
         self.assertEqual(spec_names, {"n_layers", "units_0", "units_1", "units_2"})
 
+    def test_a_trial_that_failed_before_asking_keeps_no_values_it_never_used(self) -> None:
+        study = self.study("early-fail")
+        study.optimize(quadratic, n_trials=2, show_progress_bar=False)
+
+        def fails(trial: "hpt.Trial") -> float:
+            raise ValueError("before any suggest_*")
+
+        study.optimize(fails, n_trials=1, catch=(ValueError,), show_progress_bar=False)
+        failed = study.get_trials(states=[TrialState.FAIL])
+        self.assertEqual(len(failed), 1)
+        self.assertEqual(failed[0].params, {})
+
     def test_a_name_keeps_its_definition(self) -> None:
         study = self.study("redefine")
         trial = study.ask()
