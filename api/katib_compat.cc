@@ -99,13 +99,23 @@ Status ConvertTrialTemplate(const json& katib, const std::string& namespace_name
   if (!container || (primary.empty() && containers->size() > 1)) {
     return InvalidArgument(p + ".primaryContainerName: no container named '" + primary + "'");
   }
+  // Kubernetes' semantics: command replaces the image's ENTRYPOINT, args
+  // follow it (or go to the ENTRYPOINT). With an image they stay apart
+  // (api/container.h); without one, command + args is the command line.
   json command = json::array();
-  for (const char* key : {"command", "args"}) {
-    if (const json* list = Find(*container, key)) {
-      for (const auto& arg : *list) command.push_back(Text(&arg));
-    }
+  json args = json::array();
+  if (const json* list = Find(*container, "command")) {
+    for (const auto& arg : *list) command.push_back(Text(&arg));
   }
-  if (command.empty()) {
+  if (const json* list = Find(*container, "args")) {
+    for (const auto& arg : *list) args.push_back(Text(&arg));
+  }
+  const std::string image = Text(Find(*container, "image"));
+  if (image.empty()) {
+    for (const auto& arg : args) command.push_back(arg);
+    args = json::array();
+  }
+  if (command.empty() && args.empty() && image.empty()) {
     return InvalidArgument(p + ".trialSpec: container '" + Text(Find(*container, "name")) +
                            "' has no command or args to run locally");
   }
@@ -140,23 +150,36 @@ Status ConvertTrialTemplate(const json& katib, const std::string& namespace_name
       }
     }
   }
-  if (const json* image = Find(*container, "image")) {
-    std::string name = Text(image);
+  json container_out;
+  if (!image.empty()) {
+    const std::string& name = image;
+    json line = command;  // command + args, as on the host
+    for (const auto& arg : args) line.push_back(arg);
     // Katib's DARTS trial image runs run_trial.py, a PyTorch search on
     // CIFAR-10; hpt's native search takes the same arguments.
-    if (name.find("katib/darts-cnn") != std::string::npos && command.size() >= 2 &&
-        Text(&command[1]).find("run_trial.py") != std::string::npos) {
+    if (name.find("katib/darts-cnn") != std::string::npos && line.size() >= 2 &&
+        Text(&line[1]).find("run_trial.py") != std::string::npos) {
       json native = json::array({"hpt", "nas", "darts"});
-      for (size_t i = 2; i < command.size(); ++i) native.push_back(command[i]);
+      for (size_t i = 2; i < line.size(); ++i) native.push_back(line[i]);
       command = native;
+      args = json::array();
       notes->push_back("trialTemplate: the container image " + name +
                        " is Katib's DARTS trial; hpt runs its native search (hpt nas "
                        "darts) with the same arguments, on the data set the 'dataset' "
                        "setting names (default fashion-mnist; CIFAR-10 from its binary "
                        "batches)");
     } else {
-      notes->push_back("trialTemplate: the container image " + name +
-                       " is not used; its command runs as a local process");
+      container_out = {{"image", name}};
+      if (!args.empty()) container_out["args"] = args;
+      if (const json* wd = Find(*container, "workingDir")) container_out["workingDir"] = Text(wd);
+      if (const json* pull = Find(*container, "imagePullPolicy")) {
+        container_out["imagePullPolicy"] = Text(pull);
+      }
+      if (!command.empty()) {
+        notes->push_back("trialTemplate: the container image " + name +
+                         " is not used on a server without --containers podman; there "
+                         "its command runs as a local process");
+      }
     }
   }
   // Metadata references become literal text (or the per-trial name).
@@ -190,9 +213,13 @@ Status ConvertTrialTemplate(const json& katib, const std::string& namespace_name
     return s;
   };
   for (auto& arg : command) arg = resolve(arg.get<std::string>());
+  if (container_out.contains("args")) {
+    for (auto& arg : container_out["args"]) arg = resolve(arg.get<std::string>());
+  }
   for (auto& [k, v] : env.items()) v = resolve(v.get<std::string>());
   json tmpl = {{"command", command}, {"trialParameters", trial_parameters}};
   if (!env.empty()) tmpl["env"] = env;
+  if (!container_out.is_null()) tmpl["container"] = container_out;
   if (!resources.empty()) tmpl["resources"] = resources;
   for (const char* key : {"successCondition", "failureCondition"}) {
     if (Find(katib, key)) {

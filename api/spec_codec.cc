@@ -119,11 +119,33 @@ json EncodeAlgorithm(const AlgorithmSpec& a) {
   return {{"algorithmName", a.name}, {"algorithmSettings", settings}};
 }
 
+const json* Find(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
+void DecodeContainer(JsonReader& r, const json& j, const std::string& p, ContainerSpec& c) {
+  r.RejectUnknown(j, p, {"image", "args", "workingDir", "imagePullPolicy"});
+  if (auto image = r.String(j, p, "image", true)) c.image = *image;
+  if (const json* args = r.Array(j, p, "args", false)) {
+    for (size_t i = 0; i < args->size(); ++i) {
+      if (auto a = r.StringValue((*args)[i], JsonReader::Path(p + ".args", i))) {
+        c.args.push_back(*a);
+      }
+    }
+  }
+  if (auto wd = r.String(j, p, "workingDir", false)) c.working_dir = *wd;
+  if (auto pull = r.String(j, p, "imagePullPolicy", false)) c.pull_policy = *pull;
+}
+
 void DecodeTrialTemplate(JsonReader& r, const json& j, TrialTemplate& t) {
   const std::string p = "trialTemplate";
   r.RejectUnknown(j, p, {"command", "trialParameters", "workingDir", "env",
-                         "resources", "timeoutSeconds", "executor"});
-  if (const json* cmd = r.Array(j, p, "command", true)) {
+                         "resources", "timeoutSeconds", "executor", "container"});
+  const json* container = r.Object(j, p, "container", false);
+  if (container) DecodeContainer(r, *container, p + ".container", t.container);
+  // With an image, no command: the image's ENTRYPOINT (api/container.h).
+  if (const json* cmd = r.Array(j, p, "command", !container || !Find(*container, "image"))) {
     for (size_t i = 0; i < cmd->size(); ++i) {
       if (auto a = r.StringValue((*cmd)[i], JsonReader::Path(p + ".command", i))) {
         t.command.push_back(*a);
@@ -349,6 +371,14 @@ json SpecToJson(const ExperimentSpec& spec) {
                {"timeoutSeconds", t.timeout_seconds}};
     if (!t.working_dir.empty()) tj["workingDir"] = t.working_dir;
     if (!t.executor.empty()) tj["executor"] = t.executor;
+    if (!t.container.image.empty()) {
+      const ContainerSpec& c = t.container;
+      json cj = {{"image", c.image}};
+      if (!c.args.empty()) cj["args"] = c.args;
+      if (!c.working_dir.empty()) cj["workingDir"] = c.working_dir;
+      if (!c.pull_policy.empty()) cj["imagePullPolicy"] = c.pull_policy;
+      tj["container"] = cj;
+    }
     j["trialTemplate"] = tj;
   }
   const MetricsCollector& c = spec.metrics_collector;

@@ -129,6 +129,18 @@ struct Resources {
   bool operator==(const Resources&) const = default;
 };
 
+// The container image a trial runs in (Katib's trialSpec container), with
+// Kubernetes' semantics: a command replaces the image's ENTRYPOINT and
+// `args` follow it; args alone go to the image's ENTRYPOINT; neither runs
+// the image's ENTRYPOINT and CMD. On the host (no container executor)
+// command + args run as a local process and the image is not used.
+struct ContainerSpec {
+  std::string image;              // "": the trial runs on the host
+  std::vector<std::string> args;  // ${trialParameters.x} substituted
+  std::string working_dir;  // inside the container; "": the host working dir
+  std::string pull_policy;  // Always | IfNotPresent | Never; "": IfNotPresent
+};
+
 struct TrialTemplate {
   std::vector<std::string> command;  // argv; no shell
   std::vector<TrialParameter> trial_parameters;
@@ -137,8 +149,10 @@ struct TrialTemplate {
   Resources resources;
   int timeout_seconds = 0;  // 0: no timeout
   // Which of the server's executors runs the trials ("local", "slurm");
-  // "": the server's default (hpt serve --executor).
+  // "": the server's default (hpt serve --executor). "container": the
+  // local machine, in `container.image` (api/container.h).
   std::string executor;
+  ContainerSpec container;
 };
 
 struct MetricsCollector {

@@ -25,6 +25,14 @@ struct Connection {
   std::string read_command;  // a read command as typed, for the hint when unreachable
 };
 
+// --containers, --container-runtime, --container-ulimit (hpt serve and
+// hpt run's embedded server): see ServerAppOptions.
+struct ContainerFlags {
+  std::string engine;  // "podman" or ""
+  std::string runtime;
+  std::vector<std::string> ulimits;
+};
+
 struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 8750;
@@ -47,6 +55,7 @@ struct ServeOptions {
   // --parent-temp-dir: a folder of the parent's, removed when the server
   // stops because the parent ended (hpt.local()'s temporary folder).
   std::string parent_temp_dir;
+  ContainerFlags containers;
 };
 
 struct RunOptions {
@@ -63,6 +72,7 @@ struct RunOptions {
   std::string db;  // the embedded server's database; given: always embedded
 
   bool quiet = false;
+  ContainerFlags containers;  // for the embedded server
 };
 
 int Serve(const ServeOptions& options);

@@ -37,6 +37,18 @@ std::string CommandLine(int argc, char** argv) {
   return line;
 }
 
+void AddContainerFlags(CLI::App* cmd, hpt::cli::ContainerFlags& flags) {
+  cmd->add_option("--containers", flags.engine,
+                  "Run each trial whose template names an image in that image: podman "
+                  "(default: only trials with executor: container)")
+      ->check(CLI::IsMember({"podman"}));
+  cmd->add_option("--container-runtime", flags.runtime,
+                  "podman's OCI runtime for trials, e.g. runc (default: podman's own)");
+  cmd->add_option("--container-ulimit", flags.ulimits,
+                  "A ulimit of trials' containers, e.g. nofile=1024:1024 (repeatable; "
+                  "default: podman's)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -118,6 +130,8 @@ int main(int argc, char** argv) {
       ->default_val(64ll << 20)
       ->check(CLI::Range(int64_t{4096}, int64_t{1} << 40));
 
+  AddContainerFlags(serve_cmd, serve.containers);
+
   RunOptions run;
   auto* run_cmd = app.add_subcommand("run", "Submit an experiment file and follow it to the end");
   run_cmd->add_option("file", run.file, "Experiment YAML or JSON")->required();
@@ -137,6 +151,7 @@ int main(int argc, char** argv) {
                       "Run an embedded server on this database (default hpt-data/hpt.db "
                       "when no server answers)");
   run_cmd->add_flag("--quiet", run.quiet, "No progress output");
+  AddContainerFlags(run_cmd, run.containers);
 
   std::string file;
   auto* validate_cmd = app.add_subcommand("validate", "Check an experiment file");

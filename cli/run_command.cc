@@ -35,8 +35,12 @@ std::string RandomToken();
 // token left in the runtime file for this user's other commands.
 class EmbeddedServer {
  public:
-  static StatusOr<std::unique_ptr<EmbeddedServer>> Start(const std::string& db) {
+  static StatusOr<std::unique_ptr<EmbeddedServer>> Start(const std::string& db,
+                                                        const ContainerFlags& containers) {
     ServerAppOptions so;
+    so.containers = containers.engine;
+    so.container_runtime = containers.runtime;
+    so.container_ulimits = containers.ulimits;
     so.log_level = "warn";  // the run's own output says what happens
     so.db_path = db;
     so.token = RandomToken();  // the embedded server still runs code: lock it
@@ -205,7 +209,8 @@ int Run(const RunOptions& options) {
       return Fail(options.file + ": has no trialTemplate, so its trials run elsewhere; "
                   "start `hpt serve` and point clients and `hpt run --server` at it", 2);
     }
-    auto started = EmbeddedServer::Start(options.db.empty() ? "hpt-data/hpt.db" : options.db);
+    auto started = EmbeddedServer::Start(options.db.empty() ? "hpt-data/hpt.db" : options.db,
+                                         options.containers);
     if (!started.ok()) return Fail(started.status());
     embedded = std::move(*started);
     url = embedded->url();

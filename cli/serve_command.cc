@@ -91,6 +91,9 @@ int Serve(const ServeOptions& options) {
   so.slurm_account = options.slurm_account;
   so.slurm_shards_per_gpu = options.slurm_shards_per_gpu;
   so.advertise_url = options.advertise_url;
+  so.containers = options.containers.engine;
+  so.container_runtime = options.containers.runtime;
+  so.container_ulimits = options.containers.ulimits;
   // Each trial under `hpt trial-shim` of this very binary: trials outlive
   // a crash or a restart of the server, which re-attaches to them.
   if (std::string self = SelfPath(); !self.empty()) {

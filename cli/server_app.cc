@@ -27,6 +27,7 @@
 #include "storage/db_lock.h"
 #include "storage/store.h"
 #include "trial-runner/cgroup.h"
+#include "trial-runner/container_command.h"
 #include "trial-runner/gpu_pool.h"
 
 namespace hpt::cli {
@@ -93,7 +94,20 @@ class ServerAppImpl : public ServerApp {
     http.ui_dir = options.ui_dir;
     HPT_ASSIGN_OR_RETURN(http_, server::HttpServer::Listen(http));
 
+    runner::ContainerOptions containers;
+    containers.podman = runner::FindPodman();
+    containers.runtime = options.container_runtime;
+    containers.ulimits = options.container_ulimits;
+    if (!options.containers.empty() && options.containers != "podman") {
+      return InvalidArgument("--containers: '" + options.containers + "' is not podman");
+    }
+    if (!options.containers.empty() && containers.podman.empty()) {
+      return FailedPrecondition(
+          "--containers podman: podman is not installed here (apt-get install podman runc)");
+    }
     controller::ControllerOptions copts;
+    copts.containers = !options.containers.empty();
+    copts.podman_installed = !containers.podman.empty();
     copts.server_url = options.advertise_url.empty() ? url() : options.advertise_url;
     copts.token = options.token;
     copts.hpt_binary = options.hpt_binary;
@@ -128,6 +142,7 @@ class ServerAppImpl : public ServerApp {
     ectx.slurm.account = options.slurm_account;
     ectx.slurm.shards_per_gpu = options.slurm_shards_per_gpu;
     ectx.local.gpus = gpus;
+    ectx.local.containers = containers;
     // Every registered executor, so that an experiment may name its own
     // (trialTemplate.executor); --executor is the default.
     if (!builtins_->executors.Contains(options.executor)) {

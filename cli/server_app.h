@@ -49,6 +49,11 @@ struct ServerAppOptions {
   // The server's own log goes to stderr from this level on: "debug",
   // "info", "warn", "error" or "off".
   std::string log_level = "info";
+  // "podman": a trial whose template names an image runs in it (else only
+  // with trialTemplate.executor container): trial-runner/container_command.h.
+  std::string containers;
+  std::string container_runtime;  // podman --runtime (e.g. runc); "": podman's
+  std::vector<std::string> container_ulimits;  // each a podman --ulimit
 };
 
 class ServerApp {

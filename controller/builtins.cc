@@ -1,5 +1,6 @@
 #include "controller/builtins.h"
 
+#include "api/container.h"
 #include "api/text.h"
 #include "api/validation.h"
 #include "nas/darts.h"
@@ -62,7 +63,10 @@ Status ValidateExperimentSpec(const api::ExperimentSpec& spec) {
   Status s = ValidateWithAlgorithms(spec, builtins->algorithms, builtins->policies);
   // Without a server, any executor hpt has is fine (a server may offer fewer).
   const std::string executor = spec.trial_template ? spec.trial_template->executor : "";
-  if (executor.empty() || builtins->executors.Contains(executor)) return s;
+  if (executor.empty() || executor == api::kContainerExecutor ||
+      builtins->executors.Contains(executor)) {
+    return s;
+  }
   std::string problem = "trialTemplate.executor: '" + executor + "' is not one of hpt's executors (" +
                         api::Join(builtins->executors.Names(), ", ") + ")";
   return InvalidArgument(s.ok() ? problem : s.message() + "; " + problem);

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "api/container.h"
 #include "api/json_reader.h"
 
 #include "controller/builtins.h"
@@ -46,6 +47,7 @@ Controller::Controller(storage::Store* store,
   deps_.policies = policies_;
   deps_.server_url = options_.server_url;
   deps_.hpt_binary = options_.hpt_binary;
+  deps_.containers = options_.containers;
   deps_.token = options_.token;
   deps_.log_dir = options_.log_dir;
   deps_.max_log_bytes = options_.max_log_bytes;
@@ -81,7 +83,7 @@ Controller::~Controller() { Shutdown(); }
 Status Controller::Validate(const api::ExperimentSpec& spec) const {
   HPT_RETURN_IF_ERROR(ValidateWithAlgorithms(spec, *algorithms_, *policies_));
   if (spec.trial_template && !spec.trial_template->executor.empty() && !executors_.empty() &&
-      !executors_.count(spec.trial_template->executor)) {
+      !executors_.count(api::ExecutorNameOf(*spec.trial_template, deps_.default_executor))) {
     std::vector<std::string> names;
     for (const auto& [name, _] : executors_) names.push_back(name);
     return InvalidArgument("trialTemplate.executor: '" + spec.trial_template->executor +
@@ -89,14 +91,20 @@ Status Controller::Validate(const api::ExperimentSpec& spec) const {
                            api::Join(names, ", ") + ")");
   }
   if (spec.trial_template) {
-    const std::string& executor = spec.trial_template->executor.empty()
-                                      ? deps_.default_executor
-                                      : spec.trial_template->executor;
-    // Where trials run here: the files their command names must be here.
-    if (executor == "local") {
+    const api::TrialTemplate& tmpl = *spec.trial_template;
+    std::string problem = api::ContainerProblem(tmpl, options_.containers,
+                                                deps_.default_executor, options_.podman_installed);
+    if (!problem.empty()) return InvalidArgument(problem);
+    // Where trials run here: the files their command names must be here
+    // (a container's are in its image).
+    if (api::ExecutorNameOf(tmpl, deps_.default_executor) == "local" &&
+        !api::RunsInContainer(tmpl, options_.containers, deps_.default_executor)) {
       std::error_code ec;
-      HPT_RETURN_IF_ERROR(CheckCommandFiles(*spec.trial_template,
-                                            std::filesystem::current_path(ec).string()));
+      api::TrialTemplate on_host = tmpl;  // its command line here: command + args
+      on_host.command.insert(on_host.command.end(), tmpl.container.args.begin(),
+                             tmpl.container.args.end());
+      HPT_RETURN_IF_ERROR(
+          CheckCommandFiles(on_host, std::filesystem::current_path(ec).string()));
     }
   }
   return Status::Ok();

@@ -41,6 +41,12 @@ struct ControllerOptions {
   // capacity is 0 is unknown: not limited by the broker (the executor
   // still answers for its GPUs).
   api::ResourceAmounts capacity;
+  // hpt serve --containers podman: a template that names an image runs in
+  // it (api/container.h); else only with trialTemplate.executor container.
+  bool containers = false;
+  // Whether podman is installed here: else an experiment whose trials run
+  // in containers is refused.
+  bool podman_installed = false;
   // Where the time comes from (tests: tests/testing/fake_clock.h); never null.
   const api::Clock* clock = api::RealClock();
 };

@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "api/container.h"
 #include "api/experiment_status.h"
 #include "api/text.h"
 
@@ -36,9 +37,9 @@ ExperimentRunner::ExperimentRunner(const RunnerDeps& deps, api::Experiment exper
       name_(api::KeyOf(experiment.spec)),
       ref_{experiment.spec.namespace_name, experiment.spec.name},
       runner_run_(experiment.spec.trial_template.has_value()),
-      executor_name_(runner_run_ && !experiment.spec.trial_template->executor.empty()
-                         ? experiment.spec.trial_template->executor
-                         : deps.default_executor),
+      executor_name_(runner_run_ ? api::ExecutorNameOf(*experiment.spec.trial_template,
+                                                       deps.default_executor)
+                                 : deps.default_executor),
       trial_token_salt_(experiment.trial_token_salt),
       exp_(std::move(experiment)),
       trials_(std::move(trials)),

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "api/container.h"
 #include "api/experiment_status.h"
 #include "controller/checkpoints.h"
 #include "controller/experiment_runner.h"
@@ -90,6 +91,8 @@ LaunchContext ExperimentRunner::LaunchContextFor(const Trial& trial) const {
   context.trial_token = TrialTokenFor(trial.name);
   context.run_as_user = deps_.RunAsUserOf(ref_.namespace_name);
   context.slurm_account = deps_.SlurmAccountOf(ref_.namespace_name);
+  context.in_container = api::RunsInContainer(*exp_.spec.trial_template, deps_.containers,
+                                              deps_.default_executor);
   return context;
 }
 

@@ -75,6 +75,7 @@ struct RunnerDeps {
   // trialTemplate.executor names another; not used once *stopping.
   const std::map<std::string, runner::Executor*>* executors = nullptr;
   std::string default_executor;
+  bool containers = false;  // ControllerOptions::containers
   const std::atomic<bool>* stopping = nullptr;  // the server is shutting down
   std::string server_url;     // HPT_URL
   std::string hpt_binary;     // replaces a command's leading `hpt`

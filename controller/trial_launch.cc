@@ -20,6 +20,10 @@ runner::LaunchSpec BaseLaunch(const api::ExperimentSpec& spec, const api::Trial&
   launch.resources = tmpl.resources;
   launch.run_as_user = context.run_as_user;
   launch.slurm_account = context.slurm_account;
+  if (context.in_container) {
+    launch.container = tmpl.container;
+    launch.container.args.clear();  // BuildLaunch() substitutes them
+  }
   for (const api::ObjectiveMetric& m : api::Objectives(spec.objective)) {
     launch.metric_names.push_back(m.metric_name);
   }
@@ -35,10 +39,16 @@ StatusOr<runner::LaunchSpec> BuildLaunch(const api::ExperimentSpec& spec,
   const api::TrialTemplate& tmpl = *spec.trial_template;
   runner::LaunchSpec launch = BaseLaunch(spec, trial, context);
   Status status;
-  for (const auto& arg : tmpl.command) {
-    auto s = api::SubstituteActive(arg, spec.parameters, tmpl, trial.assignment, trial.name);
-    if (!s.ok()) status = s.status(); else if (*s) launch.argv.push_back(**s);
-  }
+  auto substitute = [&](const std::vector<std::string>& from, std::vector<std::string>& to) {
+    for (const auto& arg : from) {
+      auto s = api::SubstituteActive(arg, spec.parameters, tmpl, trial.assignment, trial.name);
+      if (!s.ok()) status = s.status(); else if (*s) to.push_back(**s);
+    }
+  };
+  substitute(tmpl.command, launch.argv);
+  // In its image, args follow the command or go to the image's ENTRYPOINT;
+  // on the host, command + args run (Kubernetes' command line).
+  substitute(tmpl.container.args, context.in_container ? launch.container.args : launch.argv);
   for (const auto& [key, value] : tmpl.env) {
     auto s = api::SubstituteActive(value, spec.parameters, tmpl, trial.assignment, trial.name);
     if (!s.ok()) status = s.status(); else if (*s) launch.env[key] = **s;
@@ -49,10 +59,12 @@ StatusOr<runner::LaunchSpec> BuildLaunch(const api::ExperimentSpec& spec,
     const std::string& dir = *context.checkpoint_dir;
     const std::string mounted = SuggestionTrialDir(spec);
     for (std::string& arg : launch.argv) arg = RewritePath(arg, mounted, dir);
+    for (std::string& arg : launch.container.args) arg = RewritePath(arg, mounted, dir);
     for (auto& [key, value] : launch.env) value = RewritePath(value, mounted, dir);
     launch.env[kCheckpointDirEnv] = dir;
   }
-  if (!launch.argv.empty() && launch.argv[0] == "hpt" && !context.hpt_binary.empty()) {
+  if (!context.in_container && !launch.argv.empty() && launch.argv[0] == "hpt" &&
+      !context.hpt_binary.empty()) {
     launch.argv[0] = context.hpt_binary;
   }
   launch.env["HPT_URL"] = context.server_url;

@@ -31,6 +31,9 @@ struct LaunchContext {
   std::string run_as_user;
   // Its namespace's slurmAccount ("account[:qos]"); "": the executor's.
   std::string slurm_account;
+  // The trial runs in its template's image (api::RunsInContainer): the
+  // launch names it, and the command is not looked up on this host.
+  bool in_container = false;
 };
 
 // The launch without its command and environment: what identifies the job

@@ -20,6 +20,11 @@ packages=(
   # The Python client's wheel (scripts/build.sh), built offline, and the
   # virtual environment its test installs it into (tests/python/test_wheel.py).
   python3-pip python3-setuptools python3-wheel python3-venv
+  # Trials in containers (hpt serve --containers podman; trial-runner/
+  # container_command.h): podman with runc (crun fails on hybrid cgroups),
+  # and busybox-static, which the tests and bench/ build images FROM
+  # scratch with (nothing is pulled).
+  podman runc conmon containernetworking-plugins busybox-static
 )
 
 missing=()

@@ -53,6 +53,10 @@ struct LaunchSpec {
   // namespace's slurmAccount, "ml" or "ml:high"); "": the executor's
   // --slurm-account. Other executors ignore it.
   std::string slurm_account;
+  // Image set: the local executor runs the trial in it with podman
+  // (container_command.h); argv is then the container's command (empty:
+  // the image's ENTRYPOINT) and container.args its arguments.
+  api::ContainerSpec container;
 };
 
 // A started trial: the process-group id, and an opaque id that names the job
@@ -198,6 +202,18 @@ class Executor {
   virtual StatusOr<LogRange> ReadLog(const LogQuery& query) const = 0;
 };
 
+// How the local executor runs a trial whose LaunchSpec names an image
+// (container_command.h).
+struct ContainerOptions {
+  // The podman binary ("" : not installed, such trials cannot start).
+  std::string podman;
+  std::string runtime;               // podman --runtime; "": its default
+  std::vector<std::string> ulimits;  // each a --ulimit, e.g. "nofile=1024:1024"
+  // Card N of a trial's lease is passed as --device <prefix>N (when CDI
+  // does not describe the host's GPUs; tests: fake char devices).
+  std::string gpu_device_prefix = "/dev/nvidia";
+};
+
 struct LocalExecutorOptions {
   int kill_grace_ms = 3000;
   int log_tail_lines = 20;
@@ -226,6 +242,7 @@ struct LocalExecutorOptions {
   // Supervised trials' soft RLIMIT_NOFILE (the server's before it raised
   // its own); 0: what the supervisor inherits.
   int64_t trial_open_files = 0;
+  ContainerOptions containers;
 };
 
 // Runs trials on this machine, each in a session of its own: under a

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "api/mutex.h"
+#include "trial-runner/container_command.h"
 #include "trial-runner/delivery_queue.h"
 #include "trial-runner/executor.h"
 #include "trial-runner/gpu_pool.h"
@@ -45,6 +46,7 @@ struct Entry {
   bool kill_requested = false;
   bool finished = false;  // its exit is queued for delivery
   bool supervised = false;  // under a supervisor (trial_shim.h): outlives us
+  std::string container;  // its container's name (container_command.h); "": none
 };
 
 class LocalExecutor : public Executor {
@@ -99,13 +101,21 @@ class LocalExecutor : public Executor {
     LaunchSpec with_gpus = spec;
     AddLeaseToEnv(gpus, with_gpus.env);
     // Launched without the lock: spawning waits for the child's exec.
-    StatusOr<std::unique_ptr<LocalJob>> launched = Launch(with_gpus);
+    StatusOr<std::unique_ptr<LocalJob>> launched = Status::Ok();
+    if (!spec.container.image.empty()) {
+      StatusOr<LaunchSpec> in_container = InContainer(with_gpus, gpus, options_.containers);
+      Status made = in_container.ok() ? MakeContainerMounts(*in_container)
+                                      : in_container.status();
+      if (made.ok()) with_gpus = std::move(*in_container); else launched = made;
+    }
+    if (launched.ok()) launched = Launch(with_gpus);
     JobHandle job;
     if (launched.ok()) job = {(*launched)->pid(), (*launched)->job_id()};
     {
       MutexLock lock(&mu_);
       if (launched.ok()) {
         entries_[key].process = std::move(*launched);
+        if (!spec.container.image.empty()) entries_[key].container = ContainerName(spec);
       } else {
         gpus_.Release(gpus);
         entries_.erase(key);
@@ -203,13 +213,19 @@ void LocalExecutor::DeliverExit(Event& event) {
   // Erased first, so that the trial no longer counts in Running() and its
   // name can be started again from OnExit().
   std::unique_ptr<LocalJob> finished;
+  std::string container;
   {
     MutexLock lock(&mu_);
     auto it = entries_.find(event.key);
     finished = std::move(it->second.process);
+    container = it->second.container;
     gpus_.Release(it->second.gpus);
     entries_.erase(it);
   }
+  // Killed, its podman client does not take the container along; ended,
+  // it is gone already (--rm). Before OnExit(): its end means nothing of it
+  // runs on.
+  if (!container.empty()) RemoveContainer(options_.containers, container);
   if (finished) {
     finished->SweepAndReap();
     // Every line of the trial is parsed by now (this thread, in order).
@@ -300,9 +316,12 @@ std::vector<RecoveredJob> LocalExecutor::Recover(const std::vector<RunningJob>& 
     // not: its output pipe died with it. Killed by its session (its leader
     // is provably the trial) and the cookie, the trial's alone.
     std::optional<ProcessIdentity> id = ParseJobId(job.job_id);
+    const std::string container =
+        job.spec.container.image.empty() ? "" : ContainerName(job.spec);
     if (id && IsLiveNonShim(*id)) {
       ::kill(-id->pid, SIGKILL);
       SweepProcesses(id->pid, id->cookie);
+      if (!container.empty()) RemoveContainer(options_.containers, container);
       continue;
     }
     // Gone: Attach reads the end its supervisor recorded, if any, and
@@ -313,15 +332,19 @@ std::vector<RecoveredJob> LocalExecutor::Recover(const std::vector<RunningJob>& 
       if (stopping_ || !entries_.try_emplace(key).second) continue;
     }
     auto attached = SupervisedTrial::Attach(job.spec, job.job_id, options_);
-    MutexLock lock(&mu_);
     if (!attached.ok() || !*attached) {
+      // Its client is gone; the container may run on, by its name.
+      if (!container.empty()) RemoveContainer(options_.containers, container);
+      MutexLock lock(&mu_);
       entries_.erase(key);
       continue;
     }
+    MutexLock lock(&mu_);
     out[i].attached = true;
     out[i].job_id = (*attached)->job_id();
     out[i].running = true;
     entries_[key].supervised = true;
+    entries_[key].container = container;
     // It holds the GPUs it was started with.
     GpuLease lease = (*attached)->gpu_lease();
     gpus_.Claim(lease);
