@@ -139,6 +139,8 @@ StatusOr<LaunchSpec> InContainer(const LaunchSpec& spec, const GpuLease& lease,
 
 Status MakeContainerMounts(const LaunchSpec& spec) {
   for (const std::string& dir : ContainerMounts(spec)) {
+    // A missing working dir stays the trial's start failure, as on the host.
+    if (dir == spec.working_dir) continue;
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) return FailedPrecondition("cannot make " + dir + " to mount: " + ec.message());

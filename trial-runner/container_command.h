@@ -47,8 +47,9 @@ std::vector<std::string> ContainerMounts(const LaunchSpec& spec);
 StatusOr<LaunchSpec> InContainer(const LaunchSpec& spec, const GpuLease& lease,
                                  const ContainerOptions& options);
 
-// Creates the mount folders that are missing (a File collector's folder
-// such as /var/log/katib): podman refuses a mount of nothing.
+// Creates the mount folders that are missing, but the working dir (a File
+// collector's folder such as /var/log/katib): podman refuses a mount of
+// nothing.
 Status MakeContainerMounts(const LaunchSpec& spec);
 
 // `podman rm -f -t 0 <name>`: the trial's container, and whatever still

@@ -101,14 +101,14 @@ class LocalExecutor : public Executor {
     LaunchSpec with_gpus = spec;
     AddLeaseToEnv(gpus, with_gpus.env);
     // Launched without the lock: spawning waits for the child's exec.
-    StatusOr<std::unique_ptr<LocalJob>> launched = Status::Ok();
+    Status prepared;
     if (!spec.container.image.empty()) {
       StatusOr<LaunchSpec> in_container = InContainer(with_gpus, gpus, options_.containers);
-      Status made = in_container.ok() ? MakeContainerMounts(*in_container)
-                                      : in_container.status();
-      if (made.ok()) with_gpus = std::move(*in_container); else launched = made;
+      prepared = in_container.ok() ? MakeContainerMounts(*in_container) : in_container.status();
+      if (prepared.ok()) with_gpus = std::move(*in_container);
     }
-    if (launched.ok()) launched = Launch(with_gpus);
+    StatusOr<std::unique_ptr<LocalJob>> launched =
+        prepared.ok() ? Launch(with_gpus) : StatusOr<std::unique_ptr<LocalJob>>(prepared);
     JobHandle job;
     if (launched.ok()) job = {(*launched)->pid(), (*launched)->job_id()};
     {

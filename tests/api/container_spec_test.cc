@@ -7,6 +7,7 @@
 #include "api/container.h"
 #include "api/katib_compat.h"
 #include "api/spec_codec.h"
+#include "api/validation.h"
 #include "tests/api/spec_examples.h"
 
 namespace hpt::api {
@@ -22,9 +23,12 @@ json WithContainer(json container, bool command = true) {
   return j;
 }
 
+// What decoding and then validating `j` says ("" : nothing).
 std::string DecodeError(const json& j) {
   auto spec = SpecFromJson(j);
-  return spec.ok() ? "" : spec.status().message();
+  if (!spec.ok()) return spec.status().message();
+  Status valid = ValidateSpec(*spec);
+  return valid.ok() ? "" : valid.message();
 }
 
 TEST(ContainerSpecTest, RoundTripsAndMayLeaveOutTheCommand) {
@@ -107,6 +111,7 @@ json KatibWith(json container) {
           {"spec",
            {{"objective", {{"type", "minimize"}, {"objectiveMetricName", "loss"}}},
             {"algorithm", {{"algorithmName", "random"}}},
+            {"maxTrialCount", 2},
             {"parameters",
              {{{"name", "lr"}, {"parameterType", "double"},
                {"feasibleSpace", {{"min", "0.1"}, {"max", "0.2"}}}}}},
@@ -138,8 +143,7 @@ TEST(ContainerSpecTest, KatibContainerKeepsImageArgsAndWorkingDir) {
                   {"workingDir", "/opt/mnist"},
                   {"imagePullPolicy", "IfNotPresent"}}))
       << t.dump();
-  auto spec = SpecFromJson(*args_only);
-  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  EXPECT_EQ(DecodeError(*args_only), "");
 
   // command + args: the image is kept; on a host server command + args run.
   notes.clear();
