@@ -3,8 +3,10 @@
 // by the local executor with podman: trial-runner/container_command.h),
 // and why a server cannot run a template's trials.
 
+#include <functional>
 #include <string>
 
+#include "api/json_reader.h"
 #include "api/types.h"
 
 namespace hpt::api {
@@ -29,5 +31,13 @@ std::string ExecutorNameOf(const TrialTemplate& tmpl, const std::string& default
 // without container.args) whose trials run on the host.
 std::string ContainerProblem(const TrialTemplate& tmpl, bool containers,
                              const std::string& default_executor, bool podman_installed);
+
+// Records in `r` the problems of `t`.container, each naming its field
+// (trialTemplate.container.image, .args[i], .workingDir, .imagePullPolicy);
+// `check_refs(text, path)` checks the ${trialParameters.x} in an argument.
+// Part of ValidateSpec (validation.h).
+void ValidateContainer(JsonReader& r, const TrialTemplate& t,
+                       const std::function<void(const std::string& text,
+                                                const std::string& path)>& check_refs);
 
 }  // namespace hpt::api

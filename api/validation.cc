@@ -128,34 +128,6 @@ void ValidateResources(JsonReader& r, const Resources& res, const std::string& p
   }
 }
 
-template <typename CheckRefs>
-void ValidateContainer(JsonReader& r, const TrialTemplate& t, CheckRefs& check_refs) {
-  const ContainerSpec& c = t.container;
-  const std::string p = "trialTemplate.container";
-  for (size_t i = 0; i < c.args.size(); ++i) {
-    check_refs(c.args[i], JsonReader::Path(p + ".args", i));
-    if (HasNul(c.args[i])) r.Problem(JsonReader::Path(p + ".args", i), kNulProblem);
-  }
-  if (t.executor == kContainerExecutor && c.image.empty()) {
-    r.Problem(p + ".image", "is required with trialTemplate.executor container");
-  }
-  if (!c.image.empty() &&
-      (c.image[0] == '-' || HasNul(c.image) || c.image.find_first_of(" \t\n") != std::string::npos)) {
-    r.Problem(p + ".image", "'" + c.image.substr(0, 64) + "' is not an image name");
-  }
-  if (!c.image.empty() && !t.command.empty() && t.command[0].empty()) {
-    r.Problem("trialTemplate.command[0]", "must not be empty");
-  }
-  if (!c.working_dir.empty() && (c.working_dir[0] != '/' || HasNul(c.working_dir))) {
-    r.Problem(p + ".workingDir", "must be an absolute path inside the image");
-  }
-  if (!c.pull_policy.empty() && c.pull_policy != "Always" && c.pull_policy != "IfNotPresent" &&
-      c.pull_policy != "Never") {
-    r.Problem(p + ".imagePullPolicy",
-              "'" + c.pull_policy.substr(0, 64) + "' is not Always, IfNotPresent or Never");
-  }
-}
-
 void ValidateTemplate(JsonReader& r, const ExperimentSpec& spec) {
   const TrialTemplate& t = *spec.trial_template;
   // An image's own ENTRYPOINT runs when there is no command (api/container.h

@@ -194,5 +194,31 @@ TEST(TrialLaunchTest, TheNamespacesUserGoesWithTheLaunchAndItsRecovery) {
   EXPECT_EQ(launch->run_as_user, "ana");
 }
 
+// #35: a container's args are substituted too; in its image they stay
+// apart from the command (the image's ENTRYPOINT takes them when there is
+// none), on the host they follow it.
+TEST(TrialLaunchTest, ContainerArgsAreSubstitutedAndStayApartInTheImage) {
+  nlohmann::json j = Spec();
+  j["trialTemplate"]["command"] = {"hpt", "train"};
+  j["trialTemplate"]["container"] = {{"image", "localhost/trainer:1"},
+                                     {"args", {"--x=${trialParameters.x}",
+                                               "--momentum=${trialParameters.momentum}"}}};
+  const api::ExperimentSpec spec = Decode(j);
+  LaunchContext in_image = Context();
+  in_image.in_container = true;
+  auto launch = BuildLaunch(spec, TrialOf({{"x", "0.25"}, {"optimizer", "adam"}}), in_image);
+  ASSERT_TRUE(launch.ok()) << launch.status().message();
+  EXPECT_THAT(launch->argv, ElementsAre("hpt", "train"));  // the image's hpt, not ours
+  EXPECT_THAT(launch->container.args, ElementsAre("--x=0.25"));
+  EXPECT_EQ(launch->container.image, "localhost/trainer:1");
+  // Recovery names the same container: BaseLaunch carries the image.
+  EXPECT_EQ(BaseLaunch(spec, TrialOf({}), in_image).container.image, "localhost/trainer:1");
+
+  auto on_host = BuildLaunch(spec, TrialOf({{"x", "0.25"}, {"optimizer", "adam"}}), Context());
+  ASSERT_TRUE(on_host.ok()) << on_host.status().message();
+  EXPECT_THAT(on_host->argv, ElementsAre("/usr/local/bin/hpt", "train", "--x=0.25"));
+  EXPECT_TRUE(on_host->container.image.empty());
+}
+
 }  // namespace
 }  // namespace hpt::controller
