@@ -29,9 +29,13 @@ class ContainerTest : public ::testing::Test {
     image_ = TestImage(&why_not);
     if (image_.empty()) GTEST_SKIP() << why_not;
   }
+  // What a failed test left: only its own experiments' containers (ctest
+  // runs other tests beside this one).
   void TearDown() override {
-    for (const std::string& name : ContainersNamed("hpt-box")) {
-      Shell("podman rm -f -t 0 " + name + " >/dev/null 2>&1");
+    for (const std::string& exp : experiments_) {
+      for (const std::string& name : ContainersNamed("hpt-" + exp + "-")) {
+        Shell("podman rm -f -t 0 " + name + " >/dev/null 2>&1");
+      }
     }
   }
   std::vector<std::string> Flags() const {
@@ -40,7 +44,8 @@ class ContainerTest : public ::testing::Test {
     return flags;
   }
   // An hpt experiment whose one trial runs `script` in the image.
-  json BoxExperiment(const std::string& name, const std::string& script) const {
+  json BoxExperiment(const std::string& name, const std::string& script) {
+    experiments_.push_back(name);
     json spec = ShellExperiment(name, script, 1, 1);
     spec["maxFailedTrialCount"] = 1;
     spec["trialTemplate"]["command"] = {"/bin/busybox", "sh", "-c", script};
@@ -52,6 +57,7 @@ class ContainerTest : public ::testing::Test {
     return got.ok() ? (*got)["trials"] : json::array();
   }
   std::string image_;
+  std::vector<std::string> experiments_;
 };
 
 TEST_F(ContainerTest, KatibJobTrialRunsInItsImageWithItsLimits) {
@@ -90,6 +96,7 @@ TEST_F(ContainerTest, KatibJobTrialRunsInItsImageWithItsLimits) {
             {"spec",
              {{"template",
                {{"spec", {{"containers", {container}}, {"restartPolicy", "Never"}}}}}}}}}}}}}};
+  experiments_.push_back("box-katib");
   auto created = client->Json("POST", "/api/v1/experiments", katib);
   ASSERT_TRUE(created.ok()) << created.status().message();
   json exp = WaitForExperiment(*client, "box-katib", 30);
@@ -136,7 +143,8 @@ TEST_F(ContainerTest, StopAndTimeoutLeaveNoContainer) {
     }
   }
   ASSERT_EQ(ended.size(), 2u);
-  EXPECT_EQ(ContainersNamed("hpt-box-"), std::vector<std::string>{});
+  EXPECT_EQ(ContainersNamed("hpt-box-timeout-"), std::vector<std::string>{});
+  EXPECT_EQ(ContainersNamed("hpt-box-stop-"), std::vector<std::string>{});
   EXPECT_EQ(Trials(*client, "box-timeout")[0]["phase"], "Failed");
 }
 
