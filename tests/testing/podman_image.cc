@@ -33,6 +33,15 @@ Image Build() {
     image.why_not = "/bin/busybox is missing (apt-get install busybox-static)";
     return image;
   }
+  // Images a crashed test process could not remove (its pid is gone).
+  std::istringstream repos(Shell("podman images --format '{{.Repository}}' 2>/dev/null"));
+  for (std::string repo; std::getline(repos, repo);) {
+    const std::string prefix = "localhost/hpt-test-";
+    if (repo.rfind(prefix, 0) != 0) continue;
+    const std::string pid = repo.substr(prefix.size());
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (!std::filesystem::exists("/proc/" + pid)) Shell("podman rmi -f " + repo + ":1 >/dev/null 2>&1");
+  }
   TempDir dir;
   std::filesystem::copy_file("/bin/busybox", dir.File("busybox"));
   WriteFile(dir.File("marker"), "only-in-the-image\n");
