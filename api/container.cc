@@ -25,6 +25,14 @@ std::string ContainerProblem(const TrialTemplate& tmpl, bool containers,
   constexpr char kHowTo[] =
       "which needs trials in containers (hpt serve --containers podman, or "
       "trialTemplate.executor: container)";
+  // Told to run images, the server must not quietly run one's command on
+  // a cluster node instead.
+  if (containers && !tmpl.container.image.empty() &&
+      ExecutorNameOf(tmpl, default_executor) == "slurm") {
+    return "trialTemplate.container.image: trials on Slurm do not run in containers (only "
+           "this machine's do: trialTemplate.executor container); leave out the image to "
+           "run the command on the nodes";
+  }
   if (RunsInContainer(tmpl, containers, default_executor)) {
     if (podman_installed) return "";
     return "trialTemplate.container.image: trials in containers need podman, which is not "

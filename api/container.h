@@ -27,8 +27,9 @@ std::string ExecutorNameOf(const TrialTemplate& tmpl, const std::string& default
 
 // Why a server cannot run trials of `tmpl` (one line naming the field and
 // what to do), "" when it can: trials in containers where podman is not
-// installed; a template with no command (the image's ENTRYPOINT, with or
-// without container.args) whose trials run on the host.
+// installed; an image for Slurm on a server told to run images
+// (`containers`); a template with no command (the image's ENTRYPOINT, with
+// or without container.args) whose trials run on the host.
 std::string ContainerProblem(const TrialTemplate& tmpl, bool containers,
                              const std::string& default_executor, bool podman_installed);
 

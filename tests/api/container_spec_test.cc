@@ -80,6 +80,10 @@ TEST(ContainerSpecTest, WhereTrialsRunAndWhatAServerRefuses) {
   EXPECT_FALSE(RunsInContainer(t, false, "local"));  // today's behaviour: on the host
   EXPECT_TRUE(RunsInContainer(t, true, "local"));    // hpt serve --containers podman
   EXPECT_FALSE(RunsInContainer(t, true, "slurm"));
+  EXPECT_THAT(ContainerProblem(t, true, "slurm", true),
+              HasSubstr("trialTemplate.container.image: trials on Slurm do not run in "
+                        "containers"));
+  EXPECT_EQ(ContainerProblem(t, false, "slurm", true), "");  // the command, on the nodes
   EXPECT_EQ(ContainerProblem(t, false, "local", false), "");
   t.executor = kContainerExecutor;
   EXPECT_TRUE(RunsInContainer(t, false, "slurm"));
