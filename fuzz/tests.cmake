@@ -1,4 +1,4 @@
-# ctest (label "fuzz"): every fuzzer briefly (20 s; `bash scripts/fuzz.sh`
+# ctest (label "fuzz"): every fuzzer briefly (10 s; `bash scripts/fuzz.sh`
 # runs them for 10 minutes each) from a work copy of its corpus, when clang with libFuzzer is installed. The main build is g++, so
 # the fuzzers are built by scripts/fuzz.sh in a clang build of their own
 # (<build>/fuzz-clang), once, by the fixture test fuzz.build.
@@ -27,7 +27,7 @@ else()
   foreach(target spec_json spec_yaml katib metrics_parser request_path)
     add_test(NAME fuzz.${target}
              COMMAND bash ${hpt_fuzz_script} --no-build --build-dir ${hpt_fuzz_dir}
-                     20 ${target})
+                     10 ${target})
     set_tests_properties(fuzz.${target} PROPERTIES
                          FIXTURES_REQUIRED hpt_fuzz_build LABELS fuzz TIMEOUT 300)
   endforeach()
