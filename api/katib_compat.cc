@@ -232,24 +232,16 @@ StatusOr<json> FromKatibExperiment(const json& doc, std::vector<std::string>* no
   std::string namespace_name = meta && Find(*meta, "namespace")
                                    ? Text(Find(*meta, "namespace")) : "default";
   if (const json* resume = Find(*spec, "resumePolicy")) {
+    // Kept for the spec decoder, which knows the three policies (and says
+    // so of any other). Katib's FromVolume keeps the suggestion's volume;
+    // hpt keeps its state in the database, and each trial's checkpoint
+    // folder on disk across the trial's restarts (api/types.h).
     std::string policy = Text(resume);
-    // FromVolume keeps the suggestion's volume: for pbt, its trials'
-    // checkpoints, which hpt keeps in folders on the server's disk
-    // (controller/checkpoints.h). Other algorithms have nothing there.
-    const json* algorithm = Find(*spec, "algorithm");
-    const json* algorithm_name = algorithm ? Find(*algorithm, "algorithmName") : nullptr;
-    const bool pbt = algorithm_name && Text(algorithm_name) == "pbt";
-    if (policy == "FromVolume" && !pbt) {
-      return InvalidArgument("spec.resumePolicy: FromVolume is not supported "
-                             "(supported: Never, LongRunning; FromVolume with pbt)");
+    if (policy == "FromVolume") {
+      notes->push_back("resumePolicy FromVolume: each trial's checkpoint folder "
+                       "($HPT_CHECKPOINT_DIR, where /var/log/katib/checkpoints points) "
+                       "is kept when the trial runs again");
     }
-    if (policy != "Never" && policy != "LongRunning" && policy != "FromVolume") {
-      return InvalidArgument("spec.resumePolicy: '" + policy + "' is not a Katib policy");
-    }
-    notes->push_back("resumePolicy " + policy +
-                     ": hpt keeps every experiment's state in its database" +
-                     (policy == "FromVolume" ? " and its trials' checkpoint folders on disk" : ""));
-    out.erase("resumePolicy");
   }
   // Katib lets the failure budget exceed the trial budget (simple-pbt:
   // 3 of 2); it can never be reached then, nor at maxTrialCount here.

@@ -8,7 +8,7 @@
 //   .Namespace, .Kind, .APIVersion, .Labels[k], .Annotations[k]) are
 //   resolved: Name per trial, the others from the document.
 // - Anything that cannot run here (other trial kinds, configMap trial
-//   sources, resumePolicy FromVolume but with pbt, nasConfig, ...) is an
+//   sources, nasConfig but with darts, ...) is an
 //   InvalidArgument that names it, never silently dropped.
 
 #include <string>

@@ -166,6 +166,17 @@ struct NasConfig {
   std::vector<NasOperation> operations;
 };
 
+// Katib's resumePolicy, for hpt: what a trial's checkpoint folder
+// ($HPT_CHECKPOINT_DIR, controller/checkpoints.h) survives. Every
+// runner-run trial has one, kept when hpt preempts the trial or its cluster
+// requeues it (it runs again under its name). kNever and kLongRunning keep
+// just that (hpt keeps every experiment's state in its database, so either
+// may be resumed); kFromVolume also runs again, under its name and with its
+// folder, a trial whose process a server restart found gone (instead of
+// failing it as ServerRestarted), and rewrites Katib's trial mount path
+// /var/log/katib/checkpoints in its command and env to its folder.
+enum class ResumePolicy { kNever, kLongRunning, kFromVolume };
+
 struct ExperimentSpec {
   std::string name;
   // Katib's metadata.namespace: names are unique within one (tenancy.h).
@@ -193,6 +204,7 @@ struct ExperimentSpec {
   // whose finished trials are imported when this one is created, so its
   // algorithm starts from their results.
   std::vector<std::string> warm_start_from;
+  ResumePolicy resume_policy = ResumePolicy::kNever;  // Katib's default
 };
 
 // The experiment's key (tenancy.h's ExperimentKey).
@@ -301,6 +313,8 @@ const char* ToString(Distribution d);
 const char* ToString(ObjectiveType t);
 const char* ToString(TrialPhase p);
 const char* ToString(ExperimentPhase p);
+const char* ToString(ResumePolicy p);
+std::optional<ResumePolicy> ParseResumePolicy(const std::string& s);
 std::optional<ParameterType> ParseParameterType(const std::string& s);
 std::optional<Distribution> ParseDistribution(const std::string& s);
 std::optional<ObjectiveType> ParseObjectiveType(const std::string& s);

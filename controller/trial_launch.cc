@@ -47,7 +47,7 @@ StatusOr<runner::LaunchSpec> BuildLaunch(const api::ExperimentSpec& spec,
   if (context.checkpoint_dir) {
     // Where Katib would mount the folder: the trial's command says so.
     const std::string& dir = *context.checkpoint_dir;
-    const std::string mounted = SuggestionTrialDir(spec);
+    const std::string mounted = MountedCheckpointPath(spec);
     for (std::string& arg : launch.argv) arg = RewritePath(arg, mounted, dir);
     for (auto& [key, value] : launch.env) value = RewritePath(value, mounted, dir);
     launch.env[kCheckpointDirEnv] = dir;

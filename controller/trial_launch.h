@@ -23,8 +23,8 @@ struct LaunchContext {
   std::string hpt_binary;     // replaces argv[0] when it is `hpt`; "": kept
   std::string trial_token;    // HPT_TOKEN; "" (set, empty) when none
   // The trial's checkpoint folder (controller/checkpoints.h), if it has
-  // one: $HPT_CHECKPOINT_DIR, and what mentions of suggestion_trial_dir in
-  // its command and environment are rewritten to.
+  // one: $HPT_CHECKPOINT_DIR, and what mentions of MountedCheckpointPath()
+  // (suggestion_trial_dir) in its command and environment are rewritten to.
   std::optional<std::string> checkpoint_dir;
   // The user the trial runs as (its namespace's runAsUser); "": the
   // server's.
