@@ -33,15 +33,16 @@ api::ExperimentSpec TfEventSpec(const std::string& path, std::vector<std::string
   return spec;
 }
 
-TEST(EventFolders, OnlyTensorFlowEventTrialsWithALogFolderHaveOne) {
+// One case (each ctest entry costs controller_test's start-up): who has a
+// folder, which folder of the command's stands for the path, and the
+// launch that follows.
+TEST(EventFolders, TheTrialsFolderStandsForThePathTheCommandNames) {
   api::ExperimentSpec spec = TfEventSpec("/var/log/katib/tfevent/", {"train"});
   EXPECT_EQ(EventsFolder(spec, "/srv/logs", "t1"), "/srv/logs/e/tfevent/t1");
   EXPECT_EQ(EventsFolder(spec, "", "t1"), "");
   spec.metrics_collector.kind = "File";
   EXPECT_EQ(EventsFolder(spec, "/srv/logs", "t1"), "");
-}
 
-TEST(EventFolders, TheDeepestFolderTheCommandNamesIsTheTrials) {
   // Katib's default path, named as it is.
   EventsMount a = MountEvents(
       TfEventSpec("/var/log/katib/tfevent/", {"python3", "--logdir=/var/log/katib/tfevent/"}),
@@ -62,10 +63,9 @@ TEST(EventFolders, TheDeepestFolderTheCommandNamesIsTheTrials) {
   EventsMount d = MountEvents(TfEventSpec("/var/log/tb", {"train", "--data=/var/data"}), "/f");
   EXPECT_EQ(d.mentioned, "");
   EXPECT_EQ(d.events_dir, "/f");
-}
 
-TEST(EventFolders, TheLaunchWritesAndReadsTheTrialsFolder) {
-  api::ExperimentSpec spec = TfEventSpec(
+  // The launch: the command's folder becomes the trial's, read below it.
+  spec = TfEventSpec(
       "/logs/test", {"python3", "train.py", "--log-path=/logs", "--data=/logs2/x"},
       {{"OUT", "/logs/"}});
   api::Trial trial;
