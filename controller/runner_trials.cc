@@ -81,7 +81,8 @@ void ExperimentRunner::ReconcileLocked() {
 }
 
 // What the server adds to a launch of `trial` (all but its checkpoint
-// folder, which StartTrialLocked() looks up). Takes no lock.
+// folder, which StartTrialLocked() looks up). Takes no lock of its own; the
+// spec (its collector, for the events folder) is read under the runner's.
 LaunchContext ExperimentRunner::LaunchContextFor(const Trial& trial) const {
   LaunchContext context;
   context.log_path = LogPath(trial.name);
