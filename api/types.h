@@ -142,8 +142,10 @@ struct TrialTemplate {
 };
 
 struct MetricsCollector {
-  std::string kind = "StdOut";  // StdOut | File | Push | None
-  std::string file_path;        // File: the file the trial writes
+  std::string kind = "StdOut";  // StdOut | File | TensorFlowEvent | Push | None
+  // File: the file the trial writes; TensorFlowEvent: the folder its
+  // tfevents files go to.
+  std::string file_path;
   // Regexes with two groups (name, value); empty = Katib's default
   // `name=value` form plus JSON lines.
   std::vector<std::string> metrics_format;

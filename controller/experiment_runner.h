@@ -111,7 +111,7 @@ class ExperimentRunner {
 
   runner::Executor* executor() const;  // null: shutting down, or none
   int64_t Now() const { return deps_.clock->NowMillis(); }
-  LaunchContext LaunchContextFor(const api::Trial& trial) const;
+  LaunchContext LaunchContextFor(const api::Trial& trial) const REQUIRES(mu_);
   api::Trial* FindLocked(const std::string& trial) REQUIRES(mu_);
   // Carries out the ledger's effects of `event` (experiment_runner.cc).
   void ApplyLocked(api::Trial& trial, const TrialEvent& event) REQUIRES(mu_);
