@@ -231,6 +231,49 @@ Status ConvertTrialTemplate(const json& katib, const std::string& namespace_name
   return Status::Ok();
 }
 
+// Katib's DefaultTensorflowEventDirPath: where a TensorFlowEvent collector
+// without a path reads (each local trial gets its own folder for it).
+constexpr char kKatibTfEventDir[] = "/var/log/katib/tfevent/";
+
+// metricsCollectorSpec's Katib-only fields: fileSystemPath.kind and format,
+// checked against the collector they go with, then dropped. `mc` not a
+// mapping, or parts of it not: left for the spec decoder to report.
+Status ConvertMetricsCollector(json& mc, std::vector<std::string>* notes) {
+  if (!mc.is_object()) return Status::Ok();
+  const json* collector = Find(mc, "collector");
+  const bool tfevent = collector && Text(Find(*collector, "kind")) == "TensorFlowEvent";
+  if (tfevent && !Find(mc, "source")) {
+    // Katib's defaults for this kind (experiment_defaults.go).
+    mc["source"] = {{"fileSystemPath", {{"path", kKatibTfEventDir}, {"kind", "Directory"}}}};
+    notes->push_back(std::string("metricsCollectorSpec: TensorFlowEvent without a source reads ") +
+                     kKatibTfEventDir + " (Katib's default)");
+  }
+  json* src = mc.contains("source") ? &mc["source"] : nullptr;
+  json* fsp = src && src->is_object() && src->contains("fileSystemPath")
+                  ? &(*src)["fileSystemPath"]
+                  : nullptr;
+  if (!fsp || !fsp->is_object()) return Status::Ok();
+  const std::string want = tfevent ? "Directory" : "File";
+  std::string fkind = Find(*fsp, "kind") ? Text(Find(*fsp, "kind")) : want;
+  if (fkind != want) {
+    return InvalidArgument("spec.metricsCollectorSpec.source.fileSystemPath.kind: " + fkind +
+                           " is not supported" +
+                           (tfevent ? " with TensorFlowEvent (supported: Directory)"
+                                    : " (supported: File)"));
+  }
+  if (tfevent && !Find(*fsp, "path")) (*fsp)["path"] = kKatibTfEventDir;
+  std::string format = Find(*fsp, "format") ? Text(Find(*fsp, "format")) : "TEXT";
+  if (!tfevent && format != "TEXT" && format != "JSON") {
+    return InvalidArgument("spec.metricsCollectorSpec.source.fileSystemPath.format: " +
+                           format + " is not supported (supported: TEXT, JSON)");
+  }
+  // Our File collector reads name=value text and JSON lines alike; event
+  // files have one format.
+  fsp->erase("kind");
+  fsp->erase("format");
+  return Status::Ok();
+}
+
 }  // namespace
 
 // Text(Find(...)) rather than json::value(), which throws when the field
@@ -259,24 +302,16 @@ StatusOr<json> FromKatibExperiment(const json& doc, std::vector<std::string>* no
   std::string namespace_name = meta && Find(*meta, "namespace")
                                    ? Text(Find(*meta, "namespace")) : "default";
   if (const json* resume = Find(*spec, "resumePolicy")) {
+    // Kept for the spec decoder, which knows the three policies (and says
+    // so of any other). Katib's FromVolume keeps the suggestion's volume;
+    // hpt keeps its state in the database, and each trial's checkpoint
+    // folder on disk across the trial's restarts (api/types.h).
     std::string policy = Text(resume);
-    // FromVolume keeps the suggestion's volume: for pbt, its trials'
-    // checkpoints, which hpt keeps in folders on the server's disk
-    // (controller/checkpoints.h). Other algorithms have nothing there.
-    const json* algorithm = Find(*spec, "algorithm");
-    const json* algorithm_name = algorithm ? Find(*algorithm, "algorithmName") : nullptr;
-    const bool pbt = algorithm_name && Text(algorithm_name) == "pbt";
-    if (policy == "FromVolume" && !pbt) {
-      return InvalidArgument("spec.resumePolicy: FromVolume is not supported "
-                             "(supported: Never, LongRunning; FromVolume with pbt)");
+    if (policy == "FromVolume") {
+      notes->push_back("resumePolicy FromVolume: each trial's checkpoint folder "
+                       "($HPT_CHECKPOINT_DIR, where /var/log/katib/checkpoints points) "
+                       "is kept when the trial runs again");
     }
-    if (policy != "Never" && policy != "LongRunning" && policy != "FromVolume") {
-      return InvalidArgument("spec.resumePolicy: '" + policy + "' is not a Katib policy");
-    }
-    notes->push_back("resumePolicy " + policy +
-                     ": hpt keeps every experiment's state in its database" +
-                     (policy == "FromVolume" ? " and its trials' checkpoint folders on disk" : ""));
-    out.erase("resumePolicy");
   }
   // Katib lets the failure budget exceed the trial budget (simple-pbt:
   // 3 of 2); it can never be reached then, nor at maxTrialCount here.
@@ -295,24 +330,7 @@ StatusOr<json> FromKatibExperiment(const json& doc, std::vector<std::string>* no
     out["trialTemplate"] = converted;
   }
   if (json* mc = out.contains("metricsCollectorSpec") ? &out["metricsCollectorSpec"] : nullptr) {
-    json* src = mc->contains("source") ? &(*mc)["source"] : nullptr;
-    json* fsp = src && src->contains("fileSystemPath") ? &(*src)["fileSystemPath"] : nullptr;
-    // Not a mapping: left for the spec decoder to report.
-    if (fsp && fsp->is_object()) {
-      std::string fkind = Find(*fsp, "kind") ? Text(Find(*fsp, "kind")) : "File";
-      if (fkind != "File") {
-        return InvalidArgument("spec.metricsCollectorSpec.source.fileSystemPath.kind: " +
-                               fkind + " is not supported (supported: File)");
-      }
-      std::string format = Find(*fsp, "format") ? Text(Find(*fsp, "format")) : "TEXT";
-      if (format != "TEXT" && format != "JSON") {
-        return InvalidArgument("spec.metricsCollectorSpec.source.fileSystemPath.format: " +
-                               format + " is not supported (supported: TEXT, JSON)");
-      }
-      // Our File collector reads name=value text and JSON lines alike.
-      fsp->erase("kind");
-      fsp->erase("format");
-    }
+    HPT_RETURN_IF_ERROR(ConvertMetricsCollector(*mc, notes));
   }
   return out;
 }

@@ -7,8 +7,11 @@
 // - trialParameters that reference trial metadata (${trialSpec.Name},
 //   .Namespace, .Kind, .APIVersion, .Labels[k], .Annotations[k]) are
 //   resolved: Name per trial, the others from the document.
+// - metricsCollectorSpec.source.fileSystemPath: kind File (the File
+//   collector) or Directory (TensorFlowEvent, whose path defaults to
+//   Katib's /var/log/katib/tfevent/); kind and format are then dropped.
 // - Anything that cannot run here (other trial kinds, configMap trial
-//   sources, resumePolicy FromVolume but with pbt, nasConfig, ...) is an
+//   sources, nasConfig but with darts, ...) is an
 //   InvalidArgument that names it, never silently dropped.
 
 #include <string>

@@ -233,7 +233,7 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
   r.RejectUnknown(j, "", {"name", "namespace", "priority", "objective", "algorithm", "parallelTrialCount",
                           "maxTrialCount", "maxFailedTrialCount", "trialLeaseSeconds",
                           "parameters", "trialTemplate", "metricsCollectorSpec", "earlyStopping",
-                          "nasConfig", "warmStart"});
+                          "nasConfig", "warmStart", "resumePolicy"});
   if (auto n = r.String(j, "", "name", true)) spec.name = *n;
   if (auto ns = r.String(j, "", "namespace", false)) {
     if (IsDnsLabel(*ns)) {
@@ -243,6 +243,13 @@ StatusOr<ExperimentSpec> SpecFromJson(const json& j) {
     }
   }
   if (auto v = r.Int(j, "", "priority", false)) spec.priority = *v;
+  if (auto v = r.String(j, "", "resumePolicy", false)) {
+    if (auto parsed = ParseResumePolicy(*v)) {
+      spec.resume_policy = *parsed;
+    } else {
+      r.Problem("resumePolicy", "'" + *v + "' must be Never, LongRunning or FromVolume");
+    }
+  }
   if (const json* w = r.Object(j, "", "warmStart", false)) {
     r.RejectUnknown(*w, "warmStart", {"fromExperiments"});
     if (const json* list = r.Array(*w, "warmStart", "fromExperiments", true)) {
@@ -327,6 +334,9 @@ json SpecToJson(const ExperimentSpec& spec) {
   j["name"] = spec.name;
   j["namespace"] = spec.namespace_name;
   if (spec.priority != 0) j["priority"] = spec.priority;
+  if (spec.resume_policy != ResumePolicy::kNever) {
+    j["resumePolicy"] = ToString(spec.resume_policy);
+  }
   json obj = {{"type", ToString(spec.objective.type)},
               {"objectiveMetricName", spec.objective.metric_name},
               {"additionalMetricNames", spec.objective.additional_metric_names}};

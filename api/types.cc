@@ -22,6 +22,7 @@ constexpr const char* kObjectiveTypes[] = {"minimize", "maximize"};
 constexpr const char* kTrialPhases[] = {
     "Pending",      "Running", "Succeeded",          "Failed",
     "EarlyStopped", "MetricsUnavailable", "Killed"};
+constexpr const char* kResumePolicies[] = {"Never", "LongRunning", "FromVolume"};
 constexpr const char* kExperimentPhases[] = {"Created", "Running", "Succeeded",
                                              "Failed", "Stopped"};
 
@@ -44,6 +45,10 @@ const char* ToString(Distribution d) { return kDistributions[int(d)]; }
 const char* ToString(ObjectiveType t) { return kObjectiveTypes[int(t)]; }
 const char* ToString(TrialPhase p) { return kTrialPhases[int(p)]; }
 const char* ToString(ExperimentPhase p) { return kExperimentPhases[int(p)]; }
+const char* ToString(ResumePolicy p) { return kResumePolicies[int(p)]; }
+std::optional<ResumePolicy> ParseResumePolicy(const std::string& s) {
+  return Lookup<ResumePolicy>(s, kResumePolicies);
+}
 
 std::optional<ParameterType> ParseParameterType(const std::string& s) {
   return Lookup<ParameterType>(s, kParameterTypes);

@@ -156,8 +156,10 @@ struct TrialTemplate {
 };
 
 struct MetricsCollector {
-  std::string kind = "StdOut";  // StdOut | File | Push | None
-  std::string file_path;        // File: the file the trial writes
+  std::string kind = "StdOut";  // StdOut | File | TensorFlowEvent | Push | None
+  // File: the file the trial writes; TensorFlowEvent: the folder its
+  // tfevents files go to.
+  std::string file_path;
   // Regexes with two groups (name, value); empty = Katib's default
   // `name=value` form plus JSON lines.
   std::vector<std::string> metrics_format;
@@ -179,6 +181,17 @@ struct NasConfig {
   std::vector<int> output_sizes;  // graphConfig.outputSizes (informational)
   std::vector<NasOperation> operations;
 };
+
+// Katib's resumePolicy, for hpt: what a trial's checkpoint folder
+// ($HPT_CHECKPOINT_DIR, controller/checkpoints.h) survives. Every
+// runner-run trial has one, kept when hpt preempts the trial or its cluster
+// requeues it (it runs again under its name). kNever and kLongRunning keep
+// just that (hpt keeps every experiment's state in its database, so either
+// may be resumed); kFromVolume also runs again, under its name and with its
+// folder, a trial whose process a server restart found gone (instead of
+// failing it as ServerRestarted), and rewrites Katib's trial mount path
+// /var/log/katib/checkpoints in its command and env to its folder.
+enum class ResumePolicy { kNever, kLongRunning, kFromVolume };
 
 struct ExperimentSpec {
   std::string name;
@@ -207,6 +220,7 @@ struct ExperimentSpec {
   // whose finished trials are imported when this one is created, so its
   // algorithm starts from their results.
   std::vector<std::string> warm_start_from;
+  ResumePolicy resume_policy = ResumePolicy::kNever;  // Katib's default
 };
 
 // The experiment's key (tenancy.h's ExperimentKey).
@@ -315,6 +329,8 @@ const char* ToString(Distribution d);
 const char* ToString(ObjectiveType t);
 const char* ToString(TrialPhase p);
 const char* ToString(ExperimentPhase p);
+const char* ToString(ResumePolicy p);
+std::optional<ResumePolicy> ParseResumePolicy(const std::string& s);
 std::optional<ParameterType> ParseParameterType(const std::string& s);
 std::optional<Distribution> ParseDistribution(const std::string& s);
 std::optional<ObjectiveType> ParseObjectiveType(const std::string& s);

@@ -205,13 +205,15 @@ void ValidateTemplate(JsonReader& r, const ExperimentSpec& spec) {
 void ValidateCollector(JsonReader& r, const ExperimentSpec& spec) {
   const MetricsCollector& c = spec.metrics_collector;
   const std::string p = "metricsCollectorSpec";
-  static const std::set<std::string> kKinds = {"StdOut", "File", "Push", "None"};
+  static const std::set<std::string> kKinds = {"StdOut", "File", "TensorFlowEvent", "Push",
+                                               "None"};
   if (!kKinds.count(c.kind)) {
-    r.Problem(p + ".collector.kind",
-              "'" + c.kind + "' is not supported (supported: File, None, Push, StdOut)");
+    r.Problem(p + ".collector.kind", "'" + c.kind +
+                                         "' is not supported (supported: File, None, Push, "
+                                         "StdOut, TensorFlowEvent)");
   }
-  if (c.kind == "File" && c.file_path.empty()) {
-    r.Problem(p + ".source.fileSystemPath.path", "is required for the File collector");
+  if ((c.kind == "File" || c.kind == "TensorFlowEvent") && c.file_path.empty()) {
+    r.Problem(p + ".source.fileSystemPath.path", "is required for the " + c.kind + " collector");
   }
   if (HasNul(c.file_path)) r.Problem(p + ".source.fileSystemPath.path", kNulProblem);
   if (c.step_key.empty()) r.Problem(p + ".stepKey", "must not be empty");

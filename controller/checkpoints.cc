@@ -68,6 +68,14 @@ std::string SuggestionTrialDir(const api::ExperimentSpec& spec) {
   return "";
 }
 
+std::string MountedCheckpointPath(const api::ExperimentSpec& spec) {
+  std::string dir = SuggestionTrialDir(spec);
+  if (dir.empty() && spec.resume_policy == api::ResumePolicy::kFromVolume) {
+    dir = kKatibCheckpointPath;
+  }
+  return dir;
+}
+
 std::string CheckpointRoot(const api::ExperimentSpec& spec,
                            const std::string& log_dir) {
   return GivenRoot(spec).value_or(DefaultRoot(spec, log_dir));

@@ -37,6 +37,15 @@ inline constexpr char kCheckpointDirEnv[] = "HPT_CHECKPOINT_DIR";
 // The spec's suggestion_trial_dir setting, as written; "" when absent.
 std::string SuggestionTrialDir(const api::ExperimentSpec& spec);
 
+// Where Katib's trials find their checkpoints (pbt's default
+// suggestion_trial_dir).
+inline constexpr char kKatibCheckpointPath[] = "/var/log/katib/checkpoints";
+
+// The path a trial's command and env mention for its folder, rewritten to
+// the folder at launch: suggestion_trial_dir when set, else
+// kKatibCheckpointPath under resumePolicy FromVolume, else "" (none).
+std::string MountedCheckpointPath(const api::ExperimentSpec& spec);
+
 // Where new trials' folders go (see above).
 std::string CheckpointRoot(const api::ExperimentSpec& spec,
                            const std::string& log_dir);

@@ -8,6 +8,7 @@
 #include "api/container.h"
 #include "api/experiment_status.h"
 #include "controller/checkpoints.h"
+#include "controller/event_folders.h"
 #include "controller/experiment_runner.h"
 #include "controller/run_as_folders.h"
 #include "controller/trial_launch.h"
@@ -81,7 +82,8 @@ void ExperimentRunner::ReconcileLocked() {
 }
 
 // What the server adds to a launch of `trial` (all but its checkpoint
-// folder, which StartTrialLocked() looks up). Takes no lock.
+// folder, which StartTrialLocked() looks up). Takes no lock of its own; the
+// spec (its collector, for the events folder) is read under the runner's.
 LaunchContext ExperimentRunner::LaunchContextFor(const Trial& trial) const {
   LaunchContext context;
   context.log_path = LogPath(trial.name);
@@ -93,6 +95,7 @@ LaunchContext ExperimentRunner::LaunchContextFor(const Trial& trial) const {
   context.slurm_account = deps_.SlurmAccountOf(ref_.namespace_name);
   context.in_container = api::RunsInContainer(*exp_.spec.trial_template, deps_.containers,
                                               deps_.default_executor);
+  context.events_folder = EventsFolder(exp_.spec, deps_.log_dir, trial.name);
   return context;
 }
 
@@ -136,6 +139,20 @@ bool ExperimentRunner::StartTrialLocked(Trial& trial) {
     // Its way to its checkpoint folder (and, under Slurm, to its log).
     if (Status opened = OpenExperimentFolders(deps_.log_dir, name_); !opened.ok()) {
       launch = opened;
+    }
+  }
+  if (launch.ok() && !context.events_folder.empty()) {
+    // Its own folder for its event files (event_folders.h), before it runs.
+    StatusOr<runner::RunAs> owner = runner::RunAs{};
+    if (!launch->run_as_user.empty()) owner = runner::ResolveRunAs(launch->run_as_user);
+    Status made = owner.status();
+    if (made.ok()) {
+      made = PrepareEventsFolder(context.events_folder,
+                                 launch->run_as_user.empty() ? nullptr : &*owner);
+    }
+    if (!made.ok()) {
+      spdlog::warn("experiment {}: trial {} starts without its events folder: {}", name_,
+                   trial.name, made.message());
     }
   }
   StatusOr<runner::JobHandle> job = launch.ok() ? executor->Start(*launch)

@@ -3,6 +3,7 @@
 
 #include "api/trial_template.h"
 #include "controller/checkpoints.h"
+#include "controller/event_folders.h"
 
 namespace hpt::controller {
 
@@ -17,6 +18,9 @@ runner::LaunchSpec BaseLaunch(const api::ExperimentSpec& spec, const api::Trial&
   launch.max_log_bytes = context.max_log_bytes;
   launch.timeout_seconds = tmpl.timeout_seconds;
   launch.collector = spec.metrics_collector;
+  if (!context.events_folder.empty()) {
+    launch.events_dir = MountEvents(spec, context.events_folder).events_dir;
+  }
   launch.resources = tmpl.resources;
   launch.run_as_user = context.run_as_user;
   launch.slurm_account = context.slurm_account;
@@ -57,11 +61,24 @@ StatusOr<runner::LaunchSpec> BuildLaunch(const api::ExperimentSpec& spec,
   if (context.checkpoint_dir) {
     // Where Katib would mount the folder: the trial's command says so.
     const std::string& dir = *context.checkpoint_dir;
-    const std::string mounted = SuggestionTrialDir(spec);
+    const std::string mounted = MountedCheckpointPath(spec);
     for (std::string& arg : launch.argv) arg = RewritePath(arg, mounted, dir);
     for (std::string& arg : launch.container.args) arg = RewritePath(arg, mounted, dir);
     for (auto& [key, value] : launch.env) value = RewritePath(value, mounted, dir);
     launch.env[kCheckpointDirEnv] = dir;
+  }
+  if (!context.events_folder.empty()) {
+    // Where Katib would mount the trial's own volume.
+    const std::string mentioned = MountEvents(spec, context.events_folder).mentioned;
+    if (!mentioned.empty()) {
+      for (std::string& arg : launch.argv) arg = RewritePath(arg, mentioned, context.events_folder);
+      for (std::string& arg : launch.container.args) {
+        arg = RewritePath(arg, mentioned, context.events_folder);
+      }
+      for (auto& [key, value] : launch.env) {
+        value = RewritePath(value, mentioned, context.events_folder);
+      }
+    }
   }
   if (!context.in_container && !launch.argv.empty() && launch.argv[0] == "hpt" &&
       !context.hpt_binary.empty()) {

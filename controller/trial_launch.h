@@ -23,9 +23,13 @@ struct LaunchContext {
   std::string hpt_binary;     // replaces argv[0] when it is `hpt`; "": kept
   std::string trial_token;    // HPT_TOKEN; "" (set, empty) when none
   // The trial's checkpoint folder (controller/checkpoints.h), if it has
-  // one: $HPT_CHECKPOINT_DIR, and what mentions of suggestion_trial_dir in
-  // its command and environment are rewritten to.
+  // one: $HPT_CHECKPOINT_DIR, and what mentions of MountedCheckpointPath()
+  // (suggestion_trial_dir) in its command and environment are rewritten to.
   std::optional<std::string> checkpoint_dir;
+  // A TensorFlowEvent trial's own folder for its event files
+  // (controller/event_folders.h): where the collector's path, as the
+  // command names it, is rewritten to. "": none (the path is used as is).
+  std::string events_folder;
   // The user the trial runs as (its namespace's runAsUser); "": the
   // server's.
   std::string run_as_user;
@@ -47,6 +51,8 @@ runner::LaunchSpec BaseLaunch(const api::ExperimentSpec& spec, const api::Trial&
 // references an inactive conditional parameter is left out:
 // api::SubstituteActive), the checkpoint folder, and HPT_URL,
 // HPT_EXPERIMENT, HPT_TRIAL and HPT_TOKEN (which override the template's).
+// The collector's path (or the folder above it that the command names) in
+// the command and environment becomes context.events_folder.
 // A substitution's error (the last one, when several fail) instead: the
 // trial cannot start.
 StatusOr<runner::LaunchSpec> BuildLaunch(const api::ExperimentSpec& spec,

@@ -105,7 +105,7 @@ Effects TrialLedger::OnStarted(const Trial& t, const event::Started& e, int64_t 
   storage::TrialUpdate& update = out.update.emplace();
   update.start_time_ms = now;
   if (t.reason == kWaitingReason || t.reason == kQuotaExceededReason ||
-      t.reason == kPreemptedReason) {
+      t.reason == kPreemptedReason || t.reason == kRestartedReason) {
     update.reason = "";
     update.message = "";
   }
@@ -287,6 +287,17 @@ Effects TrialLedger::OnRecovered(const Trial& t, const event::Recovered& e, int6
   if (unstarted) return out;  // never started: the runner starts it
   // Gone, and what was left of it (provably it) killed.
   storage::TrialUpdate& update = out.update.emplace();
+  if (spec_->resume_policy == api::ResumePolicy::kFromVolume) {
+    // Its folder outlives it (Katib's volume): it runs again, as a
+    // preempted trial does, and picks up what it saved there.
+    update.phase = TrialPhase::kPending;
+    update.reason = kRestartedReason;
+    update.message = "the server restarted and the trial's process was gone; it starts "
+                     "again under its name, with its checkpoint folder (resumePolicy FromVolume)";
+    update.pid = 0;
+    update.job_id = "";
+    return out;
+  }
   update.phase = TrialPhase::kFailed;
   update.reason = "ServerRestarted";
   update.message = "the server restarted and the trial's process was gone";

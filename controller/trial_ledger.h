@@ -49,7 +49,11 @@
 //                    active, attached      Running / job id if it was
 //                                          stored as never started
 //                    active, gone          Failed ServerRestarted (started
-//                                          ones; unstarted ones start anew)
+//                                          ones; unstarted ones start anew);
+//                                          under resumePolicy FromVolume
+//                                          Pending, ServerRestarted, no job:
+//                                          it starts again under its name
+//                                          (steps stored before stored once)
 //   Renewed          client-run            lease from now
 //   LeaseTick        client-run Running    Failed Abandoned once its lease
 //                                          (trialLeaseSeconds) ran out
@@ -80,6 +84,9 @@ namespace hpt::controller {
 inline constexpr char kWaitingReason[] = "WaitingForResources";
 inline constexpr char kQuotaExceededReason[] = "QuotaExceeded";
 inline constexpr char kPreemptedReason[] = "Preempted";
+// ... and of one whose process a server restart found gone, to run again
+// (resumePolicy FromVolume).
+inline constexpr char kRestartedReason[] = "ServerRestarted";
 // ... and of a Running one being preempted.
 inline constexpr char kPreemptingReason[] = "Preempting";
 // The reason of a trial stopped because its experiment ended in `phase`:

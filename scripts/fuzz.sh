@@ -6,7 +6,7 @@
 # sanitizer error; the inputs are kept under build-fuzz/crashes/<target>/.
 #
 #   scripts/fuzz.sh [options] [SECONDS] [TARGET...]
-#     TARGET        spec_json spec_yaml katib metrics_parser request_path
+#     TARGET        spec_json spec_yaml katib metrics_parser request_path tfevents
 #                   (default: all)
 #     --jobs N      run N targets at a time (default 1)
 #     --merge       then minimise work + repo corpus into fuzz/corpus/<target>
@@ -20,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_targets=(spec_json spec_yaml katib metrics_parser request_path)
+all_targets=(spec_json spec_yaml katib metrics_parser request_path tfevents)
 seconds=600
 jobs=1
 merge=0
@@ -75,6 +75,7 @@ dict_for() {
     spec_yaml|katib) echo fuzz/yaml.dict ;;
     metrics_parser) echo fuzz/metrics.dict ;;
     request_path) echo fuzz/path.dict ;;
+    tfevents) echo fuzz/tfevents.dict ;;
   esac
 }
 

@@ -81,6 +81,7 @@ std::vector<std::string> ContainerMounts(const LaunchSpec& spec) {
   if (auto it = spec.env.find(kCheckpointDirEnv); it != spec.env.end()) {
     add(it->second);
   }
+  if (!spec.events_dir.empty()) add(spec.events_dir);  // a TensorFlowEvent trial's
   return mounts;
 }
 

@@ -23,8 +23,8 @@ namespace hpt::runner {
 std::string ContainerName(const LaunchSpec& spec);
 
 // The host folders bind-mounted into the trial's container, each at its own
-// path: the working dir, an absolute File collector's folder, and
-// $HPT_CHECKPOINT_DIR (never "/").
+// path: the working dir, an absolute File collector's folder,
+// $HPT_CHECKPOINT_DIR and a TensorFlowEvent trial's events_dir (never "/").
 std::vector<std::string> ContainerMounts(const LaunchSpec& spec);
 
 // `spec`, whose env holds its GPU lease already (AddLeaseToEnv), as the

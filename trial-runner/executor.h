@@ -40,6 +40,10 @@ struct LaunchSpec {
   int64_t max_log_bytes = 0;  // the log's cap (trial_log.h); 0: the default
   int timeout_seconds = 0;  // 0: none
   api::MetricsCollector collector;
+  // TensorFlowEvent: the folder this trial's event files are read from
+  // (its own; collector.file_path is the path as the spec names it, which
+  // the trial's command mentions). "": collector.file_path itself.
+  std::string events_dir;
   // Metrics to collect (objective first, then additional); others ignored.
   std::vector<std::string> metric_names;
   api::Resources resources;  // GPUs handed over as CUDA_VISIBLE_DEVICES

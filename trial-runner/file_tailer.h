@@ -10,10 +10,11 @@
 #include <string>
 
 #include "trial-runner/line_buffer.h"
+#include "trial-runner/metrics_source.h"
 
 namespace hpt::runner {
 
-class FileTailer {
+class FileTailer : public MetricsSource {
  public:
   // What `path` holds already (a previous run's metrics) is skipped: reading
   // starts at its current end, or at 0 once the file is replaced or
@@ -27,18 +28,18 @@ class FileTailer {
   // it is not written yet. Only regular files are read: the path is opened
   // non-blocking and a FIFO, device (/dev/zero) or folder is ignored, with
   // the reason in problem(), so no path can stall the caller.
-  void Poll(const LineFn& on_line);
+  void Poll(const LineFn& on_line) override;
   // Poll() plus the unterminated last line: the writer has finished. Reads at
   // most kMaxFinishBytes more.
-  void Finish(const LineFn& on_line);
+  void Finish(const LineFn& on_line) override;
 
   // Only a file that belongs to `uid` is read from here on: the metrics
   // file of a trial that runs as another user (run_as.h) is its own, and
   // no link it makes can have this process read someone else's file.
-  void RequireOwner(uid_t uid) { owner_ = uid; }
+  void RequireOwner(uid_t uid) override { owner_ = uid; }
 
   // Why the file is ignored ("" while it is not).
-  const std::string& problem() const { return problem_; }
+  const std::string& problem() const override { return problem_; }
 
   static constexpr off_t kMaxPollBytes = 1 << 20;
   static constexpr off_t kMaxFinishBytes = 16 << 20;

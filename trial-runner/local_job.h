@@ -21,6 +21,7 @@
 #include "trial-runner/executor.h"
 #include "trial-runner/file_tailer.h"
 #include "trial-runner/metrics_parser.h"
+#include "trial-runner/metrics_source.h"
 
 namespace hpt::runner {
 
@@ -31,16 +32,17 @@ struct MetricLine {
 };
 
 // Where a trial's metrics come from, per spec.collector: its output (with
-// stdout_parser), a file it writes (file, read with file_parser), or
-// neither (Push, None).
+// stdout_parser), a file it writes or the event files of a folder (file, a
+// FileTailer or TfEventsFollower, read with file_parser), or neither (Push,
+// None).
 struct TrialCollectors {
   std::shared_ptr<MetricsParser> stdout_parser;
-  std::unique_ptr<FileTailer> file;
+  std::unique_ptr<MetricsSource> file;
   std::shared_ptr<MetricsParser> file_parser;
 };
-// InvalidArgument for an unknown collector kind, a File collector without a
-// path or a bad metrics format. `skip_existing`: what the metrics file holds
-// already is not read (a new trial; see FileTailer).
+// InvalidArgument for an unknown collector kind, a File or TensorFlowEvent
+// collector without a path or a bad metrics format. `skip_existing`: what
+// the metrics files hold already is not read (a new trial; see FileTailer).
 StatusOr<TrialCollectors> NewTrialCollectors(const LaunchSpec& spec, bool skip_existing);
 
 class LocalJob {

@@ -87,7 +87,7 @@ class SupervisedTrial : public LocalJob {
   LineBuffer lines_;
   TailLines tail_;
   std::shared_ptr<MetricsParser> stdout_parser_;
-  std::unique_ptr<FileTailer> file_;
+  std::unique_ptr<MetricsSource> file_;
   std::shared_ptr<MetricsParser> file_parser_;
 };
 

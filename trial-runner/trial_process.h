@@ -85,7 +85,7 @@ class TrialProcess : public LocalJob {
   int out_index_ = -1;  // where AddPollFds() put them
   int pid_index_ = -1;
   std::shared_ptr<MetricsParser> stdout_parser_;
-  std::unique_ptr<FileTailer> file_;
+  std::unique_ptr<MetricsSource> file_;
   std::shared_ptr<MetricsParser> file_parser_;
   bool file_problem_logged_ = false;
   bool reading_ = true;  // AddPollFds()'s read_output

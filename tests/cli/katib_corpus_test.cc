@@ -42,7 +42,7 @@ const std::map<std::string, std::string> kExpected = {
     {"nas/darts-gpu.yaml", "is valid"},
     {"nas/enas-cpu.yaml", "algorithm.algorithmName: nasConfig is searched by darts only, not 'enas'"},
     {"nas/enas-gpu.yaml", "algorithm.algorithmName: nasConfig is searched by darts only, not 'enas'"},
-    {"resume-experiment/from-volume-resume.yaml", "spec.resumePolicy: FromVolume is not supported"},
+    {"resume-experiment/from-volume-resume.yaml", "is valid"},
     {"resume-experiment/long-running-resume.yaml", "is valid"},
     {"tekton/pipeline-run.yaml", "kind PipelineRun (tekton.dev/v1beta1): only batch/v1 Job can run locally"},
     {"trial-template/trial-configmap-source.yaml", "spec.trialTemplate.configMap: trial templates from a ConfigMap are not supported"},

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -107,6 +108,43 @@ TEST_F(RestartTest, OneMoreFailureThanAllowedFailsTheExperiment) {
   ASSERT_TRUE(WaitForPhase("e", ExperimentPhase::kFailed));
   EXPECT_EQ(Experiment("e").reason, "MaxFailedTrialsReached");
   EXPECT_TRUE(executor_->started().empty());
+}
+
+// resumePolicy FromVolume: a trial whose process the restart found gone
+// runs again under its name, with the folder it wrote to (not Failed, no
+// new trial in its place); steps stored before it are stored once.
+TEST_F(RestartTest, FromVolumeRunsAGoneTrialAgainWithItsCheckpointFolder) {
+  nlohmann::json spec = RunnerSpec("e", 1, 1, /*max_failed=*/1);
+  spec["resumePolicy"] = "FromVolume";
+  Create(spec);
+  ASSERT_TRUE(WaitForRunning("e", 1));
+  ASSERT_EQ(executor_->started().size(), 1u);
+  const std::string folder = executor_->started()[0].env.at("HPT_CHECKPOINT_DIR");
+  hpt::testing::WriteFile(folder + "/epoch", "3");
+  executor_->Observe("e", "e-1", 0, {{"loss", 0.9}});
+  ASSERT_TRUE(WaitFor([&] {
+    auto o = store_->ListObservations("e", "e-1");
+    return o.ok() && o->size() == 1;
+  }));
+
+  Restart();
+  ASSERT_TRUE(WaitForRunning("e", 1));
+  ASSERT_EQ(executor_->started().size(), 1u);
+  EXPECT_EQ(executor_->started()[0].trial, "e-1");
+  EXPECT_EQ(executor_->started()[0].env.at("HPT_CHECKPOINT_DIR"), folder);
+  EXPECT_EQ(hpt::testing::ReadFile(folder + "/epoch"), "3");
+  EXPECT_EQ(Trial("e", "e-1").reason, "");
+  executor_->Observe("e", "e-1", 0, {{"loss", 0.9}});  // its output again
+  Succeed("e", "e-1", 0.5);
+  ASSERT_TRUE(WaitForPhase("e", ExperimentPhase::kSucceeded));
+  EXPECT_EQ(Trials("e").size(), 1u);
+  EXPECT_EQ(api::CountTrials(Trials("e")).failed, 0);
+  auto stored = store_->ListObservations("e", "e-1");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->front().step, 0);
+  EXPECT_EQ(std::count_if(stored->begin(), stored->end(),
+                          [](const api::Observation& o) { return o.step == 0; }),
+            1);
 }
 
 TEST_F(RestartTest, FinishedExperimentsAndClientTrialsAreLeftAlone) {

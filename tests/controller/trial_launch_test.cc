@@ -160,6 +160,28 @@ TEST(TrialLaunchTest, TheCheckpointFolderReplacesTheMountedPath) {
   EXPECT_EQ(without->env.count(kCheckpointDirEnv), 0u);
 }
 
+// resumePolicy FromVolume: Katib's trial path is the trial's folder, for
+// any algorithm; under other policies that path is left as written.
+TEST(TrialLaunchTest, FromVolumeRewritesKatibsCheckpointPath) {
+  nlohmann::json json = Spec();
+  json["trialTemplate"]["command"] = {"train", "--ckpt=/var/log/katib/checkpoints/m.pt"};
+  json["trialTemplate"]["env"] = {{"CKPT", "/var/log/katib/checkpoints/"}};
+  LaunchContext context = Context();
+  context.checkpoint_dir = "/logs/e/checkpoints/e-7";
+  const api::Trial trial = TrialOf({{"x", "0.5"}, {"optimizer", "adam"}});
+  auto never = BuildLaunch(Decode(json), trial, context);
+  ASSERT_TRUE(never.ok()) << never.status().message();
+  EXPECT_EQ(never->argv[1], "--ckpt=/var/log/katib/checkpoints/m.pt");
+  EXPECT_EQ(never->env.at(kCheckpointDirEnv), "/logs/e/checkpoints/e-7");
+
+  json["resumePolicy"] = "FromVolume";
+  auto from_volume = BuildLaunch(Decode(json), trial, context);
+  ASSERT_TRUE(from_volume.ok()) << from_volume.status().message();
+  EXPECT_THAT(from_volume->argv, ElementsAre("train", "--ckpt=/logs/e/checkpoints/e-7/m.pt"));
+  EXPECT_EQ(from_volume->env.at("CKPT"), "/logs/e/checkpoints/e-7/");
+  EXPECT_EQ(from_volume->env.at(kCheckpointDirEnv), "/logs/e/checkpoints/e-7");
+}
+
 TEST(TrialLaunchTest, AnUndefinedPlaceholderIsAnErrorNamingIt) {
   nlohmann::json json = Spec();
   json["trialTemplate"]["command"] = {"train", "--y=${trialParameters.y}"};

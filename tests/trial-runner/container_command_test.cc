@@ -133,6 +133,10 @@ TEST(ContainerCommandTest, WorkingDirCollectorFolderAndCheckpointsAreMounted) {
   EXPECT_TRUE(HasPair(got->argv, "-v",
                       "/srv/hpt-data/checkpoints/mnist/t1:/srv/hpt-data/checkpoints/mnist/t1"));
   EXPECT_TRUE(Has(got->argv, "--workdir=/srv/work"));
+  spec.events_dir = "/srv/hpt-data/logs/mnist/mnist-abc12.events";
+  EXPECT_TRUE(HasPair(InContainer(spec, {}, Podman())->argv, "-v",
+                      "/srv/hpt-data/logs/mnist/mnist-abc12.events:"
+                      "/srv/hpt-data/logs/mnist/mnist-abc12.events"));
   spec.container.working_dir = "/opt/pytorch-mnist";
   EXPECT_TRUE(Has(InContainer(spec, {}, Podman())->argv, "--workdir=/opt/pytorch-mnist"));
   spec.working_dir = "/";  // never the host's root
