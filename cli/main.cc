@@ -46,7 +46,8 @@ void AddContainerFlags(CLI::App* cmd, hpt::cli::ContainerFlags& flags) {
                   "podman's OCI runtime for trials, e.g. runc (default: podman's own)");
   cmd->add_option("--container-ulimit", flags.ulimits,
                   "A ulimit of trials' containers, e.g. nofile=1024:1024 (repeatable; "
-                  "default: podman's)");
+                  "default: podman's)")
+      ->type_name("U");  // CLI11's "TEXT ..." would push the help past column 30
 }
 
 }  // namespace
