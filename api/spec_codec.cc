@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "api/container_codec.h"
 #include "api/json_reader.h"
 #include "api/nas.h"
 #include "api/quantity.h"
@@ -122,20 +123,6 @@ json EncodeAlgorithm(const AlgorithmSpec& a) {
 const json* Find(const json& j, const char* key) {
   auto it = j.find(key);
   return it == j.end() ? nullptr : &*it;
-}
-
-void DecodeContainer(JsonReader& r, const json& j, const std::string& p, ContainerSpec& c) {
-  r.RejectUnknown(j, p, {"image", "args", "workingDir", "imagePullPolicy"});
-  if (auto image = r.String(j, p, "image", true)) c.image = *image;
-  if (const json* args = r.Array(j, p, "args", false)) {
-    for (size_t i = 0; i < args->size(); ++i) {
-      if (auto a = r.StringValue((*args)[i], JsonReader::Path(p + ".args", i))) {
-        c.args.push_back(*a);
-      }
-    }
-  }
-  if (auto wd = r.String(j, p, "workingDir", false)) c.working_dir = *wd;
-  if (auto pull = r.String(j, p, "imagePullPolicy", false)) c.pull_policy = *pull;
 }
 
 void DecodeTrialTemplate(JsonReader& r, const json& j, TrialTemplate& t) {
@@ -381,14 +368,7 @@ json SpecToJson(const ExperimentSpec& spec) {
                {"timeoutSeconds", t.timeout_seconds}};
     if (!t.working_dir.empty()) tj["workingDir"] = t.working_dir;
     if (!t.executor.empty()) tj["executor"] = t.executor;
-    if (!t.container.image.empty()) {
-      const ContainerSpec& c = t.container;
-      json cj = {{"image", c.image}};
-      if (!c.args.empty()) cj["args"] = c.args;
-      if (!c.working_dir.empty()) cj["workingDir"] = c.working_dir;
-      if (!c.pull_policy.empty()) cj["imagePullPolicy"] = c.pull_policy;
-      tj["container"] = cj;
-    }
+    if (!t.container.image.empty()) tj["container"] = ContainerToJson(t.container);
     j["trialTemplate"] = tj;
   }
   const MetricsCollector& c = spec.metrics_collector;
