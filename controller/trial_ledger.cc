@@ -299,7 +299,7 @@ Effects TrialLedger::OnRecovered(const Trial& t, const event::Recovered& e, int6
     return out;
   }
   update.phase = TrialPhase::kFailed;
-  update.reason = "ServerRestarted";
+  update.reason = kRestartedReason;
   update.message = "the server restarted and the trial's process was gone";
   update.completion_time_ms = now;
   return out;
