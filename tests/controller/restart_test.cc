@@ -133,7 +133,11 @@ TEST_F(RestartTest, FromVolumeRunsAGoneTrialAgainWithItsCheckpointFolder) {
   EXPECT_EQ(executor_->started()[0].trial, "e-1");
   EXPECT_EQ(executor_->started()[0].env.at("HPT_CHECKPOINT_DIR"), folder);
   EXPECT_EQ(hpt::testing::ReadFile(folder + "/epoch"), "3");
-  EXPECT_EQ(Trial("e", "e-1").reason, "");
+  // The executor has it before the ledger stores its start: wait for that.
+  EXPECT_TRUE(WaitFor([&] {
+    api::Trial t = Trial("e", "e-1");
+    return t.phase == TrialPhase::kRunning && t.reason.empty();
+  })) << Trial("e", "e-1").reason;
   executor_->Observe("e", "e-1", 0, {{"loss", 0.9}});  // its output again
   Succeed("e", "e-1", 0.5);
   ASSERT_TRUE(WaitForPhase("e", ExperimentPhase::kSucceeded));
