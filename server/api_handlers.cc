@@ -11,6 +11,7 @@
 #include "api/katib_compat.h"
 #include "api/openapi.h"
 #include "api/spec_codec.h"
+#include "api/trial_query.h"
 #include "api/user_attrs.h"
 #include "controller/builtins.h"
 #include "controller/controller.h"
@@ -155,6 +156,7 @@ StatusOr<api::Objective> ObjectiveOf(const ApiContext& ctx, const std::string& e
 }
 
 HttpResponse ListTrials(const ApiContext& ctx, const HttpRequest& req) {
+  if (api::IsTrialQuery(req.query)) return QueryTrials(ctx, req);
   auto objective = ObjectiveOf(ctx, ExperimentKeyOf(req));  // NotFound: no such experiment
   if (!objective.ok()) return ErrorResponse(objective.status());
   auto trials = ctx.store->ListTrials(ExperimentKeyOf(req));
@@ -364,6 +366,10 @@ void AddExperimentRoutes(const ApiContext& c, Router& r, const std::string& e) {
   r.Add("GET", e + "/{name}/pareto", [c](const HttpRequest& q) { return GetPareto(c, q); },
         Access::kRead);
   r.Add("GET", t, [c](const HttpRequest& q) { return ListTrials(c, q); }, Access::kRead);
+  r.Add("GET", t + ":columns", [c](const HttpRequest& q) { return TrialColumns(c, q); },
+        Access::kRead);
+  r.Add("GET", t + ":curves", [c](const HttpRequest& q) { return TrialCurves(c, q); },
+        Access::kRead);
   r.Add("POST", e + "/{name}/trials:suggest",
         [c](const HttpRequest& q) { return Suggest(c, q); }, Access::kWrite);
   r.Add("POST", e + "/{name}/trials:enqueue",

@@ -42,6 +42,11 @@ HttpResponse GetImportance(const ApiContext& context, const HttpRequest& request
 void WriteImportanceMetrics(const ApiContext& context, std::ostream& out);
 // GET .../experiments/{name}/pareto (pareto_handler.cc).
 HttpResponse GetPareto(const ApiContext& context, const HttpRequest& request);
+// GET .../trials with paging, sorting or filtering parameters,
+// .../trials:columns and .../trials:curves (trial_query_handler.cc).
+HttpResponse QueryTrials(const ApiContext& context, const HttpRequest& request);
+HttpResponse TrialColumns(const ApiContext& context, const HttpRequest& request);
+HttpResponse TrialCurves(const ApiContext& context, const HttpRequest& request);
 // POST .../trials:enqueue and .../trials:import (warm_start_handlers.cc).
 HttpResponse EnqueueTrials(const ApiContext& context, const HttpRequest& request);
 HttpResponse ImportTrials(const ApiContext& context, const HttpRequest& request);

@@ -132,6 +132,14 @@ void OpenApiContractTest::WarmStartAndReads() {
   Call(404, "POST", E() + "/nope/trials:import", Example(import));
   Call(200, "GET", d + "/trials");
   Call(404, "GET", E() + "/nope/trials");
+  Call(200, "GET", d + "/trials?limit=2&sort=objective&order=desc&phase=Succeeded");
+  Call(400, "GET", d + "/trials?limit=0");
+  Call(200, "GET", d + "/trials:columns?maxPoints=2&fields=name,objective,m:loss");
+  Call(400, "GET", d + "/trials:columns?fields=bogus");
+  Call(404, "GET", E() + "/nope/trials:columns");
+  Call(200, "GET", d + "/trials:curves?metric=loss&trials=demo-1,demo-2");
+  Call(400, "GET", d + "/trials:curves?metric=loss");
+  Call(404, "GET", E() + "/nope/trials:curves?metric=loss&trials=demo-1");
   Call(200, "GET", d + "/importance");
   Call(404, "GET", E() + "/nope/importance");
   Call(200, "GET", d + "/pareto");
@@ -211,6 +219,9 @@ void OpenApiContractTest::Unreadable() {
   Call(200, "GET", E());  // lists it under unreadable
   Call(200, "GET", E() + "/demo/trials");
   Call(409, "GET", E() + "/demo/trials/demo-2");
+  Call(409, "GET", b + "/trials?limit=1");
+  Call(409, "GET", b + "/trials:columns");
+  Call(409, "GET", b + "/trials:curves?metric=loss&trials=broken-1");
   Call(409, "GET", b);
   Call(409, "PATCH", b, "{\"maxTrialCount\": 30}");
   Call(409, "POST", b + ":stop");

@@ -87,7 +87,7 @@ TEST(OpenApiTest, NamespacedOperationsMirrorTheDefaultOnes) {
     EXPECT_EQ(got, expected);
     ++mirrored;
   }
-  EXPECT_EQ(mirrored, 18);  // every /api/v1/experiments path
+  EXPECT_EQ(mirrored, 20);  // every /api/v1/experiments path
 }
 
 TEST(OpenApiTest, EveryReferenceResolves) {
