@@ -121,6 +121,12 @@ export const api = {
   experiments: () => request('GET', base()).then((r) => r.experiments),
   experiment: (x) => request('GET', `${base()}/${e(x)}`),
   trials: (x) => request('GET', `${base()}/${e(x)}/trials`).then((r) => r.trials),
+  // A page of the sorted, filtered list ({trials, total, count}); `query`
+  // is a URLSearchParams (columns.js pageQuery).
+  trialPage: (x, query) => request('GET', `${base()}/${e(x)}/trials?${query}`),
+  // The downsampled columns for plots ({columns, rows, total, sampled, kept}).
+  trialColumns: (x, fields, maxPoints) => request('GET',
+    `${base()}/${e(x)}/trials:columns?fields=${fields.map(encodeURIComponent).join(',')}&maxPoints=${maxPoints}`),
   importance: (x) => request('GET', `${base()}/${e(x)}/importance`),
   pareto: (x) => request('GET', `${base()}/${e(x)}/pareto`),
   trial: (x, t) => request('GET', trialPath(x, t)),

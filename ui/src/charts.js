@@ -51,6 +51,7 @@ export function historyOption(trials, spec) {
   }
   const series = phases.map((phase, i) => ({
     type: 'scatter', name: phase, data: data[i], symbolSize: points.length > 300 ? 4 : 7, large: true, largeThreshold: 500,
+    progressive: 2000, progressiveThreshold: 5000,
     symbol: PHASE_SYMBOLS[phase] || 'circle',
     itemStyle: { color: PHASE_COLORS[phase] || '#1f6feb' },
     tooltip: { formatter: (q) => tip`${names[i][q.dataIndex]} (${phase})<br>${metric} = ${num(q.value[1])}` },
@@ -148,7 +149,8 @@ export function parallelOption(allTrials, spec) {
         inRange: { color: minimize ? ['#1a7f37', '#e3b341', '#cf222e'] : ['#cf222e', '#e3b341', '#1a7f37'] },
       } : undefined,
       series: [{
-        type: 'parallel', data, progressive: 500, lineStyle: { width: 1, opacity: 0.5 },
+        type: 'parallel', data, progressive: 500, progressiveThreshold: 1000, progressiveChunkMode: 'mod',
+        lineStyle: { width: 1, opacity: 0.5 },
         emphasis: { lineStyle: { width: 3, opacity: 1 } },
       }],
     },
@@ -271,6 +273,7 @@ export function sliceOption(allTrials, spec, { columns = 3, rowHeight = 210 } = 
     const tooltip = { formatter: (q) => tip`${names[q.dataIndex]}<br>${p.name} = ${q.value[0]}<br>${num(q.value[1])}` };
     o.series.push({
       type: 'scatter', xAxisIndex: i, yAxisIndex: i, data, symbolSize: data.length > 300 ? 4 : 6, large: true, largeThreshold: 500,
+      progressive: 2000, progressiveThreshold: 5000,
       itemStyle: { color: '#1f6feb', opacity: 0.6 }, tooltip,
     });
     // The best trial on top, in red.

@@ -5,6 +5,11 @@
 // table's layout stays cheap with thousands of trials). A Why column
 // (reason and the message's last line) appears once any trial has ended
 // otherwise than Succeeded; checkboxes pick trials to compare.
+//
+// A large experiment's table pages on the server instead (useServer): each
+// paint asks GET .../trials for the page with the table's sort, filters and
+// ranges (columns.js pageQuery); only PAGE_SIZE trials ever reach the page.
+import { pageQuery, serverSortKey } from './columns.js';
 import { MAX_COMPARE, MIN_COMPARE, compareHref } from './comparison.js';
 import {
   UNEXPLAINED_PHASES, duration, filterRanges, filterTrials, metricValue, objectiveOf, objectivesOf, parseBound,
@@ -52,9 +57,13 @@ export class TrialTable {
       this.page = 0;
       this.paint();
     };
+    let typing;
     $('#trial-filter').oninput = (e) => {
       this.text = e.target.value;
-      refilter();
+      // Paged on the server: one request once typing pauses.
+      clearTimeout(typing);
+      if (this.fetchPage) typing = setTimeout(refilter, 250);
+      else refilter();
     };
     $('#trial-phase').onchange = (e) => {
       this.phase = e.target.value;
@@ -83,7 +92,8 @@ export class TrialTable {
       refilter();
     };
     $('#compare-trials').onclick = () => {
-      const names = this.trials.filter((t) => this.selected.has(t.name)).map((t) => t.name);
+      const names = this.fetchPage ? [...this.selected]
+        : this.trials.filter((t) => this.selected.has(t.name)).map((t) => t.name);
       location.hash = compareHref(this.name, names);
     };
     $('#page-prev').onclick = () => {
@@ -98,6 +108,7 @@ export class TrialTable {
       const th = e.target.closest('th[data-key]');
       if (!th) return;
       const key = th.dataset.key;
+      if (this.fetchPage && !serverSortKey(key, this.spec)) return;
       this.sort = { key, dir: this.sort.key === key && this.sort.dir === 'asc' ? 'desc' : 'asc' };
       this.page = 0;
       this.paint();
@@ -115,8 +126,24 @@ export class TrialTable {
     };
   }
 
+  // Pages on the server from now on: `fetchPage(query)` answers GET
+  // .../trials?query ({trials, total, count}).
+  useServer(fetchPage) {
+    this.fetchPage = fetchPage;
+    this.seq = 0;
+  }
+
+  // Server mode: `trials` is ignored; the experiment's status counts say
+  // whether a Why column is needed.
   update(experiment, trials) {
     this.name = experiment.name;
+    if (this.fetchPage) {
+      this.spec = experiment.spec;
+      const c = (experiment.status || {}).trials || {};
+      this.explained = ['failed', 'earlyStopped', 'metricsUnavailable', 'killed'].some((k) => c[k] > 0);
+      this.paintRangeKeys();
+      return this.paint();
+    }
     this.spec = experiment.spec;
     this.trials = trials;
     const names = new Set(trials.map((t) => t.name));
@@ -167,7 +194,8 @@ export class TrialTable {
       ...others.map((m) => ({ key: `m:${m}`, label: m, num: true })),
       { key: 'start', label: 'Started' },
       { key: 'duration', label: 'Duration', num: true },
-      ...(this.trials.some((t) => !UNEXPLAINED_PHASES.has(t.phase)) ? [{ key: 'why', label: 'Why' }] : []),
+      ...((this.fetchPage ? this.explained : this.trials.some((t) => !UNEXPLAINED_PHASES.has(t.phase)))
+        ? [{ key: 'why', label: 'Why' }] : []),
     ];
   }
 
@@ -188,21 +216,60 @@ export class TrialTable {
   }
 
   paint() {
-    if (!this.spec) return;
+    if (!this.spec) return undefined;
+    if (this.fetchPage) return this.paintServerPage();
+    const filtered = filterRanges(filterTrials(this.trials, this.text, this.phase), [...this.ranges.values()], this.spec);
+    const shown = sortTrials(filtered, this.sort.key, this.sort.dir, this.spec);
+    const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
+    this.page = Math.min(Math.max(0, this.page), pages - 1);
+    const first = this.page * PAGE_SIZE;
+    this.paintRows(shown.slice(first, first + PAGE_SIZE), shown.length, this.trials.length);
+    return undefined;
+  }
+
+  // One page from the server; an answer that a later paint overtook is
+  // dropped. A page past the end (the list shrank) goes to the last one.
+  async paintServerPage() {
+    const seq = ++this.seq;
+    const state = {
+      sort: this.sort, text: this.text, phase: this.phase, ranges: [...this.ranges.values()], page: this.page, pageSize: PAGE_SIZE,
+    };
+    this.el.dataset.loading = '1';
+    let res;
+    try {
+      res = await this.fetchPage(pageQuery(state, this.spec));
+    } catch (e) {
+      if (seq !== this.seq) return;
+      setHtml(this.el.querySelector('tbody'), html`<tr><td colspan="99" class="empty">Could not load trials: ${e.message}</td></tr>`);
+      this.el.dataset.loading = '0';
+      return;
+    }
+    if (seq !== this.seq) return;
+    const pages = Math.max(1, Math.ceil(res.total / PAGE_SIZE));
+    if (this.page > pages - 1) {
+      this.page = pages - 1;
+      this.paintServerPage();
+      return;
+    }
+    this.paintRows(res.trials, res.total, res.count);
+    this.el.dataset.loading = '0';
+  }
+
+  // `rows`: the page's trials; `matched`: how many pass the filters; `all`:
+  // how many the experiment has.
+  paintRows(page, matched, all) {
     const spec = this.spec;
     const cols = this.columns();
     const why = cols[cols.length - 1].key === 'why';
     const arrow = (k) => (this.sort.key === k ? (this.sort.dir === 'asc' ? ' ▲' : ' ▼') : '');
+    const sortable = (k) => !this.fetchPage || serverSortKey(k, spec) !== undefined;
     setHtml(this.el.querySelector('thead'), html`<tr><th class="pick"></th>${cols.map((c) =>
-      html`<th data-key="${c.key}" class="${c.num ? 'num' : ''} sortable">${c.label}${arrow(c.key)}</th>`)}<th></th></tr>`);
-    const filtered = filterRanges(filterTrials(this.trials, this.text, this.phase), [...this.ranges.values()], spec);
-    const shown = sortTrials(filtered, this.sort.key, this.sort.dir, spec);
+      html`<th data-key="${c.key}" class="${c.num ? 'num' : ''} ${sortable(c.key) ? 'sortable' : ''}">${c.label}${arrow(c.key)}</th>`)}<th></th></tr>`);
     const objectives = this.objectives();
     const others = this.otherMetrics();
-    const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
-    this.page = Math.min(Math.max(0, this.page), pages - 1);
+    const pages = Math.max(1, Math.ceil(matched / PAGE_SIZE));
     const first = this.page * PAGE_SIZE;
-    const rows = shown.slice(first, first + PAGE_SIZE).map((t) => {
+    const rows = page.map((t) => {
       const params = new Map((t.parameterAssignments || []).map((a) => [a.name, a.value]));
       const metrics = new Map((t.metrics || []).map((m) => [m.name, m.latest]));
       const w = why && !UNEXPLAINED_PHASES.has(t.phase) ? whyOf(t) : undefined;
@@ -223,14 +290,14 @@ export class TrialTable {
       </tr>`;
     });
     setHtml(this.el.querySelector('tbody'), rows.length ? html`${rows}`
-      : html`<tr><td colspan="${cols.length + 2}" class="empty">${this.trials.length ? 'No trial matches.' : 'No trials yet.'}</td></tr>`);
-    this.el.querySelector('#trial-count').textContent = `${shown.length} of ${this.trials.length} trials`;
-    this.el.querySelector('#page-range').textContent = shown.length
-      ? `${first + 1}–${Math.min(shown.length, first + PAGE_SIZE)} of ${shown.length}` : '';
+      : html`<tr><td colspan="${cols.length + 2}" class="empty">${all ? 'No trial matches.' : 'No trials yet.'}</td></tr>`);
+    this.el.querySelector('#trial-count').textContent = `${matched} of ${all} trials`;
+    this.el.querySelector('#page-range').textContent = matched
+      ? `${first + 1}–${Math.min(matched, first + PAGE_SIZE)} of ${matched}` : '';
     this.el.querySelector('.pager').hidden = pages === 1;
     this.el.querySelector('#page-prev').disabled = this.page === 0;
     this.el.querySelector('#page-next').disabled = this.page === pages - 1;
-    this.el.dataset.shown = String(shown.length);
+    this.el.dataset.shown = String(matched);
     this.paintRanges();
     this.paintSelection();
   }

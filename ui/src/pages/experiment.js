@@ -2,9 +2,16 @@
 // polled every 2 s while the experiment runs (10 s once it has finished).
 // Stop, Delete and the trials' Stop buttons only for those who may change
 // the namespace (ctx.writable).
+//
+// A large experiment (more than LARGE_TRIALS trials, columns.js) never
+// downloads its whole trial list: the plots are drawn from the server's
+// downsampled columns (GET .../trials:columns, which keeps every new best,
+// the best trials and the failed ones), the table pages on the server, and
+// learning curves are fetched only for trials of the sample.
 import { ApiError, api } from '../api.js';
 import { draw } from '../chart_host.js';
 import { curvesOption, historyOption, parallelOption, sliceOption } from '../charts.js';
+import { columnsToTrials, largeThreshold, samplePoints, sampleFields } from '../columns.js';
 import { csvFileName, trialsCsv } from '../csv.js';
 import { CurveStore } from '../curves.js';
 import { FINISHED_EXPERIMENT, metricNames } from '../data.js';
@@ -28,7 +35,7 @@ const SKELETON = html`
   </div>
   ${PARETO_HTML}
   <div class="cards">
-    <section class="card"><h2>Optimization history</h2><div class="chart" id="chart-history"></div></section>
+    <section class="card"><h2>Optimization history <span class="muted small" id="sample-note"></span></h2><div class="chart" id="chart-history"></div></section>
     <section class="card"><h2>Parallel coordinates</h2><div class="chart" id="chart-parallel"></div></section>
   </div>
   <section class="card">
@@ -56,6 +63,8 @@ export async function render(root, ctx, name) {
   let trials = [];
   let lastSignature = '';
   let metric = '';
+  let large = null;  // decided by the first poll: page on the server?
+  let sampleInfo = null;  // large: the sample's { rows, total, sampled, kept }
 
   const table = new TrialTable($('#trial-table'), ctx.writable && (async (trial) => {
     const ok = await confirmDialog({
@@ -73,11 +82,12 @@ export async function render(root, ctx, name) {
 
   const analysis = new Analysis(root, ctx, name);
   const pareto = new ParetoCards(root, ctx, name);
-  $('#export-csv').onclick = () => {
+  $('#export-csv').onclick = async () => {
     if (!exp) return;
     // Built here from the trials the page has; a blob URL, so nothing
     // leaves the browser. The BOM makes spreadsheets read it as UTF-8.
-    const blob = new Blob(['\ufeff', trialsCsv(exp.spec, trials)], { type: 'text/csv;charset=utf-8' });
+    const all = large ? await api.trials(name) : trials;  // every trial, only when asked
+    const blob = new Blob(['\ufeff', trialsCsv(exp.spec, all)], { type: 'text/csv;charset=utf-8' });
     const a = document.createElement('a');
     a.href = URL.createObjectURL(blob);
     a.download = csvFileName(name);
@@ -146,6 +156,11 @@ export async function render(root, ctx, name) {
     step('summary', () => {});  // since the data arrived: the text parts
     step('pareto', () => pareto.update(exp, trials));
     step('history', () => draw($('#chart-history'), historyOption(trials, spec)));
+    paintSampleNote();
+    if (!root.dataset.firstChartMs) {
+      // Since navigation started: what bench/ui_first_chart.mjs reads.
+      requestAnimationFrame(() => { root.dataset.firstChartMs = performance.now().toFixed(1); });
+    }
     step('parallel', () => draw($('#chart-parallel'), parallelOption(trials, spec)));
     step('slices', () => draw($('#chart-slices'), sliceOption(trials, spec)));
     step('curves', drawCurves);
@@ -161,6 +176,34 @@ export async function render(root, ctx, name) {
       root.dataset.renderMs = (performance.now() - arrived).toFixed(1);
       root.dataset.trials = String(trials.length);
     }, 0));
+  }
+
+  function paintSampleNote() {
+    const note = $('#sample-note');
+    if (!sampleInfo || !sampleInfo.sampled) {
+      note.textContent = '';
+      delete root.dataset.sampled;
+      return;
+    }
+    note.textContent = `(${sampleInfo.rows} of ${sampleInfo.total} trials drawn: every new best, ` +
+      'the best and the failed ones, the rest evenly spaced)';
+    root.dataset.sampled = `${sampleInfo.rows}/${sampleInfo.total}`;
+  }
+
+  // The experiment and what its page draws: every trial, or for a large
+  // experiment the sample (as trial-shaped rows, columns.js).
+  async function fetchData() {
+    if (large === null) {
+      const x = await api.experiment(name);
+      large = x.status.trials.total > largeThreshold();
+      root.dataset.large = large ? '1' : '0';
+      if (!large) return [x, await api.trials(name)];
+      table.useServer((query) => api.trialPage(name, query));
+      const res = await api.trialColumns(name, sampleFields(x.spec), samplePoints());
+      return [x, res];
+    }
+    if (!large) return Promise.all([api.experiment(name), api.trials(name)]);
+    return Promise.all([api.experiment(name), api.trialColumns(name, sampleFields(exp.spec), samplePoints())]);
   }
 
   function wireActions() {
@@ -203,7 +246,7 @@ export async function render(root, ctx, name) {
     let x;
     let ts;
     try {
-      [x, ts] = await Promise.all([api.experiment(name), api.trials(name)]);
+      [x, ts] = await fetchData();
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) {
         setHtml(root, html`<div class="error-box">No experiment named <b>${name}</b>. <a href="${href()}">Back to the list</a>.</div>`);
@@ -225,7 +268,12 @@ export async function render(root, ctx, name) {
     if (signature !== lastSignature) {
       lastSignature = signature;
       exp = x;
-      trials = ts;
+      if (large) {
+        sampleInfo = { rows: ts.rows, total: ts.total, sampled: ts.sampled, kept: ts.kept };
+        trials = columnsToTrials(ts);
+      } else {
+        trials = ts;
+      }
       paint(arrived);
       store.refresh(trials, exp.spec);
     }
