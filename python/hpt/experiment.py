@@ -4,7 +4,8 @@ import math
 import time
 import urllib.parse
 import warnings as _warnings
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence,
+                    Tuple, Union)
 
 from hpt import _warm
 from hpt._errors import ApiError, is_slots_full
@@ -207,6 +208,34 @@ class Experiment:
     def trials(self) -> List[Trial]:
         """Every trial so far, in the server's order (creation)."""
         return [Trial(self, t) for t in self._request("GET", "/trials").get("trials", [])]
+
+    def trials_page(self, limit: int = 100, offset: int = 0, sort: Optional[str] = None,
+                    order: str = "asc", phase: Union[str, Sequence[str], None] = None,
+                    filter: Optional[str] = None,  # noqa: A002 (the server's name)
+                    ranges: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]] = None,
+                    ) -> Tuple[List[Trial], int]:
+        """One page of the trials, sorted and filtered on the server (for
+        experiments too large to list whole): ``(trials, total)``, total
+        being how many pass the filters. Keys for ``sort`` and ``ranges``
+        ({key: (min, max)}, either None): "name" (creation order), "phase",
+        "objective", "start", "completion", "p:<parameter>", "m:<metric>"
+        (its latest value). ``filter``: words that must all occur in the
+        name or a "param=value". ApiError 400 names a bad argument."""
+        query: List[Tuple[str, str]] = [("limit", str(limit)), ("offset", str(offset)),
+                                        ("order", order)]
+        if sort:
+            query.append(("sort", sort))
+        if phase:
+            query.append(("phase", phase if isinstance(phase, str) else ",".join(phase)))
+        if filter:
+            query.append(("filter", filter))
+        for key, (lo, hi) in (ranges or {}).items():
+            if lo is not None:
+                query.append((f"min.{key}", repr(float(lo))))
+            if hi is not None:
+                query.append((f"max.{key}", repr(float(hi))))
+        reply = self._request("GET", "/trials?" + urllib.parse.urlencode(query))
+        return [Trial(self, t) for t in reply.get("trials", [])], int(reply.get("total", 0))
 
     def trial(self, name: str) -> Trial:
         """One trial by name (ApiError 404 when there is none)."""

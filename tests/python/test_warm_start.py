@@ -52,6 +52,21 @@ class WarmStartTest(ServerTestCase):
         self.assertEqual(len(exp.trials()), 4)  # the queue counts towards maxTrialCount
         self.assertEqual(exp.status["queuedTrials"], 0)
 
+    def test_trials_page_sorts_and_filters_on_the_server(self) -> None:
+        exp = self.create("paged", max_trials=30)
+        exp.add_trials([{"params": {"x": i / 2 - 5, "n": 1 + i % 8, "opt": "sgd", "batch": 16},
+                         "value": abs(i - 7)} for i in range(20)])
+        page, total = exp.trials_page(limit=3, sort="objective")
+        self.assertEqual(total, 20)
+        self.assertEqual([t.params["x"] for t in page], [-1.5, -2.0, -1.0])
+        page, total = exp.trials_page(limit=50, ranges={"p:x": (None, -4.0)}, order="desc")
+        self.assertEqual(total, 3)
+        self.assertEqual([t.params["x"] for t in page], [-4.0, -4.5, -5.0])
+        with self.assertRaises(hpt.ApiError) as caught:
+            exp.trials_page(sort="size")
+        self.assertEqual(caught.exception.code, 400)
+        self.assertIn("sort", str(caught.exception))
+
     def test_enqueue_refuses_what_does_not_fit(self) -> None:
         exp = self.create("enqueue-bad")
         for bad in ({"x": 9.0, "n": 1, "opt": "sgd", "batch": 16},
