@@ -6,6 +6,8 @@
 //     the (downsampled) filtered trials as one array per field;
 //   GET .../trials:curves?metric=&trials=a,b
 //     one metric's learning curves of the named trials only.
+#include <algorithm>
+
 #include "api/json_codec.h"
 #include "api/constraints.h"
 #include "api/text.h"
@@ -108,6 +110,14 @@ HttpResponse TrialColumns(const ApiContext& ctx, const HttpRequest& req) {
   }
   std::vector<std::string> fields = {"name", "index", "phase", "objective", "feasible"};
   for (const auto& p : exp->spec.parameters) fields.push_back("p:" + p.name);
+  // Every objective and additional metric: all a page's plots need, so
+  // that it can ask before it has read the spec.
+  std::vector<std::string> metrics;
+  for (const auto& o : api::Objectives(exp->spec.objective)) metrics.push_back(o.metric_name);
+  for (const auto& m : exp->spec.objective.additional_metric_names) metrics.push_back(m);
+  for (const auto& m : metrics) {
+    if (std::find(fields.begin(), fields.end(), "m:" + m) == fields.end()) fields.push_back("m:" + m);
+  }
   if (auto it = req.query.find("fields"); it != req.query.end()) {
     fields = SplitList(it->second);
     if (fields.empty()) return ErrorResponse(InvalidArgument("fields: names no field"));

@@ -107,6 +107,12 @@ TEST_F(TrialQueryTest, PagesFiltersAndSamplesOnTheServer) {
   for (const auto& n : failed) EXPECT_TRUE(names.count(n)) << n;
   EXPECT_EQ(cols["columns"]["p:x"].size(), names.size());
 
+  // By default: what the plots need, every parameter and objective metric.
+  json plain = Get("/trials:columns?maxPoints=10")["columns"];
+  for (const char* f : {"name", "index", "phase", "objective", "feasible", "p:x", "p:y", "m:loss"}) {
+    EXPECT_TRUE(plain.contains(f)) << f;
+  }
+
   json curves = Get("/trials:curves?metric=loss&trials=big-437,big-2,nope");
   EXPECT_EQ(curves["curves"].size(), 3u);
   // The observations, then the final metrics (recorded at the last step).

@@ -124,9 +124,11 @@ export const api = {
   // A page of the sorted, filtered list ({trials, total, count}); `query`
   // is a URLSearchParams (columns.js pageQuery).
   trialPage: (x, query) => request('GET', `${base()}/${e(x)}/trials?${query}`),
-  // The downsampled columns for plots ({columns, rows, total, sampled, kept}).
-  trialColumns: (x, fields, maxPoints) => request('GET',
-    `${base()}/${e(x)}/trials:columns?fields=${fields.map(encodeURIComponent).join(',')}&maxPoints=${maxPoints}`),
+  // The downsampled columns for plots ({columns, rows, count, total,
+  // sampled, kept}), the server's default fields: name, index, phase,
+  // objective, feasible, every parameter and every objective and
+  // additional metric.
+  trialColumns: (x, maxPoints) => request('GET', `${base()}/${e(x)}/trials:columns?maxPoints=${maxPoints}`),
   importance: (x) => request('GET', `${base()}/${e(x)}/importance`),
   pareto: (x) => request('GET', `${base()}/${e(x)}/pareto`),
   trial: (x, t) => request('GET', trialPath(x, t)),

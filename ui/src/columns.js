@@ -21,18 +21,6 @@ function setting(name, fallback) {
 export const largeThreshold = () => setting('hptLargeTrials', LARGE_TRIALS);
 export const samplePoints = () => setting('hptSamplePoints', SAMPLE_POINTS);
 
-// The metrics a sample carries besides the objective value: every
-// objective and additional metric, as m:<name> fields.
-export function sampleFields(spec) {
-  const metrics = new Set([
-    ...objectivesOf(spec).map((o) => o.name), ...(spec.objective.additionalMetricNames || []),
-  ]);
-  return [
-    'name', 'index', 'phase', 'objective', 'feasible',
-    ...spec.parameters.map((p) => `p:${p.name}`), ...[...metrics].map((m) => `m:${m}`),
-  ];
-}
-
 // The rows of a trials:columns answer as trials shaped like the REST API's
 // (name, index, phase, objectiveValue, parameterAssignments, metrics), so
 // the chart builders take them as they are. A metric's sampled value is its

@@ -3,18 +3,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { columnsToTrials, pageQuery, sampleFields, serverSortKey } from '../../../ui/src/columns.js';
+import { columnsToTrials, pageQuery, serverSortKey } from '../../../ui/src/columns.js';
 import { history } from '../../../ui/src/data.js';
 
 const spec = {
   objective: { type: 'minimize', objectiveMetricName: 'loss', additionalMetricNames: ['acc'] },
   parameters: [{ name: 'lr', parameterType: 'double' }, { name: 'opt', parameterType: 'categorical' }],
 };
-
-test('sampleFields asks for every parameter and metric', () => {
-  assert.deepEqual(sampleFields(spec),
-    ['name', 'index', 'phase', 'objective', 'feasible', 'p:lr', 'p:opt', 'm:loss', 'm:acc']);
-});
 
 test('columnsToTrials gives trial-shaped rows the history is drawn from', () => {
   const res = {

@@ -11,7 +11,7 @@
 import { ApiError, api } from '../api.js';
 import { draw } from '../chart_host.js';
 import { curvesOption, historyOption, parallelOption, sliceOption } from '../charts.js';
-import { columnsToTrials, largeThreshold, samplePoints, sampleFields } from '../columns.js';
+import { columnsToTrials, largeThreshold, samplePoints } from '../columns.js';
 import { csvFileName, trialsCsv } from '../csv.js';
 import { CurveStore } from '../curves.js';
 import { FINISHED_EXPERIMENT, metricNames } from '../data.js';
@@ -192,18 +192,20 @@ export async function render(root, ctx, name) {
 
   // The experiment and what its page draws: every trial, or for a large
   // experiment the sample (as trial-shaped rows, columns.js).
+  // The first asks for the sample beside the experiment (the sample's
+  // default fields are all the plots need) and for every trial only when
+  // there are few.
   async function fetchData() {
     if (large === null) {
-      const x = await api.experiment(name);
-      large = x.status.trials.total > largeThreshold();
+      const [x, res] = await Promise.all([api.experiment(name), api.trialColumns(name, samplePoints())]);
+      large = res.count > largeThreshold();
       root.dataset.large = large ? '1' : '0';
       if (!large) return [x, await api.trials(name)];
       table.useServer((query) => api.trialPage(name, query));
-      const res = await api.trialColumns(name, sampleFields(x.spec), samplePoints());
       return [x, res];
     }
     if (!large) return Promise.all([api.experiment(name), api.trials(name)]);
-    return Promise.all([api.experiment(name), api.trialColumns(name, sampleFields(exp.spec), samplePoints())]);
+    return Promise.all([api.experiment(name), api.trialColumns(name, samplePoints())]);
   }
 
   function wireActions() {
