@@ -113,6 +113,11 @@ test('the plots are drawn from a sample that keeps the best and every failed tri
   assert.deepEqual(crosses.data.map(([x]) => x).sort((a, b) => a - b), failed.map((n) => Number(n.split('-')[1])));
   const best = o.series.find((s) => s.name === 'best so far');
   assert.ok(best.data.some(([x, y]) => x === 263 && y === 0.001), 'the best-so-far line steps down at the best');
+  // Learning curves only for trials of the sample.
+  await page.waitForSelector('#chart-curves[data-loading="0"]', { timeout: 15000 });
+  const sample = new Set((await api.call('GET', `/api/v1/experiments/big/trials:columns?maxPoints=${SAMPLE}`)).columns.name);
+  const curves = requests.filter((u) => u.pathname.endsWith('/observations')).map((u) => decodeURIComponent(u.pathname.split('/').at(-2)));
+  assert.ok(curves.length > 0 && curves.every((n) => sample.has(n)), curves.join());
   // Only the sample and a page came: never the whole list.
   const paths = requests.filter((u) => u.pathname.includes('/trials'));
   assert.ok(paths.some((u) => u.pathname.endsWith('/trials:columns')));

@@ -84,8 +84,9 @@ export async function render(root, ctx, name) {
   const pareto = new ParetoCards(root, ctx, name);
   $('#export-csv').onclick = async () => {
     if (!exp) return;
-    // Built here from the trials the page has; a blob URL, so nothing
-    // leaves the browser. The BOM makes spreadsheets read it as UTF-8.
+    // Built here from the trials (a large experiment's fetched now); a blob
+    // URL, so nothing leaves the browser. The BOM makes spreadsheets read
+    // it as UTF-8.
     const all = large ? await api.trials(name) : trials;  // every trial, only when asked
     const blob = new Blob(['\ufeff', trialsCsv(exp.spec, all)], { type: 'text/csv;charset=utf-8' });
     const a = document.createElement('a');
@@ -191,10 +192,9 @@ export async function render(root, ctx, name) {
   }
 
   // The experiment and what its page draws: every trial, or for a large
-  // experiment the sample (as trial-shaped rows, columns.js).
-  // The first asks for the sample beside the experiment (the sample's
-  // default fields are all the plots need) and for every trial only when
-  // there are few.
+  // experiment the sample. The first poll asks for the sample beside the
+  // experiment (its default fields are all the plots need), and for every
+  // trial only when the sample's count says there are few.
   async function fetchData() {
     if (large === null) {
       const [x, res] = await Promise.all([api.experiment(name), api.trialColumns(name, samplePoints())]);
