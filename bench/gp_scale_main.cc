@@ -3,7 +3,7 @@
 // "GP at scale"; bench/run_gp_scale.sh runs both modes).
 //
 //   hpt_bench_gp_scale latency [--sizes 1000,5000,10000] [--calls 10]
-//       [--optuna]
+//       [--optuna] [--exact-up-to N] [--local-points M]
 //     A 6-D continuous space (Hartmann6 values) with n finished trials at
 //     uniform random points. One cold call makes the state; then `calls`
 //     steady calls, each adding the previous suggestion, evaluated, to the
@@ -11,10 +11,12 @@
 //     Prints the median and the slowest steady call, the cold call, hpt's
 //     tpe on the same history (median of `calls`) and, with --optuna,
 //     Optuna's TPESampler on a study of the same size (quality_tpe.py
-//     latency).
+//     latency). --exact-up-to and --local-points override
+//     LocalModelOptions (suggestion/local_model.h), to find the threshold.
 //
 //   hpt_bench_gp_scale quality [--sizes 1000,5000] [--seeds 3] [--steps 20]
-//       [--functions branin,hartmann6,...]
+//       [--functions branin,hartmann6,...] [--exact-up-to N]
+//       [--local-points M]
 //     Regret after a warm start: the history starts with n uniform random
 //     trials (hpt's random search, seeded), then `steps` suggestions of
 //     bayesianoptimization and, separately from the same start, of hpt's
@@ -45,6 +47,7 @@ namespace hpt::bench {
 namespace {
 
 using suggestion::BayesianOptimization;
+using suggestion::LocalModelOptions;
 using suggestion::Suggestion;
 using suggestion::Tpe;
 using Clock = std::chrono::steady_clock;
@@ -90,6 +93,8 @@ api::ExperimentSpec SpecFor(const QualityFunction& f,
                             const std::string& algorithm, int seed) {
   nlohmann::json j = {
       {"name", "gp-scale"},
+      {"maxTrialCount", 100000},
+      {"parallelTrialCount", 1},
       {"objective", {{"type", "minimize"}, {"objectiveMetricName", "loss"}}},
       {"algorithm",
        {{"algorithmName", algorithm},
@@ -97,7 +102,10 @@ api::ExperimentSpec SpecFor(const QualityFunction& f,
          {{{"name", "random_state"}, {"value", std::to_string(seed)}}}}}},
       {"parameters", f.parameters}};
   StatusOr<api::ExperimentSpec> spec = api::SpecFromJson(j);
-  HPT_CHECK(spec.ok());
+  if (!spec.ok()) {
+    std::cerr << "gp_scale: " << spec.status().ToString() << "\n";
+    std::exit(1);
+  }
   return *spec;
 }
 
@@ -142,7 +150,8 @@ std::map<int, double> OptunaLatency(const std::vector<int>& sizes, int calls) {
   return ms;
 }
 
-int Latency(const std::vector<int>& sizes, int calls, bool optuna) {
+int Latency(const std::vector<int>& sizes, int calls, bool optuna,
+            const LocalModelOptions& local) {
   const QualityFunction& f = FunctionNamed("hartmann6");
   std::map<int, double> peer;
   if (optuna) peer = OptunaLatency(sizes, calls);
@@ -154,7 +163,7 @@ int Latency(const std::vector<int>& sizes, int calls, bool optuna) {
     std::vector<api::Trial> history = RandomHistory(f, n, 7);
     api::ExperimentSpec spec =
         SpecFor(f, BayesianOptimization::kName, 1);
-    BayesianOptimization bo;  // one factor cache for the whole session
+    BayesianOptimization bo(nullptr, local);  // one factor cache throughout
     auto start = Clock::now();
     StatusOr<Suggestion> r = bo.Suggest(spec, history, "", 1);
     const double cold = Ms(start);
@@ -195,11 +204,12 @@ int Latency(const std::vector<int>& sizes, int calls, bool optuna) {
 
 // The best value after `steps` suggestions of `algorithm` from `history`.
 double RunSteps(const QualityFunction& f, const std::string& algorithm,
-                int seed, std::vector<api::Trial> history, int steps) {
+                int seed, std::vector<api::Trial> history, int steps,
+                const LocalModelOptions& local) {
   api::ExperimentSpec spec = SpecFor(f, algorithm, seed);
   double best = HUGE_VAL;
   for (const api::Trial& t : history) best = std::min(best, t.metrics[0].latest);
-  BayesianOptimization bo;
+  BayesianOptimization bo(nullptr, local);
   std::string state;
   for (int s = 0; s < steps; ++s) {
     StatusOr<Suggestion> r =
@@ -216,7 +226,8 @@ double RunSteps(const QualityFunction& f, const std::string& algorithm,
 }
 
 int Quality(const std::vector<std::string>& functions,
-            const std::vector<int>& sizes, int seeds, int steps) {
+            const std::vector<int>& sizes, int seeds, int steps,
+            const LocalModelOptions& local) {
   std::printf(
       "| function | n | start regret | GP regret | TPE regret | GP / TPE |\n"
       "|---|---:|---:|---:|---:|---:|\n");
@@ -231,9 +242,9 @@ int Quality(const std::vector<std::string>& functions,
           best = std::min(best, t.metrics[0].latest);
         start.push_back(best - f.minimum);
         gp.push_back(RunSteps(f, BayesianOptimization::kName, seed, history,
-                              steps) -
+                              steps, local) -
                      f.minimum);
-        tpe.push_back(RunSteps(f, Tpe::kName, seed, history, steps) -
+        tpe.push_back(RunSteps(f, Tpe::kName, seed, history, steps, local) -
                       f.minimum);
       }
       const double g = Median(gp), t = Median(tpe);
@@ -255,6 +266,7 @@ int Main(int argc, char** argv) {
   std::string functions = "branin,hartmann6,rosenbrock4,ackley5,levy5,mixed";
   int calls = 10, seeds = 3, steps = 20;
   bool optuna = false;
+  LocalModelOptions local;
   for (int i = 2; i < argc; ++i) {
     const std::string flag = argv[i];
     auto value = [&]() -> std::string {
@@ -270,16 +282,20 @@ int Main(int argc, char** argv) {
     else if (flag == "--steps") steps = std::stoi(value());
     else if (flag == "--functions") functions = value();
     else if (flag == "--optuna") optuna = true;
+    else if (flag == "--exact-up-to") local.exact_up_to = std::stoi(value());
+    else if (flag == "--local-points") local.points = std::stoi(value());
     else {
       std::cerr << "gp_scale: unknown flag " << flag << "\n";
       return 2;
     }
   }
-  if (mode == "latency") return Latency(ParseList(sizes), calls, optuna);
+  if (mode == "latency") {
+    return Latency(ParseList(sizes), calls, optuna, local);
+  }
   std::vector<std::string> names;
   std::stringstream ss(functions);
   for (std::string item; std::getline(ss, item, ',');) names.push_back(item);
-  return Quality(names, ParseList(sizes), seeds, steps);
+  return Quality(names, ParseList(sizes), seeds, steps, local);
 }
 
 }  // namespace

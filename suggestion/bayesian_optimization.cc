@@ -16,6 +16,7 @@
 #include "suggestion/feasibility.h"
 #include "suggestion/gaussian_process.h"
 #include "suggestion/gp_fit.h"
+#include "suggestion/local_model.h"
 #include "suggestion/output_transform.h"
 #include "suggestion/parego.h"
 #include "suggestion/random_fill.h"
@@ -38,6 +39,13 @@ constexpr int64_t kMaxEnumerated = 4096;
 constexpr int kRefitEveryCallUpTo = 50;
 // Sobol points skipped for being used before the design gives up.
 constexpr int kMaxDesignSkips = 64;
+// The local model's hyperparameter fit, on every call: one L-BFGS run of
+// at most this many evaluations, warm-started from the last fit, on at
+// most this many of the local model's points (gp_fit.h's subset). Each
+// call continues the last one's fit, so the refit is spread over calls
+// instead of stalling one of them.
+constexpr int kLocalFitEvaluations = 6;
+constexpr int kLocalFitPoints = 160;
 
 struct Settings {
   std::optional<int64_t> random_state;
@@ -104,12 +112,13 @@ Budget BudgetFor(int n) {
 }
 
 // Candidate points (projected): every unused point of a small finite
-// space; otherwise Sobol points and perturbations of the best points.
+// space; otherwise Sobol points (in `region`, the local model's trust
+// region, when given) and perturbations of the best points.
 Eigen::MatrixXd Candidates(const UnitCube& cube,
                            const api::ExperimentSpec& spec, const KeySet& used,
                            const Eigen::MatrixXd& x,
                            const std::vector<int>& best, int count,
-                           uint64_t seed) {
+                           uint64_t seed, const LocalSubset* region) {
   std::optional<int64_t> size = SpaceSize(spec.parameters);
   if (size && *size <= kMaxEnumerated) {
     std::vector<Eigen::VectorXd> points;
@@ -130,8 +139,11 @@ Eigen::MatrixXd Candidates(const UnitCube& cube,
   SobolSequence sobol(dim, seed);
   std::vector<double> points = sobol.Points(0, global);
   for (int i = 0; i < global; ++i) {
-    out.col(i) = cube.Project(Eigen::Map<Eigen::VectorXd>(
-        &points[static_cast<size_t>(i) * dim], dim));
+    Eigen::Map<Eigen::VectorXd> p(&points[static_cast<size_t>(i) * dim], dim);
+    if (region) {
+      p = region->lower + (region->upper - region->lower).cwiseProduct(p);
+    }
+    out.col(i) = cube.Project(p);
   }
   std::mt19937_64 rng(Mix(seed));
   std::normal_distribution<double> normal;
@@ -163,9 +175,11 @@ Eigen::MatrixXd Candidates(const UnitCube& cube,
 // calls; `refit_always` refits the hyperparameters even where the refit
 // schedule would reuse the last ones (the multi-objective scalar changes
 // with every suggestion). `feasibility` (null without constraints) weights
-// the acquisition, and only feasible points can be the incumbent.
+// the acquisition, and only feasible points can be the incumbent. Past
+// local.exact_up_to points the GP is the local model (local_model.h).
 void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
-                      const Settings& settings, const BoData& data,
+                      const Settings& settings, const LocalModelOptions& local,
+                      const BoData& data,
                       const FeasibilityModel* feasibility,
                       uint64_t stream, bool refit_always, FactorCache& cache,
                       BoState& state, KeySet* used,
@@ -185,41 +199,95 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
   for (size_t i = 0; i < observed.size(); ++i)
     y[observed[i]] = warped[static_cast<Eigen::Index>(i)];
 
-  Budget budget = BudgetFor(n);
   bool have_theta = state.theta && state.theta->size() == dim + 2;
+  // The points the GP conditions on: all of them (exact), or the local
+  // model's subset around the best observed (feasible) point.
+  const bool is_local = n > local.exact_up_to;
+  Eigen::MatrixXd model_x;
+  Eigen::VectorXd model_y;
+  std::vector<bool> model_feasible;
+  std::vector<int> model_observed;
+  LocalSubset region;
+  if (!is_local) {
+    model_x = data.x;
+    model_y = y;
+    model_feasible = data.feasible;
+    model_observed = observed;
+  } else {
+    int centre = -1;
+    for (int pass = 0; pass < 2 && centre < 0; ++pass) {
+      for (int i : observed) {
+        if ((pass == 1 || data.feasible[static_cast<size_t>(i)]) &&
+            (centre < 0 || y[i] < y[centre])) {
+          centre = i;
+        }
+      }
+    }
+    const Eigen::VectorXd lengthscales =
+        have_theta ? GpHyperparameters::FromTheta(*state.theta).lengthscales
+                   : Eigen::VectorXd::Ones(dim);
+    region = SelectLocalSubset(data.x, y, centre, lengthscales, local.points);
+    const int m = static_cast<int>(region.indices.size());
+    model_x.resize(dim, m);
+    model_y.resize(m);
+    for (int k = 0; k < m; ++k) {
+      const int i = region.indices[static_cast<size_t>(k)];
+      model_x.col(k) = data.x.col(i);
+      model_y[k] = y[i];
+      model_feasible.push_back(data.feasible[static_cast<size_t>(i)]);
+      if (!std::isnan(data.value[i])) model_observed.push_back(k);
+    }
+  }
+  const int model_n = static_cast<int>(model_x.cols());
+
+  Budget budget = BudgetFor(model_n);
   bool refit = refit_always || !have_theta || n <= kRefitEveryCallUpTo ||
                n < state.fit_points ||
                n >= state.fit_points + std::max(1, state.fit_points / 10);
+  if (is_local) refit = true;  // bounded: see kLocalFitEvaluations
   if (refit) {
     std::mt19937_64 rng = MakeRng(static_cast<int64_t>(state.seed), stream);
     std::optional<Eigen::VectorXd> warm;
     if (have_theta) warm = state.theta;
-    state.theta = FitHyperparameters(data.x, y, warm, budget.fit, rng);
+    if (is_local && have_theta) {
+      FitOptions bounded;
+      bounded.random_starts = 0;
+      bounded.centre_start = false;
+      bounded.max_evaluations = kLocalFitEvaluations;
+      bounded.max_points = kLocalFitPoints;
+      state.theta = FitHyperparameters(model_x, model_y, warm, bounded, rng);
+    } else {
+      // Also the local model's first fit (no state: a restart or an
+      // imported history), on a bounded subset of all the points.
+      FitOptions fit = BudgetFor(n).fit;
+      state.theta = FitHyperparameters(data.x, y, warm, fit, rng);
+    }
     state.fit_points = n;
   }
+  state.local_points = is_local ? model_n : 0;
   GpHyperparameters h = GpHyperparameters::FromTheta(*state.theta);
   std::unique_ptr<KernelFactor> cached;
-  if (n >= FactorCache::kMinPoints) {
+  if (!is_local && n >= FactorCache::kMinPoints) {
     cached = cache.Take(h.ToTheta(), data.x);
   }
-  GaussianProcess gp(h, data.x, y, std::move(cached));
+  GaussianProcess gp(h, model_x, model_y, std::move(cached));
 
   // The incumbent: the best fitted mean at an observed feasible point;
   // with constraints and none feasible yet, none (the acquisition then
   // seeks feasibility alone).
   Eigen::VectorXd fitted = gp.FittedMeans();
   double best = HUGE_VAL;
-  for (int i : observed) {
-    if (data.feasible[static_cast<size_t>(i)]) best = std::min(best, fitted[i]);
+  for (int i : model_observed) {
+    if (model_feasible[static_cast<size_t>(i)]) best = std::min(best, fitted[i]);
   }
   if (!feasibility && !std::isfinite(best)) {
-    for (int i : observed) best = std::min(best, fitted[i]);
+    for (int i : model_observed) best = std::min(best, fitted[i]);
   }
-  std::vector<int> top = observed;
+  std::vector<int> top = model_observed;
   std::sort(top.begin(), top.end(), [&](int a, int b) {
-    const bool fa = data.feasible[static_cast<size_t>(a)];
-    const bool fb = data.feasible[static_cast<size_t>(b)];
-    return fa != fb ? fa : y[a] < y[b];
+    const bool fa = model_feasible[static_cast<size_t>(a)];
+    const bool fb = model_feasible[static_cast<size_t>(b)];
+    return fa != fb ? fa : model_y[a] < model_y[b];
   });
   top.resize(std::min<size_t>(top.size(), 5));
 
@@ -242,8 +310,8 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
   for (const api::Assignment& a : *batch) believe(*cube.Encode(a));
 
   Eigen::MatrixXd candidates =
-      Candidates(cube, spec, *used, data.x, top, budget.candidates,
-                 Mix(state.seed ^ stream));
+      Candidates(cube, spec, *used, model_x, top, budget.candidates,
+                 Mix(state.seed ^ stream), is_local ? &region : nullptr);
   while (static_cast<int>(batch->size()) < count) {
     Acquisition acquisition(gp, settings.acquisition, best, settings.kappa, feasibility);
     std::vector<ScoredPoint> proposals =
@@ -269,13 +337,14 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
     if (!taken) break;
     believe(*cube.Encode(batch->back()));
   }
-  cache.Put(gp.ReleaseFactor(n));
+  if (!is_local) cache.Put(gp.ReleaseFactor(n));
 }
 
 }  // namespace
 
-BayesianOptimization::BayesianOptimization(std::shared_ptr<FactorCache> cache)
-    : cache_(cache ? std::move(cache) : NewFactorCache()) {}
+BayesianOptimization::BayesianOptimization(std::shared_ptr<FactorCache> cache,
+                                           LocalModelOptions local)
+    : cache_(cache ? std::move(cache) : NewFactorCache()), local_(local) {}
 
 Status BO::Validate(const api::ExperimentSpec& spec) const {
   HPT_RETURN_IF_ERROR(ReadSettings(spec).status());
@@ -342,7 +411,7 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
     const std::unique_ptr<FeasibilityModel> feasibility = FeasibilityModel::Fit(
         cube, history, BudgetFor(static_cast<int>(data.x.cols())).fit, feasibility_rng);
     if (!multi) {
-      ProposeFromModel(cube, spec, settings, data, feasibility.get(), Mix(seen),
+      ProposeFromModel(cube, spec, settings, local_, data, feasibility.get(), Mix(seen),
                        /*refit_always=*/false, *cache_, state, &used, &batch,
                        count);
     }
@@ -355,7 +424,7 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
       const BoData scalar = CollectData(
           cube, spec, history, ParegoLosses(history, spec.objective, weights));
       const size_t before = batch.size();
-      ProposeFromModel(cube, spec, settings, scalar, feasibility.get(), stream,
+      ProposeFromModel(cube, spec, settings, local_, scalar, feasibility.get(), stream,
                        /*refit_always=*/true, *cache_, state, &used, &batch,
                        static_cast<int>(before) + 1);
       if (batch.size() == before) break;

@@ -77,6 +77,7 @@
 
 #include "suggestion/algorithm.h"
 #include "suggestion/factor_cache.h"
+#include "suggestion/local_model.h"
 
 namespace hpt::suggestion {
 
@@ -98,7 +99,10 @@ class BayesianOptimization : public Algorithm {
 
   // `cache` keeps kernel factors between calls (shared by the instances one
   // registry makes, see builtins.cc); null: a cache of this instance's own.
-  explicit BayesianOptimization(std::shared_ptr<FactorCache> cache = nullptr);
+  // `local`: where the exact GP gives way to the local model, and its size
+  // (local_model.h; tests lower the threshold).
+  explicit BayesianOptimization(std::shared_ptr<FactorCache> cache = nullptr,
+                                LocalModelOptions local = {});
 
   Status Validate(const api::ExperimentSpec& spec) const override;
   StatusOr<Suggestion> Suggest(const api::ExperimentSpec& spec,
@@ -107,6 +111,7 @@ class BayesianOptimization : public Algorithm {
 
  private:
   std::shared_ptr<FactorCache> cache_;
+  LocalModelOptions local_;
 };
 
 }  // namespace hpt::suggestion
