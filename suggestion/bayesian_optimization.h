@@ -63,12 +63,23 @@
 // suggestion leaves out the parameters its point makes inactive, and a
 // small finite space is scored over its distinct active configurations.
 //
+// Long histories (local_model.h): up to 1,200 fitted points the GP
+// conditions on every point (exact); past that, on 400 points around the
+// incumbent (the neighbours in the length-scale metric, then the best
+// values), with Sobol candidates drawn in their bounding box (TuRBO's
+// trust region), so a call's cost grows linearly with the history
+// (bench/README.md, "GP at scale": ~30 ms at 10,000 trials).
+//
 // State (opaque): the seed, the number of points at the last full
-// hyperparameter fit, and its hyperparameters. A full multi-start fit runs
-// when there is no fit yet, then every call up to 50 points and every
+// hyperparameter fit, its hyperparameters, and the local model's size when
+// one was used. A full multi-start fit runs when there is no fit yet (on
+// at most 250 points, gp_fit.h), then every call up to 50 points and every
 // n/10 new points beyond; calls in between reuse the last hyperparameters
-// (which also lets FactorCache extend the last Cholesky factor). An
-// unreadable state is ignored (the next call refits).
+// (which also lets FactorCache extend the last Cholesky factor). With the
+// local model every call continues the last fit instead: one warm-started
+// L-BFGS run of at most 6 evaluations on at most 160 of the local points,
+// so no call waits for a full refit. An unreadable state is ignored (the
+// next call refits).
 
 #include <memory>
 #include <string>
