@@ -159,6 +159,7 @@ Eigen::MatrixXd Candidates(const UnitCube& cube,
     Eigen::VectorXd p = x.col(best[static_cast<size_t>(i) % best.size()]);
     double scale = scales[i % 3];
     for (int d : numeric) p[d] += scale * normal(rng);
+    if (region) p = p.cwiseMax(region->lower).cwiseMin(region->upper);
     for (const auto& [offset, width] : blocks) {
       if (uniform(rng) >= switch_probability) continue;
       p.segment(offset, width).setZero();
@@ -312,6 +313,11 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
   Eigen::MatrixXd candidates =
       Candidates(cube, spec, *used, model_x, top, budget.candidates,
                  Mix(state.seed ^ stream), is_local ? &region : nullptr);
+  if (is_local) {
+    // The local model only knows its trust region.
+    budget.maximize.lower = region.lower;
+    budget.maximize.upper = region.upper;
+  }
   while (static_cast<int>(batch->size()) < count) {
     Acquisition acquisition(gp, settings.acquisition, best, settings.kappa, feasibility);
     std::vector<ScoredPoint> proposals =
@@ -408,8 +414,25 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
       static_cast<int>(batch.size()) == design) {
     // Constraints: one model of them for the whole batch.
     std::mt19937_64 feasibility_rng(Mix(state.seed ^ Mix(seen) ^ 0xfea51b1e));
+    // Past the exact GP's threshold, modelled near the best observed
+    // (feasible) point, where the local model's candidates are.
+    std::optional<Eigen::VectorXd> centre;
+    if (data.x.cols() > local_.exact_up_to) {
+      int best = -1;
+      for (int pass = 0; pass < 2 && best < 0; ++pass) {
+        for (Eigen::Index i = 0; i < data.value.size(); ++i) {
+          if (std::isnan(data.value[i]) ||
+              (pass == 0 && !data.feasible[static_cast<size_t>(i)])) {
+            continue;
+          }
+          if (best < 0 || data.value[i] < data.value[best]) best = static_cast<int>(i);
+        }
+      }
+      if (best >= 0) centre = data.x.col(best);
+    }
     const std::unique_ptr<FeasibilityModel> feasibility = FeasibilityModel::Fit(
-        cube, history, BudgetFor(static_cast<int>(data.x.cols())).fit, feasibility_rng);
+        cube, history, BudgetFor(static_cast<int>(data.x.cols())).fit,
+        feasibility_rng, centre ? &*centre : nullptr, local_.points);
     if (!multi) {
       ProposeFromModel(cube, spec, settings, local_, data, feasibility.get(), Mix(seen),
                        /*refit_always=*/false, *cache_, state, &used, &batch,

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "api/constraints.h"
+
 #include <cmath>
 #include <random>
 #include <set>
@@ -211,6 +213,33 @@ TEST(LocalModelTest, SeededCallsRepeat) {
       history.push_back(Finished(x, Sphere(x)));
     }
   }
+}
+
+TEST(LocalModelTest, ConstraintsAreModelledNearTheIncumbent) {
+  // Minimise x0 + x1 subject to 0.5 - x0 <= 0: the optimum is (0.5, 0).
+  LocalModelOptions options;
+  options.exact_up_to = 150;
+  options.points = 80;
+  api::ExperimentSpec spec = SphereSpec(2);
+  std::vector<api::Trial> history = RandomHistory(spec, 400, Sphere, 8);
+  for (api::Trial& t : history) {
+    const std::vector<double> x = Numbers(t.assignment);
+    const double c = 0.5 - x[0];
+    t.metrics = {{"loss", x[0] + x[1], x[0] + x[1], x[0] + x[1]},
+                 {api::ConstraintMetricName(0), c, c, c}};
+  }
+  StatusOr<Suggestion> s =
+      BayesianOptimization(nullptr, options).Suggest(spec, history, "", 4);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(LocalPoints(s->state), 80);
+  ASSERT_EQ(s->assignments.size(), 4u);
+  double best = HUGE_VAL;
+  for (const api::Assignment& a : s->assignments) {
+    const std::vector<double> x = Numbers(a);
+    EXPECT_GT(x[0], 0.4) << "far into the infeasible side";
+    best = std::min(best, x[0] + x[1]);
+  }
+  EXPECT_LT(best, 0.7) << "none near the constrained optimum (0.5)";
 }
 
 TEST(LocalModelTest, BeatsRandomSearchAtThreeThousandTrials) {
