@@ -2,13 +2,14 @@
 // experiment with n finished trials (Hartmann6, 6 parameters, uniform
 // random points), in process (bench/README.md, "GP at scale").
 //
-//   hpt_bench_importance_scale [--sizes 1000,10000]
+//   hpt_bench_importance_scale [--sizes 1000,10000] [--fanova-cap N]
 //
 // Per n: the first call through analytics::ImportanceService (computed on
 // its worker: the GP fit and the fANOVA check), a repeated call on the
 // same history (answered from its cache), and the two parts alone
 // (ComputeImportance with the method forced: kGp includes the fANOVA
-// check, kFanova is the forest alone).
+// check, kFanova is the forest alone). --fanova-cap sets
+// ImportanceOptions::max_fanova_trials (a large one: the uncapped forest).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -66,9 +67,12 @@ analytics::ImportanceHistory MakeHistory(int n) {
 
 int Main(int argc, char** argv) {
   std::string sizes = "1000,10000";
+  analytics::ImportanceOptions base;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--sizes" && i + 1 < argc) {
       sizes = argv[++i];
+    } else if (std::string(argv[i]) == "--fanova-cap" && i + 1 < argc) {
+      base.max_fanova_trials = std::stoi(argv[++i]);
     } else {
       std::cerr << "usage: hpt_bench_importance_scale [--sizes 1000,10000]\n";
       return 2;
@@ -81,7 +85,12 @@ int Main(int argc, char** argv) {
   for (std::string item; std::getline(ss, item, ',');) {
     const int n = std::stoi(item);
     const analytics::ImportanceHistory history = MakeHistory(n);
-    analytics::ImportanceService service;
+    analytics::ImportanceServiceOptions service_options;
+    service_options.compute = [&](const api::ExperimentSpec& spec,
+                                  const std::vector<api::Trial>& trials) {
+      return analytics::ComputeImportance(spec, trials, base);
+    };
+    analytics::ImportanceService service(service_options);
     auto load = [&]() -> StatusOr<analytics::ImportanceHistory> {
       return history;
     };
@@ -99,13 +108,13 @@ int Main(int argc, char** argv) {
       std::cerr << "importance_scale: no answer at n = " << n << "\n";
       return 1;
     }
-    analytics::ImportanceOptions gp;
+    analytics::ImportanceOptions gp = base;
     gp.method = analytics::ImportanceMethod::kGp;
     start = Clock::now();
     const analytics::ImportanceSummary s =
         analytics::ComputeImportance(history.experiment.spec, history.trials, gp);
     const double gp_ms = Ms(start);
-    analytics::ImportanceOptions fanova;
+    analytics::ImportanceOptions fanova = base;
     fanova.method = analytics::ImportanceMethod::kFanova;
     start = Clock::now();
     analytics::ComputeImportance(history.experiment.spec, history.trials,
