@@ -11,6 +11,7 @@
 #include "api/settings.h"
 #include "api/spec_codec.h"
 #include "suggestion/acquisition.h"
+#include "suggestion/bo_candidates.h"
 #include "suggestion/bo_data.h"
 #include "suggestion/factor_cache.h"
 #include "suggestion/feasibility.h"
@@ -32,8 +33,6 @@ namespace {
 using KeySet = std::unordered_set<std::string>;
 using BO = BayesianOptimization;
 
-// Finite spaces up to this size are scored point by point.
-constexpr int64_t kMaxEnumerated = 4096;
 // Up to this many fitted points the hyperparameters are refitted on every
 // call; beyond, every n/10 new points.
 constexpr int kRefitEveryCallUpTo = 50;
@@ -111,65 +110,6 @@ Budget BudgetFor(int n) {
   return b;
 }
 
-// Candidate points (projected): every unused point of a small finite
-// space; otherwise Sobol points (in `region`, the local model's trust
-// region, when given) and perturbations of the best points.
-Eigen::MatrixXd Candidates(const UnitCube& cube,
-                           const api::ExperimentSpec& spec, const KeySet& used,
-                           const Eigen::MatrixXd& x,
-                           const std::vector<int>& best, int count,
-                           uint64_t seed, const LocalSubset* region) {
-  std::optional<int64_t> size = SpaceSize(spec.parameters);
-  if (size && *size <= kMaxEnumerated) {
-    std::vector<Eigen::VectorXd> points;
-    for (int64_t i = 0; i < *size; ++i) {
-      api::Assignment a = PointAt(spec.parameters, i);
-      if (used.count(AssignmentKey(spec.parameters, a))) continue;
-      points.push_back(*cube.Encode(a));
-    }
-    Eigen::MatrixXd out(cube.dim(), static_cast<Eigen::Index>(points.size()));
-    for (size_t i = 0; i < points.size(); ++i)
-      out.col(static_cast<Eigen::Index>(i)) = points[i];
-    return out;
-  }
-  const int dim = cube.dim();
-  int local = best.empty() ? 0 : count * 2 / 5;
-  int global = count - local;
-  Eigen::MatrixXd out(dim, count);
-  SobolSequence sobol(dim, seed);
-  std::vector<double> points = sobol.Points(0, global);
-  for (int i = 0; i < global; ++i) {
-    Eigen::Map<Eigen::VectorXd> p(&points[static_cast<size_t>(i) * dim], dim);
-    if (region) {
-      p = region->lower + (region->upper - region->lower).cwiseProduct(p);
-    }
-    out.col(i) = cube.Project(p);
-  }
-  std::mt19937_64 rng(Mix(seed));
-  std::normal_distribution<double> normal;
-  std::uniform_real_distribution<double> uniform;
-  const double scales[] = {0.01, 0.05, 0.2};
-  std::vector<std::pair<int, int>> blocks = cube.OneHotBlocks();
-  double switch_probability = 1.0 / static_cast<double>(spec.parameters.size());
-  std::vector<int> numeric;
-  for (int d = 0; d < dim; ++d) {
-    if (!cube.categorical()[static_cast<size_t>(d)]) numeric.push_back(d);
-  }
-  for (int i = 0; i < local; ++i) {
-    Eigen::VectorXd p = x.col(best[static_cast<size_t>(i) % best.size()]);
-    double scale = scales[i % 3];
-    for (int d : numeric) p[d] += scale * normal(rng);
-    if (region) p = p.cwiseMax(region->lower).cwiseMin(region->upper);
-    for (const auto& [offset, width] : blocks) {
-      if (uniform(rng) >= switch_probability) continue;
-      p.segment(offset, width).setZero();
-      p[offset + std::uniform_int_distribution<int>(0, width - 1)(rng)] = 1;
-    }
-    out.col(global + i) = cube.Project(p);
-  }
-  return out;
-}
-
 // Fits the GP to `data` and adds the acquisition's best unused points to
 // `batch` until it holds `count` (fewer when proposals keep landing on used
 // points). `stream` varies the fit's and the candidates' randomness between
@@ -204,42 +144,15 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
   // The points the GP conditions on: all of them (exact), or the local
   // model's subset around the best observed (feasible) point.
   const bool is_local = n > local.exact_up_to;
-  Eigen::MatrixXd model_x;
-  Eigen::VectorXd model_y;
-  std::vector<bool> model_feasible;
-  std::vector<int> model_observed;
-  LocalSubset region;
-  if (!is_local) {
-    model_x = data.x;
-    model_y = y;
-    model_feasible = data.feasible;
-    model_observed = observed;
-  } else {
-    int centre = -1;
-    for (int pass = 0; pass < 2 && centre < 0; ++pass) {
-      for (int i : observed) {
-        if ((pass == 1 || data.feasible[static_cast<size_t>(i)]) &&
-            (centre < 0 || y[i] < y[centre])) {
-          centre = i;
-        }
-      }
-    }
-    const Eigen::VectorXd lengthscales =
-        have_theta ? GpHyperparameters::FromTheta(*state.theta).lengthscales
-                   : Eigen::VectorXd::Ones(dim);
-    region = SelectLocalSubset(data.x, y, centre, lengthscales, local.points);
-    const int m = static_cast<int>(region.indices.size());
-    model_x.resize(dim, m);
-    model_y.resize(m);
-    for (int k = 0; k < m; ++k) {
-      const int i = region.indices[static_cast<size_t>(k)];
-      model_x.col(k) = data.x.col(i);
-      model_y[k] = y[i];
-      model_feasible.push_back(data.feasible[static_cast<size_t>(i)]);
-      if (!std::isnan(data.value[i])) model_observed.push_back(k);
-    }
-  }
-  const int model_n = static_cast<int>(model_x.cols());
+  const ModelData model =
+      is_local ? LocalModelData(
+                     data.x, y, data.feasible, observed,
+                     have_theta
+                         ? GpHyperparameters::FromTheta(*state.theta).lengthscales
+                         : Eigen::VectorXd::Ones(dim),
+                     local.points)
+               : ModelData{data.x, y, data.feasible, observed, {}};
+  const int model_n = static_cast<int>(model.x.cols());
 
   Budget budget = BudgetFor(model_n);
   bool refit = refit_always || !have_theta || n <= kRefitEveryCallUpTo ||
@@ -256,7 +169,7 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
       bounded.centre_start = false;
       bounded.max_evaluations = kLocalFitEvaluations;
       bounded.max_points = kLocalFitPoints;
-      state.theta = FitHyperparameters(model_x, model_y, warm, bounded, rng);
+      state.theta = FitHyperparameters(model.x, model.y, warm, bounded, rng);
     } else {
       // Also the local model's first fit (no state: a restart or an
       // imported history), on a bounded subset of all the points.
@@ -271,24 +184,24 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
   if (!is_local && n >= FactorCache::kMinPoints) {
     cached = cache.Take(h.ToTheta(), data.x);
   }
-  GaussianProcess gp(h, model_x, model_y, std::move(cached));
+  GaussianProcess gp(h, model.x, model.y, std::move(cached));
 
   // The incumbent: the best fitted mean at an observed feasible point;
   // with constraints and none feasible yet, none (the acquisition then
   // seeks feasibility alone).
   Eigen::VectorXd fitted = gp.FittedMeans();
   double best = HUGE_VAL;
-  for (int i : model_observed) {
-    if (model_feasible[static_cast<size_t>(i)]) best = std::min(best, fitted[i]);
+  for (int i : model.observed) {
+    if (model.feasible[static_cast<size_t>(i)]) best = std::min(best, fitted[i]);
   }
   if (!feasibility && !std::isfinite(best)) {
-    for (int i : model_observed) best = std::min(best, fitted[i]);
+    for (int i : model.observed) best = std::min(best, fitted[i]);
   }
-  std::vector<int> top = model_observed;
+  std::vector<int> top = model.observed;
   std::sort(top.begin(), top.end(), [&](int a, int b) {
-    const bool fa = model_feasible[static_cast<size_t>(a)];
-    const bool fb = model_feasible[static_cast<size_t>(b)];
-    return fa != fb ? fa : model_y[a] < model_y[b];
+    const bool fa = model.feasible[static_cast<size_t>(a)];
+    const bool fb = model.feasible[static_cast<size_t>(b)];
+    return fa != fb ? fa : model.y[a] < model.y[b];
   });
   top.resize(std::min<size_t>(top.size(), 5));
 
@@ -311,12 +224,12 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
   for (const api::Assignment& a : *batch) believe(*cube.Encode(a));
 
   Eigen::MatrixXd candidates =
-      Candidates(cube, spec, *used, model_x, top, budget.candidates,
-                 Mix(state.seed ^ stream), is_local ? &region : nullptr);
+      Candidates(cube, spec, *used, model.x, top, budget.candidates,
+                 Mix(state.seed ^ stream), is_local ? &model.region : nullptr);
   if (is_local) {
     // The local model only knows its trust region.
-    budget.maximize.lower = region.lower;
-    budget.maximize.upper = region.upper;
+    budget.maximize.lower = model.region.lower;
+    budget.maximize.upper = model.region.upper;
   }
   while (static_cast<int>(batch->size()) < count) {
     Acquisition acquisition(gp, settings.acquisition, best, settings.kappa, feasibility);
@@ -418,16 +331,11 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
     // (feasible) point, where the local model's candidates are.
     std::optional<Eigen::VectorXd> centre;
     if (data.x.cols() > local_.exact_up_to) {
-      int best = -1;
-      for (int pass = 0; pass < 2 && best < 0; ++pass) {
-        for (Eigen::Index i = 0; i < data.value.size(); ++i) {
-          if (std::isnan(data.value[i]) ||
-              (pass == 0 && !data.feasible[static_cast<size_t>(i)])) {
-            continue;
-          }
-          if (best < 0 || data.value[i] < data.value[best]) best = static_cast<int>(i);
-        }
+      std::vector<int> observed;
+      for (Eigen::Index i = 0; i < data.value.size(); ++i) {
+        if (!std::isnan(data.value[i])) observed.push_back(static_cast<int>(i));
       }
+      const int best = BestObserved(data.value, observed, data.feasible);
       if (best >= 0) centre = data.x.col(best);
     }
     const std::unique_ptr<FeasibilityModel> feasibility = FeasibilityModel::Fit(

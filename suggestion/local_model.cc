@@ -56,4 +56,41 @@ LocalSubset SelectLocalSubset(const Eigen::MatrixXd& x,
   return subset;
 }
 
+int BestObserved(const Eigen::VectorXd& y, const std::vector<int>& observed,
+                 const std::vector<bool>& feasible) {
+  int best = -1;
+  for (int pass = 0; pass < 2 && best < 0; ++pass) {
+    for (int i : observed) {
+      if ((pass == 1 || feasible[static_cast<size_t>(i)]) &&
+          (best < 0 || y[i] < y[best])) {
+        best = i;
+      }
+    }
+  }
+  return best;
+}
+
+ModelData LocalModelData(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
+                         const std::vector<bool>& feasible,
+                         const std::vector<int>& observed,
+                         const Eigen::VectorXd& lengthscales, int points) {
+  ModelData model;
+  const int centre = BestObserved(y, observed, feasible);
+  model.region =
+      SelectLocalSubset(x, y, std::max(centre, 0), lengthscales, points);
+  std::vector<bool> has_value(static_cast<size_t>(x.cols()), false);
+  for (int i : observed) has_value[static_cast<size_t>(i)] = true;
+  const int m = static_cast<int>(model.region.indices.size());
+  model.x.resize(x.rows(), m);
+  model.y.resize(m);
+  for (int k = 0; k < m; ++k) {
+    const int i = model.region.indices[static_cast<size_t>(k)];
+    model.x.col(k) = x.col(i);
+    model.y[k] = y[i];
+    model.feasible.push_back(feasible[static_cast<size_t>(i)]);
+    if (has_value[static_cast<size_t>(i)]) model.observed.push_back(k);
+  }
+  return model;
+}
+
 }  // namespace hpt::suggestion

@@ -50,6 +50,29 @@ struct LocalSubset {
   Eigen::VectorXd lower, upper;
 };
 
+// The index of the best observed point: the lowest y among `observed`
+// that are feasible, else among all `observed`; -1 when there is none.
+int BestObserved(const Eigen::VectorXd& y, const std::vector<int>& observed,
+                 const std::vector<bool>& feasible);
+
+// What the GP conditions on: all the points (the exact GP), or the local
+// model's subset of them with their values, feasibility and observed
+// entries re-indexed, and its trust region.
+struct ModelData {
+  Eigen::MatrixXd x;
+  Eigen::VectorXd y;
+  std::vector<bool> feasible;
+  std::vector<int> observed;  // columns with a value (not failures)
+  LocalSubset region;         // the local model's only
+};
+
+// The local model's data: SelectLocalSubset around BestObserved, for
+// points x with values y (failures included at their stand-in value).
+ModelData LocalModelData(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
+                         const std::vector<bool>& feasible,
+                         const std::vector<int>& observed,
+                         const Eigen::VectorXd& lengthscales, int points);
+
 // The subset of x's columns (dim x n, n > points) for a local model around
 // column `centre`, with values y (lower is better) and the GP's length
 // scales (one per row of x) for the distance. Ties in distance or value go
