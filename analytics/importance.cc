@@ -130,11 +130,22 @@ std::optional<std::vector<ParameterImportance>> GpImportance(
 std::optional<std::vector<ParameterImportance>> FanovaImportance(
     const api::ExperimentSpec& spec, const std::vector<Row>& rows,
     const ImportanceOptions& options, double* main_effects) {
+  // Past options.max_fanova_trials, a uniform sample of them (seeded, in
+  // history order): the forest's cost grows as n log n per tree.
+  std::vector<size_t> picked(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) picked[i] = i;
+  const size_t cap = static_cast<size_t>(std::max(1, options.max_fanova_trials));
+  if (picked.size() > cap) {
+    std::mt19937_64 rng(options.seed);
+    std::shuffle(picked.begin(), picked.end(), rng);
+    picked.resize(cap);
+    std::sort(picked.begin(), picked.end());
+  }
   std::vector<const api::Assignment*> assignments;
-  Eigen::VectorXd y(static_cast<Eigen::Index>(rows.size()));
-  for (size_t i = 0; i < rows.size(); ++i) {
-    assignments.push_back(&rows[i].trial->assignment);
-    y[static_cast<Eigen::Index>(i)] = rows[i].value;
+  Eigen::VectorXd y(static_cast<Eigen::Index>(picked.size()));
+  for (size_t k = 0; k < picked.size(); ++k) {
+    assignments.push_back(&rows[picked[k]].trial->assignment);
+    y[static_cast<Eigen::Index>(k)] = rows[picked[k]].value;
   }
   const EncodedTrials encoded = EncodeTrials(spec.parameters, assignments);
   ForestOptions forest;

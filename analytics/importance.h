@@ -89,6 +89,11 @@ struct ImportanceOptions {
   // The fANOVA forest (Optuna's settings; a fixed seed).
   int trees = 64;
   uint64_t seed = 0x5eed'fa40'7a5e'ed01;
+  // fANOVA fits on at most this many trials: past it, a uniform sample of
+  // them (seeded by `seed`), so a first call at 10,000 trials costs what
+  // one at 2,000 does (bench/README.md, "GP at scale"). The GP fits on at
+  // most 250 (gp_fit.h) whatever the history.
+  int max_fanova_trials = 2000;
 };
 
 // Uses the trials that the server ranks (Succeeded and EarlyStopped) and

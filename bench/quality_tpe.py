@@ -7,6 +7,7 @@ on the same closed-form functions as bench/quality_functions.cc.
                                         best-so-far regret curves per seed
   quality_tpe.py latency --out OUT.json median time to sample one trial of a
                                         6-D study holding n = 100 and 1,000
+                                        (--sizes to change)
 Run by hpt_bench_quality and bench/run_quality.sh, not by hand."""
 
 import argparse
@@ -149,12 +150,12 @@ def tpe(names, seeds, trials, out_path, multivariate=False):
                   result, "quality_tpe")
 
 
-def latency(out_path, samples):
+def latency(out_path, samples, sizes=(100, 1000), variants=(False, True)):
     space = FUNCTIONS["hartmann6"]["space"]
     distributions = {n: optuna.distributions.FloatDistribution(lo, hi)
                      for n, _, lo, hi, _ in space}
     result = {"optuna": optuna.__version__, "dim": 6, "ms": {}, "ms_multivariate": {}}
-    for n, multivariate in ((100, False), (1000, False), (100, True), (1000, True)):
+    for n, multivariate in [(n, m) for m in variants for n in sizes]:
         study = optuna.create_study(
             sampler=optuna.samplers.TPESampler(seed=1, multivariate=multivariate))
         rng = optuna.samplers.RandomSampler(seed=2)._rng
@@ -195,6 +196,8 @@ def main():
     l = sub.add_parser("latency")
     l.add_argument("--out", required=True)
     l.add_argument("--samples", type=int, default=30)
+    l.add_argument("--sizes", default="100,1000")
+    l.add_argument("--univariate-only", action="store_true")
     args = parser.parse_args()
     if args.command == "check":
         check(args.probes)
@@ -202,7 +205,8 @@ def main():
         tpe([n for n in args.functions.split(",") if n], args.seeds, args.trials, args.out,
             args.multivariate)
     else:
-        latency(args.out, args.samples)
+        latency(args.out, args.samples, [int(n) for n in args.sizes.split(",") if n],
+                (False,) if args.univariate_only else (False, True))
 
 
 if __name__ == "__main__":

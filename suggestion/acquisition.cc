@@ -142,8 +142,18 @@ std::vector<ScoredPoint> MaximizeAcquisition(const Acquisition& acquisition,
       std::vector<double> v(free.size());
       for (size_t i = 0; i < free.size(); ++i) v[i] = r.x[free[i]];
       nlopt::opt opt(nlopt::LD_LBFGS, static_cast<unsigned>(free.size()));
-      opt.set_lower_bounds(0.0);
-      opt.set_upper_bounds(1.0);
+      if (options.lower.size() == cube.dim() && options.upper.size() == cube.dim()) {
+        std::vector<double> lo(free.size()), hi(free.size());
+        for (size_t i = 0; i < free.size(); ++i) {
+          lo[i] = std::clamp(std::min(options.lower[free[i]], v[i]), 0.0, 1.0);
+          hi[i] = std::clamp(std::max(options.upper[free[i]], v[i]), 0.0, 1.0);
+        }
+        opt.set_lower_bounds(lo);
+        opt.set_upper_bounds(hi);
+      } else {
+        opt.set_lower_bounds(0.0);
+        opt.set_upper_bounds(1.0);
+      }
       opt.set_max_objective(RefineObjective, &r);
       opt.set_maxeval(options.max_evaluations);
       opt.set_xtol_rel(1e-6);

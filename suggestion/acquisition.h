@@ -63,6 +63,10 @@ struct MaximizeOptions {
   int starts = 3;            // best candidates refined by L-BFGS
   int max_evaluations = 40;  // per refinement
   int keep = 32;             // points returned
+  // Bounds of the refinement per coordinate (bayesianoptimization's local
+  // model: its trust region), widened to take in each start; empty: the
+  // cube [0, 1].
+  Eigen::VectorXd lower, upper;
 };
 
 // Scores the candidates (columns, already projected), refines the best

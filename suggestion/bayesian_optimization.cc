@@ -11,11 +11,13 @@
 #include "api/settings.h"
 #include "api/spec_codec.h"
 #include "suggestion/acquisition.h"
+#include "suggestion/bo_candidates.h"
 #include "suggestion/bo_data.h"
 #include "suggestion/factor_cache.h"
 #include "suggestion/feasibility.h"
 #include "suggestion/gaussian_process.h"
 #include "suggestion/gp_fit.h"
+#include "suggestion/local_model.h"
 #include "suggestion/output_transform.h"
 #include "suggestion/parego.h"
 #include "suggestion/random_fill.h"
@@ -31,13 +33,18 @@ namespace {
 using KeySet = std::unordered_set<std::string>;
 using BO = BayesianOptimization;
 
-// Finite spaces up to this size are scored point by point.
-constexpr int64_t kMaxEnumerated = 4096;
 // Up to this many fitted points the hyperparameters are refitted on every
 // call; beyond, every n/10 new points.
 constexpr int kRefitEveryCallUpTo = 50;
 // Sobol points skipped for being used before the design gives up.
 constexpr int kMaxDesignSkips = 64;
+// The local model's hyperparameter fit, on every call: one L-BFGS run of
+// at most this many evaluations, warm-started from the last fit, on at
+// most this many of the local model's points (gp_fit.h's subset). Each
+// call continues the last one's fit, so the refit is spread over calls
+// instead of stalling one of them.
+constexpr int kLocalFitEvaluations = 6;
+constexpr int kLocalFitPoints = 160;
 
 struct Settings {
   std::optional<int64_t> random_state;
@@ -103,69 +110,17 @@ Budget BudgetFor(int n) {
   return b;
 }
 
-// Candidate points (projected): every unused point of a small finite
-// space; otherwise Sobol points and perturbations of the best points.
-Eigen::MatrixXd Candidates(const UnitCube& cube,
-                           const api::ExperimentSpec& spec, const KeySet& used,
-                           const Eigen::MatrixXd& x,
-                           const std::vector<int>& best, int count,
-                           uint64_t seed) {
-  std::optional<int64_t> size = SpaceSize(spec.parameters);
-  if (size && *size <= kMaxEnumerated) {
-    std::vector<Eigen::VectorXd> points;
-    for (int64_t i = 0; i < *size; ++i) {
-      api::Assignment a = PointAt(spec.parameters, i);
-      if (used.count(AssignmentKey(spec.parameters, a))) continue;
-      points.push_back(*cube.Encode(a));
-    }
-    Eigen::MatrixXd out(cube.dim(), static_cast<Eigen::Index>(points.size()));
-    for (size_t i = 0; i < points.size(); ++i)
-      out.col(static_cast<Eigen::Index>(i)) = points[i];
-    return out;
-  }
-  const int dim = cube.dim();
-  int local = best.empty() ? 0 : count * 2 / 5;
-  int global = count - local;
-  Eigen::MatrixXd out(dim, count);
-  SobolSequence sobol(dim, seed);
-  std::vector<double> points = sobol.Points(0, global);
-  for (int i = 0; i < global; ++i) {
-    out.col(i) = cube.Project(Eigen::Map<Eigen::VectorXd>(
-        &points[static_cast<size_t>(i) * dim], dim));
-  }
-  std::mt19937_64 rng(Mix(seed));
-  std::normal_distribution<double> normal;
-  std::uniform_real_distribution<double> uniform;
-  const double scales[] = {0.01, 0.05, 0.2};
-  std::vector<std::pair<int, int>> blocks = cube.OneHotBlocks();
-  double switch_probability = 1.0 / static_cast<double>(spec.parameters.size());
-  std::vector<int> numeric;
-  for (int d = 0; d < dim; ++d) {
-    if (!cube.categorical()[static_cast<size_t>(d)]) numeric.push_back(d);
-  }
-  for (int i = 0; i < local; ++i) {
-    Eigen::VectorXd p = x.col(best[static_cast<size_t>(i) % best.size()]);
-    double scale = scales[i % 3];
-    for (int d : numeric) p[d] += scale * normal(rng);
-    for (const auto& [offset, width] : blocks) {
-      if (uniform(rng) >= switch_probability) continue;
-      p.segment(offset, width).setZero();
-      p[offset + std::uniform_int_distribution<int>(0, width - 1)(rng)] = 1;
-    }
-    out.col(global + i) = cube.Project(p);
-  }
-  return out;
-}
-
 // Fits the GP to `data` and adds the acquisition's best unused points to
 // `batch` until it holds `count` (fewer when proposals keep landing on used
 // points). `stream` varies the fit's and the candidates' randomness between
 // calls; `refit_always` refits the hyperparameters even where the refit
 // schedule would reuse the last ones (the multi-objective scalar changes
 // with every suggestion). `feasibility` (null without constraints) weights
-// the acquisition, and only feasible points can be the incumbent.
+// the acquisition, and only feasible points can be the incumbent. Past
+// local.exact_up_to points the GP is the local model (local_model.h).
 void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
-                      const Settings& settings, const BoData& data,
+                      const Settings& settings, const LocalModelOptions& local,
+                      const BoData& data,
                       const FeasibilityModel* feasibility,
                       uint64_t stream, bool refit_always, FactorCache& cache,
                       BoState& state, KeySet* used,
@@ -185,41 +140,68 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
   for (size_t i = 0; i < observed.size(); ++i)
     y[observed[i]] = warped[static_cast<Eigen::Index>(i)];
 
-  Budget budget = BudgetFor(n);
   bool have_theta = state.theta && state.theta->size() == dim + 2;
+  // The points the GP conditions on: all of them (exact), or the local
+  // model's subset around the best observed (feasible) point.
+  const bool is_local = n > local.exact_up_to;
+  const ModelData model =
+      is_local ? LocalModelData(
+                     data.x, y, data.feasible, observed,
+                     have_theta
+                         ? GpHyperparameters::FromTheta(*state.theta).lengthscales
+                         : Eigen::VectorXd::Ones(dim),
+                     local.points)
+               : ModelData{data.x, y, data.feasible, observed, {}};
+  const int model_n = static_cast<int>(model.x.cols());
+
+  Budget budget = BudgetFor(model_n);
   bool refit = refit_always || !have_theta || n <= kRefitEveryCallUpTo ||
                n < state.fit_points ||
                n >= state.fit_points + std::max(1, state.fit_points / 10);
+  if (is_local) refit = true;  // bounded: see kLocalFitEvaluations
   if (refit) {
     std::mt19937_64 rng = MakeRng(static_cast<int64_t>(state.seed), stream);
     std::optional<Eigen::VectorXd> warm;
     if (have_theta) warm = state.theta;
-    state.theta = FitHyperparameters(data.x, y, warm, budget.fit, rng);
+    if (is_local && have_theta) {
+      FitOptions bounded;
+      bounded.random_starts = 0;
+      bounded.centre_start = false;
+      bounded.max_evaluations = kLocalFitEvaluations;
+      bounded.max_points = kLocalFitPoints;
+      state.theta = FitHyperparameters(model.x, model.y, warm, bounded, rng);
+    } else {
+      // Also the local model's first fit (no state: a restart or an
+      // imported history), on a bounded subset of all the points.
+      FitOptions fit = BudgetFor(n).fit;
+      state.theta = FitHyperparameters(data.x, y, warm, fit, rng);
+    }
     state.fit_points = n;
   }
+  state.local_points = is_local ? model_n : 0;
   GpHyperparameters h = GpHyperparameters::FromTheta(*state.theta);
   std::unique_ptr<KernelFactor> cached;
-  if (n >= FactorCache::kMinPoints) {
+  if (!is_local && n >= FactorCache::kMinPoints) {
     cached = cache.Take(h.ToTheta(), data.x);
   }
-  GaussianProcess gp(h, data.x, y, std::move(cached));
+  GaussianProcess gp(h, model.x, model.y, std::move(cached));
 
   // The incumbent: the best fitted mean at an observed feasible point;
   // with constraints and none feasible yet, none (the acquisition then
   // seeks feasibility alone).
   Eigen::VectorXd fitted = gp.FittedMeans();
   double best = HUGE_VAL;
-  for (int i : observed) {
-    if (data.feasible[static_cast<size_t>(i)]) best = std::min(best, fitted[i]);
+  for (int i : model.observed) {
+    if (model.feasible[static_cast<size_t>(i)]) best = std::min(best, fitted[i]);
   }
   if (!feasibility && !std::isfinite(best)) {
-    for (int i : observed) best = std::min(best, fitted[i]);
+    for (int i : model.observed) best = std::min(best, fitted[i]);
   }
-  std::vector<int> top = observed;
+  std::vector<int> top = model.observed;
   std::sort(top.begin(), top.end(), [&](int a, int b) {
-    const bool fa = data.feasible[static_cast<size_t>(a)];
-    const bool fb = data.feasible[static_cast<size_t>(b)];
-    return fa != fb ? fa : y[a] < y[b];
+    const bool fa = model.feasible[static_cast<size_t>(a)];
+    const bool fb = model.feasible[static_cast<size_t>(b)];
+    return fa != fb ? fa : model.y[a] < model.y[b];
   });
   top.resize(std::min<size_t>(top.size(), 5));
 
@@ -242,8 +224,13 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
   for (const api::Assignment& a : *batch) believe(*cube.Encode(a));
 
   Eigen::MatrixXd candidates =
-      Candidates(cube, spec, *used, data.x, top, budget.candidates,
-                 Mix(state.seed ^ stream));
+      Candidates(cube, spec, *used, model.x, top, budget.candidates,
+                 Mix(state.seed ^ stream), is_local ? &model.region : nullptr);
+  if (is_local) {
+    // The local model only knows its trust region.
+    budget.maximize.lower = model.region.lower;
+    budget.maximize.upper = model.region.upper;
+  }
   while (static_cast<int>(batch->size()) < count) {
     Acquisition acquisition(gp, settings.acquisition, best, settings.kappa, feasibility);
     std::vector<ScoredPoint> proposals =
@@ -269,13 +256,14 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
     if (!taken) break;
     believe(*cube.Encode(batch->back()));
   }
-  cache.Put(gp.ReleaseFactor(n));
+  if (!is_local) cache.Put(gp.ReleaseFactor(n));
 }
 
 }  // namespace
 
-BayesianOptimization::BayesianOptimization(std::shared_ptr<FactorCache> cache)
-    : cache_(cache ? std::move(cache) : NewFactorCache()) {}
+BayesianOptimization::BayesianOptimization(std::shared_ptr<FactorCache> cache,
+                                           LocalModelOptions local)
+    : cache_(cache ? std::move(cache) : NewFactorCache()), local_(local) {}
 
 Status BO::Validate(const api::ExperimentSpec& spec) const {
   HPT_RETURN_IF_ERROR(ReadSettings(spec).status());
@@ -339,10 +327,22 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
       static_cast<int>(batch.size()) == design) {
     // Constraints: one model of them for the whole batch.
     std::mt19937_64 feasibility_rng(Mix(state.seed ^ Mix(seen) ^ 0xfea51b1e));
+    // Past the exact GP's threshold, modelled near the best observed
+    // (feasible) point, where the local model's candidates are.
+    std::optional<Eigen::VectorXd> centre;
+    if (data.x.cols() > local_.exact_up_to) {
+      std::vector<int> observed;
+      for (Eigen::Index i = 0; i < data.value.size(); ++i) {
+        if (!std::isnan(data.value[i])) observed.push_back(static_cast<int>(i));
+      }
+      const int best = BestObserved(data.value, observed, data.feasible);
+      if (best >= 0) centre = data.x.col(best);
+    }
     const std::unique_ptr<FeasibilityModel> feasibility = FeasibilityModel::Fit(
-        cube, history, BudgetFor(static_cast<int>(data.x.cols())).fit, feasibility_rng);
+        cube, history, BudgetFor(static_cast<int>(data.x.cols())).fit,
+        feasibility_rng, centre ? &*centre : nullptr, local_.points);
     if (!multi) {
-      ProposeFromModel(cube, spec, settings, data, feasibility.get(), Mix(seen),
+      ProposeFromModel(cube, spec, settings, local_, data, feasibility.get(), Mix(seen),
                        /*refit_always=*/false, *cache_, state, &used, &batch,
                        count);
     }
@@ -355,7 +355,7 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
       const BoData scalar = CollectData(
           cube, spec, history, ParegoLosses(history, spec.objective, weights));
       const size_t before = batch.size();
-      ProposeFromModel(cube, spec, settings, scalar, feasibility.get(), stream,
+      ProposeFromModel(cube, spec, settings, local_, scalar, feasibility.get(), stream,
                        /*refit_always=*/true, *cache_, state, &used, &batch,
                        static_cast<int>(before) + 1);
       if (batch.size() == before) break;

@@ -63,12 +63,23 @@
 // suggestion leaves out the parameters its point makes inactive, and a
 // small finite space is scored over its distinct active configurations.
 //
+// Long histories (local_model.h): up to 1,200 fitted points the GP
+// conditions on every point (exact); past that, on 400 points around the
+// incumbent (the neighbours in the length-scale metric, then the best
+// values), with Sobol candidates drawn in their bounding box (TuRBO's
+// trust region), so a call's cost grows linearly with the history
+// (bench/README.md, "GP at scale": ~30 ms at 10,000 trials).
+//
 // State (opaque): the seed, the number of points at the last full
-// hyperparameter fit, and its hyperparameters. A full multi-start fit runs
-// when there is no fit yet, then every call up to 50 points and every
+// hyperparameter fit, its hyperparameters, and the local model's size when
+// one was used. A full multi-start fit runs when there is no fit yet (on
+// at most 250 points, gp_fit.h), then every call up to 50 points and every
 // n/10 new points beyond; calls in between reuse the last hyperparameters
-// (which also lets FactorCache extend the last Cholesky factor). An
-// unreadable state is ignored (the next call refits).
+// (which also lets FactorCache extend the last Cholesky factor). With the
+// local model every call continues the last fit instead: one warm-started
+// L-BFGS run of at most 6 evaluations on at most 160 of the local points,
+// so no call waits for a full refit. An unreadable state is ignored (the
+// next call refits).
 
 #include <memory>
 #include <string>
@@ -77,6 +88,7 @@
 
 #include "suggestion/algorithm.h"
 #include "suggestion/factor_cache.h"
+#include "suggestion/local_model.h"
 
 namespace hpt::suggestion {
 
@@ -98,7 +110,10 @@ class BayesianOptimization : public Algorithm {
 
   // `cache` keeps kernel factors between calls (shared by the instances one
   // registry makes, see builtins.cc); null: a cache of this instance's own.
-  explicit BayesianOptimization(std::shared_ptr<FactorCache> cache = nullptr);
+  // `local`: where the exact GP gives way to the local model, and its size
+  // (local_model.h; tests lower the threshold).
+  explicit BayesianOptimization(std::shared_ptr<FactorCache> cache = nullptr,
+                                LocalModelOptions local = {});
 
   Status Validate(const api::ExperimentSpec& spec) const override;
   StatusOr<Suggestion> Suggest(const api::ExperimentSpec& spec,
@@ -107,6 +122,7 @@ class BayesianOptimization : public Algorithm {
 
  private:
   std::shared_ptr<FactorCache> cache_;
+  LocalModelOptions local_;
 };
 
 }  // namespace hpt::suggestion

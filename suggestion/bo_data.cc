@@ -87,6 +87,9 @@ BoData CollectData(const UnitCube& cube, const api::ExperimentSpec& spec,
 std::string FormatState(const BoState& state) {
   std::string text = "seed=" + std::to_string(state.seed);
   if (!state.theta) return text;
+  if (state.local_points > 0) {
+    text += ";local=" + std::to_string(state.local_points);
+  }
   text += ";fit=" + std::to_string(state.fit_points) + ";theta=";
   char buffer[40];
   for (Eigen::Index i = 0; i < state.theta->size(); ++i) {
@@ -106,6 +109,11 @@ std::optional<BoState> ParseState(std::string_view text) {
   }
   p += used;
   if (*p == '\0') return state;
+  used = 0;
+  if (std::sscanf(p, ";local=%d%n", &state.local_points, &used) == 1) {
+    if (state.local_points <= 0) return std::nullopt;
+    p += used;
+  }
   used = 0;
   if (std::sscanf(p, ";fit=%d;theta=%n", &state.fit_points, &used) != 1 ||
       used == 0 || state.fit_points < 0) {

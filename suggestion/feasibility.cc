@@ -1,7 +1,10 @@
 #include "suggestion/feasibility.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "api/constraints.h"
 
@@ -35,7 +38,9 @@ double LogNormalCdf(double z, double* dlog) {
 std::unique_ptr<FeasibilityModel> FeasibilityModel::Fit(const UnitCube& cube,
                                                         const std::vector<api::Trial>& history,
                                                         const FitOptions& options,
-                                                        std::mt19937_64& rng) {
+                                                        std::mt19937_64& rng,
+                                                        const Eigen::VectorXd* centre,
+                                                        int max_points) {
   // Each constraint's points and values, by index.
   std::map<size_t, std::pair<std::vector<Eigen::VectorXd>, std::vector<double>>> data;
   for (const api::Trial& t : history) {
@@ -52,7 +57,28 @@ std::unique_ptr<FeasibilityModel> FeasibilityModel::Fit(const UnitCube& cube,
   if (data.empty()) return nullptr;
   auto model = std::unique_ptr<FeasibilityModel>(new FeasibilityModel());
   for (auto& [k, points] : data) {
-    const auto& [xs, values] = points;
+    auto& [xs, values] = points;
+    if (centre && max_points > 0 && static_cast<int>(values.size()) > max_points) {
+      // The nearest max_points, in history order.
+      std::vector<std::pair<double, size_t>> distance;
+      for (size_t i = 0; i < xs.size(); ++i) {
+        distance.push_back({(xs[i] - *centre).squaredNorm(), i});
+      }
+      std::nth_element(distance.begin(), distance.begin() + max_points, distance.end());
+      std::vector<size_t> keep;
+      for (int i = 0; i < max_points; ++i) {
+        keep.push_back(distance[static_cast<size_t>(i)].second);
+      }
+      std::sort(keep.begin(), keep.end());
+      std::vector<Eigen::VectorXd> kept_x;
+      std::vector<double> kept_values;
+      for (size_t i : keep) {
+        kept_x.push_back(std::move(xs[i]));
+        kept_values.push_back(values[i]);
+      }
+      xs = std::move(kept_x);
+      values = std::move(kept_values);
+    }
     const auto n = static_cast<Eigen::Index>(values.size());
     Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(values.data(), n);
     const double mean = y.mean();

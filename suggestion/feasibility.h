@@ -35,11 +35,16 @@ double LogNormalCdf(double z, double* dlog = nullptr);
 class FeasibilityModel {
  public:
   // The model of the constraint values in `history` (its trials whose
-  // assignment encodes in `cube`); nullptr when no trial has any.
+  // assignment encodes in `cube`); nullptr when no trial has any. With
+  // `centre` (bayesianoptimization's local model, local_model.h), a
+  // constraint with more than `max_points` values is modelled on the
+  // max_points nearest to it (unit-cube distance), which bounds the cost.
   static std::unique_ptr<FeasibilityModel> Fit(const UnitCube& cube,
                                                const std::vector<api::Trial>& history,
                                                const FitOptions& options,
-                                               std::mt19937_64& rng);
+                                               std::mt19937_64& rng,
+                                               const Eigen::VectorXd* centre = nullptr,
+                                               int max_points = 0);
 
   // log P(feasible) at the columns of x.
   Eigen::VectorXd LogProbabilities(const Eigen::MatrixXd& x) const;

@@ -213,7 +213,7 @@ Eigen::VectorXd FitHyperparameters(
   std::vector<Eigen::VectorXd> starts;
   if (warm_start && warm_start->size() == dim + 2)
     starts.push_back(*warm_start);
-  starts.push_back(PriorCentre(dim));
+  if (options.centre_start || starts.empty()) starts.push_back(PriorCentre(dim));
   std::normal_distribution<double> normal;
   for (int i = 0; i < options.random_starts; ++i) {
     Eigen::VectorXd t = PriorCentre(dim);

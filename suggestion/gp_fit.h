@@ -42,10 +42,15 @@ struct FitOptions {
   // Larger data sets are fitted on a subset this size: the best quarter
   // (lowest y) and a random sample of the rest.
   int max_points = 250;
+  // Also start from the prior's centre. Off (with random_starts 0), a fit
+  // with a warm start is one bounded L-BFGS run continuing the last fit,
+  // as bayesianoptimization's local model does on every call.
+  bool centre_start = true;
 };
 
-// The best theta found from the prior's centre, `warm_start` (e.g. the last
-// fit) when given, and options.random_starts draws from the prior.
+// The best theta found from the prior's centre (see centre_start),
+// `warm_start` (e.g. the last fit) when given, and options.random_starts
+// draws from the prior.
 Eigen::VectorXd FitHyperparameters(
     const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
     const std::optional<Eigen::VectorXd>& warm_start, const FitOptions& options,

@@ -127,6 +127,27 @@ TEST(ImportanceTest, FanovaFindsTheOneParameterThatMatters) {
   EXPECT_GT(*s.main_effects, 0.5);
 }
 
+TEST(ImportanceTest, FanovaPastItsCapFitsASampleAndStillRanks) {
+  // 600 trials, fANOVA capped at 150: a sample, the same on every call,
+  // and different from the whole (so the cap was applied).
+  ImportanceOptions capped;
+  capped.method = ImportanceMethod::kFanova;
+  capped.trees = 16;
+  capped.max_fanova_trials = 150;
+  ImportanceOptions whole = capped;
+  whole.max_fanova_trials = 600;
+  const std::vector<api::Trial> trials = Trials(600, OnlyX1);
+  ImportanceSummary a = ComputeImportance(Space("random"), trials, capped);
+  ImportanceSummary b = ComputeImportance(Space("random"), trials, capped);
+  ImportanceSummary all = ComputeImportance(Space("random"), trials, whole);
+  ExpectWellFormed(a, 4);
+  EXPECT_EQ(a.trials, 600);
+  EXPECT_EQ(a.parameters[0].name, "x1");
+  EXPECT_GT(Find(a, "x1"), 0.8);
+  EXPECT_EQ(Find(a, "x1"), Find(b, "x1"));
+  EXPECT_NE(Find(a, "x1"), Find(all, "x1"));
+}
+
 // f = 10 x1 + x2 + 0 x3 + noise at `n` random points of [0, 1]^3.
 std::vector<api::Trial> Linear(int n) {
   std::mt19937_64 rng(21);
