@@ -7,6 +7,7 @@
 // executor callbacks to its strand.
 
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <set>
 #include <string>
@@ -174,6 +175,10 @@ class ExperimentRunner {
   bool admission_wait_ GUARDED_BY(mu_) = false;
   TrialLedger ledger_ GUARDED_BY(mu_);
   CurveBook curves_ GUARDED_BY(mu_);
+  // Trials with an observation write in flight outside mu_ (AddObservations),
+  // and their end, which the trial's next write or completion waits for.
+  std::set<std::string> writing_ GUARDED_BY(mu_);
+  std::condition_variable_any writes_cv_;
   // What NeedsSweep() reads without mu_ (PublishLocked() sets them).
   std::atomic<int64_t> next_deadline_ms_{0};
   std::atomic<bool> waiting_for_resources_{false};
