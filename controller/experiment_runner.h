@@ -45,6 +45,11 @@ class ExperimentRunner {
   // Reconcile() has work to do later (GPUs, held writes, a deadline). Takes
   // no lock: the sweep must not wait on a busy runner.
   bool NeedsSweep() const;
+  // Nothing of it lives only in memory, so it may be dropped and built
+  // again from the store (Controller's cap on loaded experiments): no
+  // trial unfinished, no write held or in flight, no exit to handle, and,
+  // when the server runs its trials, the experiment finished.
+  bool Idle();
 
   Status Stop();
   // New limits, validated like a new spec; a finished experiment they
