@@ -123,7 +123,7 @@ int Main(int argc, char** argv) {
   if (!ParseArgs(argc, argv, &args)) {
     std::cerr << "usage: hpt_bench [--peer optuna.json] [--out table.md] [--seconds S]"
                  " [--hpt PATH] [--bare PATH]\n"
-                 "       [--only bare8|bare1|bare1raw|asktell|asktellraw|asktellbatch|bare8raw|writes8|writes8raw|writes8sync|writes1|batched|runner]"
+                 "       [--only bare8|bare1|bare1raw|asktell|asktellraw|asktellbatch|bare8raw|writes8|writes8raw|writes8sync|writes8syncraw|writes1|batched|runner]"
                  " [--asktell-trials N]\n";
     return 2;
   }
@@ -173,6 +173,10 @@ int Main(int argc, char** argv) {
   auto writes8_sync = Measure<LoadResult>(
       args.only, "writes8sync", "observation writes, 8 clients, hpt --sync-full", &notes,
       [&] { return MeasureObservationWrites(c, 8, true); });
+  auto writes8_sync_raw = Measure<LoadResult>(
+      args.only, "writes8syncraw",
+      "observation writes, 8 clients, hpt --sync-full, minimal socket client", &notes,
+      [&] { return MeasureObservationWrites(c, 8, true, true); });
   auto batched = Measure<LoadResult>(args.only, "batched", "batched observations", &notes,
                                      [&] { return MeasureBatchedObservations(c); });
   auto runner = Measure<RunnerResult>(args.only, "runner", "runner, 1,000 trivial trials", &notes,
@@ -241,6 +245,8 @@ int Main(int argc, char** argv) {
        no_target},
       {"(diagnostic) writes/s, 8 clients, hpt --sync-full (fsync per commit, as the peer)",
        rate(writes8_sync), peer_w8, 0, true, "", no_target},
+      {"(diagnostic) writes/s, 8 clients, hpt --sync-full, minimal socket client",
+       rate(writes8_sync_raw), peer_w8, 0, true, "", no_target},
   };
 
   NoteLoad("bare, 8 connections, before the writes", bare8_before, &notes);
@@ -260,6 +266,8 @@ int Main(int argc, char** argv) {
   NoteLoad("bare, 8 connections, minimal socket client", bare8_raw, &notes);
   NoteLoad("observation writes, 8 clients, minimal socket client", writes8_raw, &notes);
   NoteLoad("observation writes, 8 clients, --sync-full", writes8_sync, &notes);
+  NoteLoad("observation writes, 8 clients, --sync-full, minimal socket client", writes8_sync_raw,
+           &notes);
   NoteLoad("observation writes, 1 client", writes1, &notes);
   NoteLoad("batched observations", batched, &notes, c.batch_size);
   if (runner) {
