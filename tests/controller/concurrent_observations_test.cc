@@ -34,16 +34,17 @@ class ConcurrentObservationsTest : public ControllerTest {
   }
 };
 
-// Trials e-1..e-6 each get kSteps writes from their own thread; e-7 gets
-// writes from two threads while a third completes it; e-8 is completed
-// first, and its writer's every write is refused alone (409).
+// Trials e-1..e-4 each get kSteps writes from their own thread; e-5..e-7
+// each get writes from two threads while the test completes them; e-8 is
+// completed first, and its writer's every write is refused alone (409).
 TEST_F(ConcurrentObservationsTest, EachAcknowledgedWriteStoredOnceInOrder) {
   ASSERT_TRUE(controller_->CompleteTrial("e", "e-8", {{{"loss", 9.0}}}).ok());
   std::atomic<int> unexpected{0};
   std::atomic<int> refused{0};
-  std::atomic<int> acknowledged_e7{0};
+  constexpr int kRaced = 3;  // e-5, e-6, e-7
+  std::atomic<int> acknowledged[kRaced] = {0, 0, 0};
   std::vector<std::thread> threads;
-  for (int i = 1; i <= 6; ++i) {
+  for (int i = 1; i <= 4; ++i) {
     threads.emplace_back([&, i] {
       const std::string trial = "e-" + std::to_string(i);
       for (int step = 1; step <= kSteps; ++step) {
@@ -51,12 +52,13 @@ TEST_F(ConcurrentObservationsTest, EachAcknowledgedWriteStoredOnceInOrder) {
       }
     });
   }
-  for (int half = 0; half < 2; ++half) {
-    threads.emplace_back([&, half] {
+  for (int r = 0; r < 2 * kRaced; ++r) {
+    threads.emplace_back([&, r] {
+      const int raced = r / 2, half = r % 2;
       for (int n = 0; n < kSteps; ++n) {
-        Status s = Observe("e-7", 2 * n + half + 1, 1.0);
+        Status s = Observe("e-" + std::to_string(5 + raced), 2 * n + half + 1, 1.0);
         if (s.ok()) {
-          ++acknowledged_e7;
+          ++acknowledged[raced];
         } else if (s.code() != StatusCode::kFailedPrecondition) {
           ++unexpected;
         }
@@ -68,15 +70,18 @@ TEST_F(ConcurrentObservationsTest, EachAcknowledgedWriteStoredOnceInOrder) {
       if (Observe("e-8", step, 1.0).code() == StatusCode::kFailedPrecondition) ++refused;
     }
   });
-  // Completes e-7 while its writers are busy.
-  ASSERT_TRUE(WaitFor([&] { return acknowledged_e7.load() >= 10; }));
-  auto completed = controller_->CompleteTrial("e", "e-7", {{{"loss", -1.0}}});
-  ASSERT_TRUE(completed.ok()) << completed.status().ToString();
+  // Completes e-5..e-7 while their writers are busy.
+  for (int raced = 0; raced < kRaced; ++raced) {
+    ASSERT_TRUE(WaitFor([&] { return acknowledged[raced].load() >= 10; }));
+    auto completed =
+        controller_->CompleteTrial("e", "e-" + std::to_string(5 + raced), {{{"loss", -1.0}}});
+    ASSERT_TRUE(completed.ok()) << completed.status().ToString();
+  }
   for (auto& t : threads) t.join();
   EXPECT_EQ(unexpected.load(), 0);
   EXPECT_EQ(refused.load(), kSteps);
 
-  for (int i = 1; i <= 6; ++i) {
+  for (int i = 1; i <= 4; ++i) {
     const std::string trial = "e-" + std::to_string(i);
     auto obs = store_->ListObservations("e", trial);
     ASSERT_TRUE(obs.ok());
@@ -98,19 +103,23 @@ TEST_F(ConcurrentObservationsTest, EachAcknowledgedWriteStoredOnceInOrder) {
     }
     EXPECT_TRUE(found) << trial;
   }
-  // e-7: every acknowledged write stored once, and the completion's final
-  // value one step past all of them (it waited for the write in flight).
-  auto obs = store_->ListObservations("e", "e-7");
-  ASSERT_TRUE(obs.ok());
-  ASSERT_EQ(obs->size(), size_t(acknowledged_e7.load()) + 1);
-  const api::Observation& final_obs = obs->back();
-  EXPECT_EQ(final_obs.metrics.at("loss"), -1.0);
-  std::set<int64_t> steps;
-  for (size_t k = 0; k + 1 < obs->size(); ++k) {
-    EXPECT_LT((*obs)[k].step, final_obs.step);
-    EXPECT_TRUE(steps.insert((*obs)[k].step).second) << "step stored twice";
+  // e-5..e-7: every acknowledged write stored once, and the completion's
+  // final value one step past all of them (it waited for the write in
+  // flight).
+  for (int raced = 0; raced < kRaced; ++raced) {
+    const std::string trial = "e-" + std::to_string(5 + raced);
+    auto obs = store_->ListObservations("e", trial);
+    ASSERT_TRUE(obs.ok());
+    ASSERT_EQ(obs->size(), size_t(acknowledged[raced].load()) + 1) << trial;
+    const api::Observation& final_obs = obs->back();
+    EXPECT_EQ(final_obs.metrics.at("loss"), -1.0) << trial;
+    std::set<int64_t> steps;
+    for (size_t k = 0; k + 1 < obs->size(); ++k) {
+      EXPECT_LT((*obs)[k].step, final_obs.step) << trial;
+      EXPECT_TRUE(steps.insert((*obs)[k].step).second) << trial << ": a step stored twice";
+    }
+    EXPECT_EQ(Trial("e", trial).phase, TrialPhase::kSucceeded);
   }
-  EXPECT_EQ(Trial("e", "e-7").phase, TrialPhase::kSucceeded);
   EXPECT_EQ(store_->ListObservations("e", "e-8")->size(), 1u);  // its final value only
 }
 
