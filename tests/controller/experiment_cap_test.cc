@@ -84,6 +84,30 @@ TEST_F(ExperimentCapTest, DroppedExperimentReloadsAndBehavesTheSame) {
   EXPECT_EQ(Experiment("a").phase, ExperimentPhase::kSucceeded);
 }
 
+// A finished runner-run experiment is dropped too; more room (PATCH)
+// builds it again and it runs its new trial as before.
+TEST_F(ExperimentCapTest, AFinishedRunnerExperimentRunsAgainAfterItsReload) {
+  Create(RunnerSpec("r", 2, 2));
+  ASSERT_TRUE(WaitForRunning("r", 2));
+  Succeed("r", "r-1", 0.5);
+  Succeed("r", "r-2", 0.4);
+  ASSERT_TRUE(WaitForPhase("r", ExperimentPhase::kSucceeded));
+  controller_->WaitIdle();
+  Create(ClientSpec("b", 2));
+  controller_->Sweep();
+  ASSERT_EQ(controller_->LoadedExperiments(), 1u);  // r went, b stays
+
+  Limits more;
+  more.max_trial_count = 3;
+  auto updated = controller_->UpdateExperiment("r", more);
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  ASSERT_TRUE(WaitForRunning("r", 1));
+  EXPECT_EQ(executor_->RunningTrials("r")[0], "r-3");
+  Succeed("r", "r-3", 0.3);
+  ASSERT_TRUE(WaitForPhase("r", ExperimentPhase::kSucceeded));
+  EXPECT_EQ(Trials("r").size(), 3u);
+}
+
 TEST_F(ExperimentCapTest, ADeletedDroppedExperimentIsGone) {
   Create(ClientSpec("a", 2));
   Create(ClientSpec("b", 2));
