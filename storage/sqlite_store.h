@@ -100,6 +100,7 @@ class SqliteStore final : public Store {
   std::condition_variable group_cv_;
   std::vector<PendingWrite*> queued_;  // guarded by group_mu_
   bool committing_ = false;            // guarded by group_mu_: a leader writes
+  size_t last_group_ = 0;              // guarded by group_mu_: writes in the last group
 
   std::mutex mu_;
   std::unique_ptr<sqlite::Database> db_;
