@@ -137,7 +137,7 @@ StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config, bool raw_clien
 }
 
 StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int clients,
-                                              bool sync_full) {
+                                              bool sync_full, bool raw_client) {
   TempDir dir;
   HPT_ASSIGN_OR_RETURN(auto hpt,
                        StartHpt(config.hpt_binary, dir,
@@ -151,6 +151,7 @@ StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int cli
   LoadOptions options;
   options.clients = clients;
   options.seconds = config.seconds;
+  options.raw_client = raw_client;
   return RunLoad(hpt->url(), options,
                  [&paths](int index, int64_t i, hpt::client::ApiClient& client) {
                    char body[96];

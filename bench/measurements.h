@@ -46,9 +46,11 @@ StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config,
 
 // 3. Single-observation writes, each client to its own Running trial.
 // `sync_full`: the server runs with --sync-full (an fsync per commit, the
-// durability of the peer's SQLite defaults).
+// durability of the peer's SQLite defaults). `raw_client`: the load comes
+// from NewRawClient (the minimal socket client), so that on a small machine
+// the figure is the server's rate rather than cpprestsdk's client's.
 StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int clients,
-                                              bool sync_full = false);
+                                              bool sync_full = false, bool raw_client = false);
 
 // 4. Batched observations from one client; ok counts POSTs of batch_size.
 StatusOr<LoadResult> MeasureBatchedObservations(const BenchConfig& config);

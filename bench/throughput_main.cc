@@ -123,7 +123,7 @@ int Main(int argc, char** argv) {
   if (!ParseArgs(argc, argv, &args)) {
     std::cerr << "usage: hpt_bench [--peer optuna.json] [--out table.md] [--seconds S]"
                  " [--hpt PATH] [--bare PATH]\n"
-                 "       [--only bare8|bare1|bare1raw|asktell|asktellraw|asktellbatch|writes8|writes8sync|writes1|batched|runner]"
+                 "       [--only bare8|bare1|bare1raw|asktell|asktellraw|asktellbatch|bare8raw|writes8|writes8raw|writes8sync|writes8syncraw|writes1|batched|runner]"
                  " [--asktell-trials N]\n";
     return 2;
   }
@@ -160,11 +160,23 @@ int Main(int argc, char** argv) {
   auto bare8_after = Measure<LoadResult>(args.only, "bare8",
                                          "bare endpoint, 8 connections, again", &notes,
                                          [&] { return MeasureBare(c, 8); });
+  // The same pair with the minimal socket client: on 2 cores cpprestsdk's
+  // client costs more CPU per request than the server does.
+  auto bare8_raw = Measure<LoadResult>(args.only, "bare8raw",
+                                       "bare endpoint, 8 connections, minimal socket client",
+                                       &notes, [&] { return MeasureBare(c, 8, true); });
+  auto writes8_raw = Measure<LoadResult>(
+      args.only, "writes8raw", "observation writes, 8 clients, minimal socket client", &notes,
+      [&] { return MeasureObservationWrites(c, 8, false, true); });
   auto writes1 = Measure<LoadResult>(args.only, "writes1", "observation writes, 1 client", &notes,
                                      [&] { return MeasureObservationWrites(c, 1); });
   auto writes8_sync = Measure<LoadResult>(
       args.only, "writes8sync", "observation writes, 8 clients, hpt --sync-full", &notes,
       [&] { return MeasureObservationWrites(c, 8, true); });
+  auto writes8_sync_raw = Measure<LoadResult>(
+      args.only, "writes8syncraw",
+      "observation writes, 8 clients, hpt --sync-full, minimal socket client", &notes,
+      [&] { return MeasureObservationWrites(c, 8, true, true); });
   auto batched = Measure<LoadResult>(args.only, "batched", "batched observations", &notes,
                                      [&] { return MeasureBatchedObservations(c); });
   auto runner = Measure<RunnerResult>(args.only, "runner", "runner, 1,000 trivial trials", &notes,
@@ -212,6 +224,14 @@ int Main(int argc, char** argv) {
        w8 && peer_w8 ? std::optional<bool>(*w8 >= 10 * *peer_w8) : no_target},
       {"... as % of the bare 8-connection ceiling", share, none, 0, false, ">= 70%",
        met(share, [](double v) { return v >= 70; })},
+      {"single-observation writes/s, 8 clients, minimal socket client" +
+           (peer_mode.empty() ? "" : " (peer: 8 " + peer_mode + ")"),
+       rate(writes8_raw), peer_w8, 0, true, ">= 10x peer",
+       rate(writes8_raw) && peer_w8
+           ? std::optional<bool>(*rate(writes8_raw) >= 10 * *peer_w8)
+           : no_target},
+      {"bare endpoint, small POSTs/s, 8 connections, minimal socket client", rate(bare8_raw), none, 0,
+       false, "", no_target},
       {"single-observation writes/s, 1 client", rate(writes1),
        PeerValue(peer, "report_writes_per_s_1"), 0, true, "", no_target},
       {"batched observations/s (1,000 per POST, 1 client)", batch_rate, none, 0, false,
@@ -225,6 +245,8 @@ int Main(int argc, char** argv) {
        no_target},
       {"(diagnostic) writes/s, 8 clients, hpt --sync-full (fsync per commit, as the peer)",
        rate(writes8_sync), peer_w8, 0, true, "", no_target},
+      {"(diagnostic) writes/s, 8 clients, hpt --sync-full, minimal socket client",
+       rate(writes8_sync_raw), peer_w8, 0, true, "", no_target},
   };
 
   NoteLoad("bare, 8 connections, before the writes", bare8_before, &notes);
@@ -241,7 +263,11 @@ int Main(int argc, char** argv) {
                     FormatNumber((*r)->last_rate, 0) + " over the last 10%");
   }
   NoteLoad("observation writes, 8 clients", writes8, &notes);
+  NoteLoad("bare, 8 connections, minimal socket client", bare8_raw, &notes);
+  NoteLoad("observation writes, 8 clients, minimal socket client", writes8_raw, &notes);
   NoteLoad("observation writes, 8 clients, --sync-full", writes8_sync, &notes);
+  NoteLoad("observation writes, 8 clients, --sync-full, minimal socket client", writes8_sync_raw,
+           &notes);
   NoteLoad("observation writes, 1 client", writes1, &notes);
   NoteLoad("batched observations", batched, &notes, c.batch_size);
   if (runner) {

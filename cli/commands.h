@@ -45,6 +45,7 @@ struct ServeOptions {
   std::string ui_dir;
   bool sync_full = false;
   int64_t max_log_bytes = 64ll << 20;
+  int max_loaded_experiments = 16;  // ControllerOptions::max_loaded_experiments
   std::string executor = "local";
   std::string slurm_partition;
   std::string slurm_account;

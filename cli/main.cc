@@ -130,6 +130,12 @@ int main(int argc, char** argv) {
                    "cap on each trial's log; the head and the latest output are kept")
       ->default_val(64ll << 20)
       ->check(CLI::Range(int64_t{4096}, int64_t{1} << 40));
+  serve_cmd
+      ->add_option("--max-loaded-experiments", serve.max_loaded_experiments,
+                   "experiments whose state stays in memory when idle (least recently used "
+                   "first out, read back from the database when used); 0: no cap")
+      ->default_val(16)
+      ->check(CLI::Range(0, 1000000));
 
   AddContainerFlags(serve_cmd, serve.containers);
 

@@ -86,6 +86,7 @@ int Serve(const ServeOptions& options) {
   so.ui_dir = options.ui_dir.empty() ? DefaultUiDir() : options.ui_dir;
   so.sync_full = options.sync_full;
   so.max_log_bytes = options.max_log_bytes;
+  so.max_loaded_experiments = options.max_loaded_experiments;
   so.executor = options.executor;
   so.slurm_partition = options.slurm_partition;
   so.slurm_account = options.slurm_account;

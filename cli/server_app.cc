@@ -112,6 +112,7 @@ class ServerAppImpl : public ServerApp {
     copts.token = options.token;
     copts.hpt_binary = options.hpt_binary;
     copts.max_log_bytes = options.max_log_bytes;
+    copts.max_loaded_experiments = options.max_loaded_experiments;
     copts.log_dir = (std::filesystem::path(options.db_path).parent_path() / "logs").string();
     if (copts.log_dir == "logs") copts.log_dir = "./logs";
     KeepPrivate(copts.log_dir);

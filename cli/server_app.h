@@ -28,6 +28,8 @@ struct ServerAppOptions {
   bool sync_full = false;  // SQLite synchronous=FULL
   // Cap on each trial's log (head and tail kept); 0: 64 MiB.
   int64_t max_log_bytes = 0;
+  // Idle experiments kept in memory (ControllerOptions); 0: no cap.
+  int max_loaded_experiments = 16;
   // How to run each trial's supervisor (trial-runner/trial_shim.h), e.g.
   // {"/usr/bin/hpt", "trial-shim"}: trials then outlive the server, and a
   // restarted server re-attaches to them. Empty: trials are the server's

@@ -137,6 +137,7 @@ Status Controller::Start(const std::map<std::string, runner::Executor*>& executo
     Entry entry = Add(std::move(exp), std::move(*trials));
     entry.runner->Recover();
     PostReconcile(entry);
+    EvictIdle();  // so that start-up holds no more than the cap either
   }
   sweep_ = std::thread([this] { SweepLoop(); });
   return Status::Ok();
@@ -153,14 +154,21 @@ void Controller::Shutdown() {
   pool_.WaitIdle();
 }
 
-Controller::Entry Controller::Add(Experiment experiment, std::vector<Trial> trials) {
+Controller::Entry Controller::MakeEntry(Experiment experiment, std::vector<Trial> trials) {
   Entry entry;
-  std::string name = api::KeyOf(experiment.spec);
   entry.runner =
       std::make_shared<ExperimentRunner>(deps_, std::move(experiment), std::move(trials));
   entry.strand = pool_.NewStrand();
+  entry.used = std::make_shared<std::atomic<uint64_t>>(++uses_);
+  return entry;
+}
+
+Controller::Entry Controller::Add(Experiment experiment, std::vector<Trial> trials) {
+  std::string name = api::KeyOf(experiment.spec);
+  Entry entry = MakeEntry(std::move(experiment), std::move(trials));
   WriterLock lock(&map_mu_);
   runners_[name] = entry;
+  evicted_.erase(name);
   return entry;
 }
 
@@ -168,6 +176,7 @@ std::optional<Controller::Entry> Controller::FindLoaded(const std::string& name)
   ReaderLock lock(&map_mu_);
   auto it = runners_.find(name);
   if (it == runners_.end()) return std::nullopt;
+  it->second.used->store(++uses_);
   return it->second;
 }
 
@@ -178,6 +187,7 @@ std::string Controller::TrialTokenFor(const std::string& experiment, const std::
 
 StatusOr<Controller::Entry> Controller::Find(const std::string& name) {
   if (auto entry = FindLoaded(name)) return *entry;
+  if (IsEvicted(name)) return Reload(name);
   HPT_RETURN_IF_ERROR(store_->GetExperiment(name).status());
   // Stored by another process meanwhile: not ours to run.
   return NotFound("experiment '" + name + "' not found");
@@ -261,6 +271,7 @@ Status Controller::DeleteExperiment(const std::string& name) {
     if (it != runners_.end() && (!entry || it->second.runner == entry->runner)) {
       runners_.erase(it);
     }
+    evicted_.erase(name);
   }
   // Its killed jobs still hold their names in the executor: answered once
   // they are gone (SIGKILL comes after the grace period), a new experiment
@@ -402,6 +413,7 @@ void Controller::SweepLoop() {
 }
 
 void Controller::Sweep() {
+  EvictIdle();
   std::vector<Entry> waiting;
   {
     ReaderLock map_lock(&map_mu_);

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -49,6 +50,12 @@ struct ControllerOptions {
   bool podman_installed = false;
   // Where the time comes from (tests: tests/testing/fake_clock.h); never null.
   const api::Clock* clock = api::RealClock();
+  // How many experiments keep their state (spec, trials, curves) in memory
+  // at most, besides those with work under way (ExperimentRunner::Idle()
+  // false); past it the least recently used idle ones are dropped, and
+  // built again from the store when next used (controller_eviction.cc).
+  // 0: no cap.
+  int max_loaded_experiments = 0;
 };
 
 
@@ -154,6 +161,9 @@ class Controller : public runner::ExecutorListener {
   // Returns once none of the work posted to the experiments' strands runs
   // or waits (work posted meanwhile included): tests, after Sweep().
   void WaitIdle() { pool_.WaitIdle(); }
+  // How many experiments have their state in memory now (the rest were
+  // dropped under ControllerOptions::max_loaded_experiments).
+  size_t LoadedExperiments() const;
 
   // runner::ExecutorListener: posted to the experiment's strand.
   void OnObservation(const std::string& experiment, const std::string& trial,
@@ -168,13 +178,22 @@ class Controller : public runner::ExecutorListener {
   struct Entry {
     std::shared_ptr<ExperimentRunner> runner;
     std::shared_ptr<Strand> strand;
+    // When it was last found (uses_), for the least recently used.
+    std::shared_ptr<std::atomic<uint64_t>> used;
   };
   // The experiment's entry; NotFound, or the store's reason (an unreadable
   // row) when there is none.
   StatusOr<Entry> Find(const std::string& name);
   std::optional<Entry> FindLoaded(const std::string& name);
   Entry Add(api::Experiment experiment, std::vector<api::Trial> trials);
+  Entry MakeEntry(api::Experiment experiment, std::vector<api::Trial> trials);
   void PostReconcile(const Entry& entry);
+  // The cap on loaded experiments (controller_eviction.cc): Reload builds
+  // a dropped one again from the store; EvictIdle drops the least recently
+  // used idle ones past options_.max_loaded_experiments.
+  StatusOr<Entry> Reload(const std::string& name);
+  void EvictIdle();
+  bool IsEvicted(const std::string& name) const;
   void RemoveExperimentFolder(const std::string& key);
   void SweepLoop();
 
@@ -197,6 +216,8 @@ class Controller : public runner::ExecutorListener {
 
   mutable SharedMutex map_mu_;
   std::map<std::string, Entry> runners_ GUARDED_BY(map_mu_);
+  std::set<std::string> evicted_ GUARDED_BY(map_mu_);  // dropped, stored
+  std::atomic<uint64_t> uses_{0};
 
   Mutex sweep_mu_;
   std::condition_variable_any sweep_cv_;

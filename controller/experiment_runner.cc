@@ -68,6 +68,20 @@ bool ExperimentRunner::NeedsSweep() const {
          (deadline > 0 && deps_.clock->NowMillis() >= deadline);
 }
 
+bool ExperimentRunner::Idle() {
+  {
+    MutexLock lock(&delivered_mu_);
+    if (!delivered_exits_.empty()) return false;
+  }
+  Locked lock(this);
+  if (!writing_.empty() || ledger_.HasHeld() || dirty_.load()) return false;
+  if (runner_run_ && !api::IsFinished(exp_.phase)) return false;
+  for (const Trial& t : trials_) {
+    if (!api::IsFinished(t.phase)) return false;
+  }
+  return true;
+}
+
 runner::Executor* ExperimentRunner::executor() const {
   if ((deps_.stopping && deps_.stopping->load()) || !deps_.executors) return nullptr;
   auto it = deps_.executors->find(executor_name_);

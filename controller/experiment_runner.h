@@ -7,6 +7,7 @@
 // executor callbacks to its strand.
 
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <set>
 #include <string>
@@ -44,6 +45,11 @@ class ExperimentRunner {
   // Reconcile() has work to do later (GPUs, held writes, a deadline). Takes
   // no lock: the sweep must not wait on a busy runner.
   bool NeedsSweep() const;
+  // Nothing of it lives only in memory, so it may be dropped and built
+  // again from the store (Controller's cap on loaded experiments): no
+  // trial unfinished, no write held or in flight, no exit to handle, and,
+  // when the server runs its trials, the experiment finished.
+  bool Idle();
 
   Status Stop();
   // New limits, validated like a new spec; a finished experiment they
@@ -174,6 +180,10 @@ class ExperimentRunner {
   bool admission_wait_ GUARDED_BY(mu_) = false;
   TrialLedger ledger_ GUARDED_BY(mu_);
   CurveBook curves_ GUARDED_BY(mu_);
+  // Trials with an observation write in flight outside mu_ (AddObservations),
+  // and their end, which the trial's next write or completion waits for.
+  std::set<std::string> writing_ GUARDED_BY(mu_);
+  std::condition_variable_any writes_cv_;
   // What NeedsSweep() reads without mu_ (PublishLocked() sets them).
   std::atomic<int64_t> next_deadline_ms_{0};
   std::atomic<bool> waiting_for_resources_{false};

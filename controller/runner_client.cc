@@ -131,26 +131,44 @@ StatusOr<std::vector<Trial>> ExperimentRunner::SuggestLocked(int count, bool* fu
   return created;
 }
 
+// The store write runs outside mu_, so that writes to the experiment's
+// other trials reach the store together and share its group commit; one
+// write per trial is in flight at a time, so a trial's writes are stored
+// and applied in the order they were taken. The answer waits for the commit.
 Status ExperimentRunner::AddObservations(const std::string& trial,
                                          const std::vector<api::Observation>& observations) {
-  Locked lock(this);
-  Trial* t = FindLocked(trial);
-  if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
-  if (api::IsFinished(t->phase)) {
-    return FailedPrecondition("trial '" + trial + "' is " + api::ToString(t->phase) +
-                              (t->reason.empty() ? "" : " (" + t->reason + ")") +
-                              "; observations are taken only while it runs");
+  {
+    Locked lock(this);
+    while (writing_.count(trial)) writes_cv_.wait(mu_);
+    Trial* t = FindLocked(trial);
+    if (!t) return NotFound("trial '" + trial + "' not found in experiment '" + name_ + "'");
+    if (api::IsFinished(t->phase)) {
+      return FailedPrecondition("trial '" + trial + "' is " + api::ToString(t->phase) +
+                                (t->reason.empty() ? "" : " (" + t->reason + ")") +
+                                "; observations are taken only while it runs");
+    }
+    writing_.insert(trial);
   }
-  HPT_RETURN_IF_ERROR(deps_.store->AddObservations(name_, trial, observations));
-  if (!runner_run_) ApplyLocked(*t, event::Renewed{});
+  auto metrics = deps_.store->AddObservationsAndSummarize(name_, trial, observations);
+  Locked lock(this);
+  writing_.erase(trial);
+  writes_cv_.notify_all();
+  if (!metrics.ok()) return metrics.status();
+  Trial* t = FindLocked(trial);
+  if (!t) return Status::Ok();  // stored, then its experiment was deleted
+  const bool running = !api::IsFinished(t->phase);
+  if (!runner_run_ && running) ApplyLocked(*t, event::Renewed{});
   for (const auto& o : observations) {
     curves_.Append(*t, o);
     ledger_.NoteStep(trial, o.step);
+    // As the store merges texts: each name keeps its last one.
+    for (const auto& [name, text] : o.texts) t->outputs[name] = text;
   }
-  Status refreshed = RefreshTrialLocked(*t);
-  if (!refreshed.ok()) spdlog::warn("experiment {}: {}", name_, refreshed.message());
+  t->metrics = std::move(*metrics);
+  // A finished trial's value may be the best's: counted again when asked.
+  if (!running) tally_.Invalidate();
   // Pushed metrics of a runner-run trial are judged like printed ones.
-  if (runner_run_) StopIfHopelessLocked(*t);
+  if (runner_run_ && running) StopIfHopelessLocked(*t);
   return Status::Ok();
 }
 
@@ -179,6 +197,9 @@ StatusOr<int64_t> ExperimentRunner::LastStepLocked(const std::string& trial) {
 }
 
 Status ExperimentRunner::CheckCompletableLocked(const std::string& trial) {
+  // A write in flight is stored and applied first: the completion's last
+  // step and metrics include it.
+  while (writing_.count(trial)) writes_cv_.wait(mu_);
   if (runner_run_) {
     return FailedPrecondition("trial '" + trial +
                               "' is run by the server; it completes when its "

@@ -8,6 +8,7 @@
 // One connection, guarded by a mutex: SQLite serialises writers anyway, and
 // a single connection lets every statement be prepared once and cached.
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -47,6 +48,9 @@ class SqliteStore final : public Store {
   Status AddObservations(const std::string& experiment,
                          const std::string& trial,
                          const std::vector<api::Observation>& obs) override;
+  StatusOr<std::vector<api::MetricSummary>> AddObservationsAndSummarize(
+      const std::string& experiment, const std::string& trial,
+      const std::vector<api::Observation>& obs) override;
   StatusOr<std::vector<api::Observation>> ListObservations(
       const std::string& experiment, const std::string& trial) override;
   StatusOr<std::map<std::string, std::vector<MetricPoint>>> ListMetricCurves(
@@ -87,6 +91,16 @@ class SqliteStore final : public Store {
   // not null) reported in *unreadable.
   Status ScanExperiments(std::vector<api::Experiment>* readable,
                          std::vector<UnreadableRow>* unreadable);
+
+  // Group commit of observation writes (sqlite_store_group_commit.cc).
+  struct PendingWrite;
+  void WriteInGroup(PendingWrite& write);              // takes group_mu_, then mu_
+  void CommitGroup(const std::vector<PendingWrite*>& group);  // takes mu_
+  std::mutex group_mu_;
+  std::condition_variable group_cv_;
+  std::vector<PendingWrite*> queued_;  // guarded by group_mu_
+  bool committing_ = false;            // guarded by group_mu_: a leader writes
+  size_t last_group_ = 0;              // guarded by group_mu_: writes in the last group
 
   std::mutex mu_;
   std::unique_ptr<sqlite::Database> db_;

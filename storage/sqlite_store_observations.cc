@@ -57,16 +57,7 @@ constexpr const char* kUpsertSummary =
 
 }  // namespace
 
-Status SqliteStore::AddObservations(const std::string& experiment,
-                                    const std::string& trial,
-                                    const std::vector<api::Observation>& obs) {
-  std::lock_guard<std::mutex> lock(mu_);
-  HPT_ASSIGN_OR_RETURN(Transaction txn,
-                       Transaction::Begin(*db_, Transaction::Kind::kWrite));
-  HPT_ASSIGN_OR_RETURN(int64_t trial_id, TrialId(experiment, trial));
-  HPT_RETURN_IF_ERROR(AddObservationsLocked(trial_id, obs));
-  return txn.Commit();
-}
+// AddObservations and its group commit: sqlite_store_group_commit.cc.
 
 Status SqliteStore::AddObservationsLocked(int64_t trial_id,
                                           const std::vector<api::Observation>& obs) {

@@ -155,6 +155,17 @@ class Store : public TenancyStore {
   virtual Status AddObservations(const std::string& experiment,
                                  const std::string& trial,
                                  const std::vector<api::Observation>& obs) = 0;
+  // AddObservations, answering with the trial's metric summaries as they
+  // stand after it (sorted by name), so that a caller keeping the trial in
+  // memory need not read it back. Same errors as AddObservations. The
+  // default reads the trial after the write; SqliteStore reads them inside
+  // the write's transaction, and commits concurrent callers' writes
+  // together (group commit): each call returns once its own write is
+  // committed, with its own status (one caller's bad trial does not fail
+  // the others').
+  virtual StatusOr<std::vector<api::MetricSummary>> AddObservationsAndSummarize(
+      const std::string& experiment, const std::string& trial,
+      const std::vector<api::Observation>& obs);
   // Observations in (step, insertion) order; metrics of one write grouped.
   virtual StatusOr<std::vector<api::Observation>> ListObservations(
       const std::string& experiment, const std::string& trial) = 0;

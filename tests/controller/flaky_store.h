@@ -88,6 +88,12 @@ class FlakyStore : public storage::Store {
     if (Refuse("AddObservations")) return Failed("AddObservations");
     return inner_->AddObservations(experiment, trial, obs);
   }
+  StatusOr<std::vector<api::MetricSummary>> AddObservationsAndSummarize(
+      const std::string& experiment, const std::string& trial,
+      const std::vector<api::Observation>& obs) override {
+    if (Refuse("AddObservations")) return Failed("AddObservations");
+    return inner_->AddObservationsAndSummarize(experiment, trial, obs);
+  }
   StatusOr<std::vector<api::Observation>> ListObservations(
       const std::string& experiment, const std::string& trial) override {
     return inner_->ListObservations(experiment, trial);
