@@ -50,6 +50,17 @@ HttpResponse TrialCurves(const ApiContext& context, const HttpRequest& request);
 // POST .../trials:enqueue and .../trials:import (warm_start_handlers.cc).
 HttpResponse EnqueueTrials(const ApiContext& context, const HttpRequest& request);
 HttpResponse ImportTrials(const ApiContext& context, const HttpRequest& request);
+// A client-run trial's calls (ask_tell_handlers.cc): POST .../trials:suggest
+// ({"count", "waitSeconds"}: waits that long, at most 60 s, for a free
+// parallelTrialCount slot), .../trials:complete, and per trial
+// observations, :complete, :suggestParameter, :heartbeat, :shouldStop.
+HttpResponse Suggest(const ApiContext& context, const HttpRequest& request);
+HttpResponse PostObservations(const ApiContext& context, const HttpRequest& request);
+HttpResponse Complete(const ApiContext& context, const HttpRequest& request);
+HttpResponse CompleteMany(const ApiContext& context, const HttpRequest& request);
+HttpResponse SuggestParameter(const ApiContext& context, const HttpRequest& request);
+HttpResponse Heartbeat(const ApiContext& context, const HttpRequest& request);
+HttpResponse ShouldStop(const ApiContext& context, const HttpRequest& request);
 // GET .../trials/{trial}/logs (log_handler.cc).
 HttpResponse GetTrialLog(const ApiContext& context, const HttpRequest& request);
 
