@@ -9,6 +9,7 @@
 #include "analytics/fanova.h"
 #include "analytics/trial_encoding.h"
 #include "suggestion/bayesian_optimization.h"
+#include "suggestion/bo_data.h"
 #include "suggestion/gaussian_process.h"
 #include "suggestion/gp_fit.h"
 #include "suggestion/output_transform.h"
@@ -21,10 +22,12 @@ namespace {
 
 // The model bayesianoptimization fits (suggestion/), reused as it is.
 using suggestion::BayesianOptimization;
+using suggestion::BoState;
 using suggestion::CheckSearchSpace;
 using suggestion::FitHyperparameters;
 using suggestion::FitOptions;
 using suggestion::GpHyperparameters;
+using suggestion::ParseState;
 using suggestion::UnitCube;
 using suggestion::WarpOutputs;
 
@@ -77,7 +80,8 @@ bool NormaliseAndRank(std::vector<ParameterImportance>* list) {
 // single coordinate with that weight would have. nullopt when the space or
 // the fit does not allow it.
 std::optional<std::vector<ParameterImportance>> GpImportance(
-    const api::ExperimentSpec& spec, const std::vector<Row>& rows, int* used) {
+    const api::ExperimentSpec& spec, const std::vector<Row>& rows,
+    const std::string& model_state, int* used, bool* from_model) {
   if (spec.parameters.empty() || !CheckSearchSpace(spec.parameters).ok()) {
     return std::nullopt;
   }
@@ -98,11 +102,21 @@ std::optional<std::vector<ParameterImportance>> GpImportance(
     x.col(i) = points[static_cast<size_t>(i)];
     raw[i] = values[static_cast<size_t>(i)];
   }
-  // The same warping bayesianoptimization applies before it fits.
-  Eigen::VectorXd y = WarpOutputs(raw).values;
-  std::mt19937_64 rng(kFitSeed);
-  Eigen::VectorXd theta =
-      FitHyperparameters(x, y, std::nullopt, FitOptions{}, rng);
+  // The suggestion model's fit when it is one of this space (dim + 2
+  // hyperparameters); else a fit of our own, on the same warping
+  // bayesianoptimization applies before it fits.
+  Eigen::VectorXd theta;
+  std::optional<BoState> state = ParseState(model_state);
+  *from_model = state && state->theta &&
+                state->theta->size() == cube.dim() + 2 &&
+                state->theta->allFinite();
+  if (*from_model) {
+    theta = *state->theta;
+  } else {
+    Eigen::VectorXd y = WarpOutputs(raw).values;
+    std::mt19937_64 rng(kFitSeed);
+    theta = FitHyperparameters(x, y, std::nullopt, FitOptions{}, rng);
+  }
   if (theta.size() != cube.dim() + 2 || !theta.allFinite()) return std::nullopt;
   const Eigen::VectorXd l = GpHyperparameters::FromTheta(theta).lengthscales;
 
@@ -212,7 +226,8 @@ ImportanceSummary ComputeImportance(const api::ExperimentSpec& spec,
   }
   if (s.method == ImportanceMethod::kGp) {
     int used = 0;
-    if (auto list = GpImportance(spec, rows, &used)) {
+    if (auto list = GpImportance(spec, rows, options.model_state, &used,
+                                 &s.from_model)) {
       s.parameters = std::move(*list);
       s.trials = used;
       double ignored = 0;

@@ -24,7 +24,8 @@
 //
 // It reuses the model of suggestion/'s bayesianoptimization (an arrow
 // analytics -> suggestion), but is no algorithm: nothing suggests from it.
-// A pure function of (spec, history), like the algorithms: deterministic
+// A pure function of (spec, history[, the algorithm's state]), like the
+// algorithms: deterministic
 // (the GP fit's random starts come from a fixed seed), thread-safe, and
 // never an error: what cannot be computed is an empty list and a note.
 // fANOVA uses the objective values as they are (as Optuna does); the GP
@@ -80,6 +81,9 @@ struct ImportanceSummary {
   // more than max(0.2, 2 stddev) from its fANOVA importance. The note then
   // names the parameter and both numbers.
   bool agrees = true;
+  // kGp only: the length scales are the suggestion model's (from
+  // ImportanceOptions::model_state), not a fit of the importance's own.
+  bool from_model = false;
   std::string note;  // for a person: why the list is empty, or a fallback
 };
 
@@ -94,6 +98,12 @@ struct ImportanceOptions {
   // one at 2,000 does (bench/README.md, "GP at scale"). The GP fits on at
   // most 250 (gp_fit.h) whatever the history.
   int max_fanova_trials = 2000;
+  // The experiment's bayesianoptimization state (api::Experiment::
+  // algorithm_state). kGp takes the length scales of the last fit it holds
+  // when that fit is of this space (the model the suggestions came from;
+  // past the local model's threshold, the one around the incumbent), and
+  // fits nothing; otherwise, or when empty, it fits its own.
+  std::string model_state;
 };
 
 // Uses the trials that the server ranks (Succeeded and EarlyStopped) and

@@ -61,8 +61,11 @@ ImportanceService::ImportanceService(ImportanceServiceOptions options)
         ImportanceServiceOptions o = std::move(options);
         if (!o.compute) {
           o.compute = [](const api::ExperimentSpec& spec,
-                         const std::vector<api::Trial>& trials) {
-            return ComputeImportance(spec, trials);
+                         const std::vector<api::Trial>& trials,
+                         const std::string& model_state) {
+            ImportanceOptions options;
+            options.model_state = model_state;
+            return ComputeImportance(spec, trials, options);
           };
         }
         HPT_CHECK(o.threads >= 1 && o.max_queued >= 1 && o.max_callers >= 1 &&
@@ -162,6 +165,7 @@ StatusOr<ImportanceAnswer> ImportanceService::Get(
   auto take = [&] {
     job->key = key;
     job->spec = experiment.spec;
+    job->model_state = experiment.algorithm_state;
     job->trials = std::move(trials);
     jobs_[key] = job;
   };
@@ -237,11 +241,12 @@ void ImportanceService::Loop() {
     // The job stays in jobs_ (callers join it) but its inputs are ours now.
     api::ExperimentSpec spec = std::move(job->spec);
     std::vector<api::Trial> trials = std::move(job->trials);
+    std::string model_state = std::move(job->model_state);
     lock.unlock();
     const Clock::time_point start = Clock::now();
     ImportanceSummary summary;
     try {
-      summary = options_.compute(spec, trials);
+      summary = options_.compute(spec, trials, model_state);
     } catch (const std::exception& e) {
       // Not expected (ComputeImportance reports by its note); never lost.
       summary = {};

@@ -54,9 +54,11 @@ struct ImportanceServiceOptions {
   int max_lined_up = 24;  // callers waiting to get in, >= 0
   std::chrono::milliseconds line_wait{250};  // how long they wait
   size_t cache_entries = 64;                 // results kept, >= 1
-  // What computes; tests may plug in their own. Default: ComputeImportance.
+  // What computes (spec, trials, the experiment's algorithm state); tests
+  // may plug in their own. Default: ComputeImportance with model_state.
   std::function<ImportanceSummary(const api::ExperimentSpec&,
-                                              const std::vector<api::Trial>&)>
+                                  const std::vector<api::Trial>&,
+                                  const std::string&)>
       compute;
 };
 
@@ -114,6 +116,7 @@ class ImportanceService {
     Key key;
     api::ExperimentSpec spec;
     std::vector<api::Trial> trials;
+    std::string model_state;  // the experiment's algorithm state
     bool done = false;
     bool forgotten = false;  // Forget() came: do not cache
     std::shared_ptr<const ImportanceSummary> result;

@@ -31,7 +31,8 @@ json ParametersJson(const std::vector<analytics::ParameterImportance>& list) {
 
 // {"method": "gp"|"fanova", "metric", "trials", "parameters": [{"name",
 // "importance", "stddev" (fanova), "lengthScale" (gp)}], "mainEffects"
-// (fanova), "fanova": {"parameters", "agrees"} (gp: the check), "note"
+// (fanova), "lengthScalesFrom": "suggestion"|"fit" (gp), "fanova":
+// {"parameters", "agrees"} (gp: the check), "note"
 // (when there is one)}.
 HttpResponse SummaryResponse(const analytics::ImportanceSummary& s) {
   json body = {{"method", analytics::ToString(s.method)},
@@ -39,6 +40,9 @@ HttpResponse SummaryResponse(const analytics::ImportanceSummary& s) {
                {"trials", s.trials},
                {"parameters", ParametersJson(s.parameters)}};
   if (s.main_effects) body["mainEffects"] = *s.main_effects;
+  if (s.method == analytics::ImportanceMethod::kGp) {
+    body["lengthScalesFrom"] = s.from_model ? "suggestion" : "fit";
+  }
   if (s.method == analytics::ImportanceMethod::kGp && !s.fanova.empty()) {
     body["fanova"] = {{"parameters", ParametersJson(s.fanova)},
                       {"agrees", s.agrees}};
@@ -74,8 +78,10 @@ HttpResponse GetImportance(const ApiContext& ctx, const HttpRequest& req) {
   if (!ctx.importance) {
     auto h = load();
     if (!h.ok()) return ErrorResponse(h.status());
+    analytics::ImportanceOptions options;
+    options.model_state = h->experiment.algorithm_state;
     return SummaryResponse(
-        analytics::ComputeImportance(h->experiment.spec, h->trials));
+        analytics::ComputeImportance(h->experiment.spec, h->trials, options));
   }
   auto answer = ctx.importance->Get(load, kImportanceWait);
   if (!answer.ok()) return ErrorResponse(answer.status());

@@ -58,7 +58,8 @@ class Gate {
 
 ImportanceServiceOptions WithGate(Gate& gate, ImportanceServiceOptions o = {}) {
   o.compute = [&gate](const api::ExperimentSpec& spec,
-                      const std::vector<api::Trial>& trials) {
+                      const std::vector<api::Trial>& trials,
+                      const std::string& /*model_state*/) {
     return gate.Compute(spec, trials);
   };
   return o;

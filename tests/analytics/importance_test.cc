@@ -2,12 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/Core>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "api/spec_codec.h"
+#include "suggestion/bayesian_optimization.h"
+#include "suggestion/bo_data.h"
+#include "suggestion/gaussian_process.h"
 #include "tests/suggestion/spec_builders.h"
 
 namespace hpt::analytics {
@@ -109,6 +114,53 @@ TEST(ImportanceTest, GpFindsTheOneParameterThatMatters) {
   EXPECT_EQ(s.fanova[0].name, "x1");
   EXPECT_TRUE(s.agrees) << s.note;
   EXPECT_FALSE(s.main_effects.has_value());
+}
+
+// The suggestion model's own fit, from the state bayesianoptimization
+// stored: its length scales are used as they are, nothing is fitted.
+TEST(ImportanceTest, GpTakesTheSuggestionModelsLengthScalesFromItsState) {
+  const api::ExperimentSpec spec = Space("bayesianoptimization");
+  const auto trials = Trials(40, OnlyX1);
+  suggestion::BayesianOptimization bo;
+  auto suggested = bo.Suggest(spec, trials, "", 1);
+  ASSERT_TRUE(suggested.ok()) << suggested.status().message();
+  std::optional<suggestion::BoState> model = suggestion::ParseState(suggested->state);
+  ASSERT_TRUE(model && model->theta) << suggested->state;
+
+  ImportanceOptions options;
+  options.model_state = suggested->state;
+  ImportanceSummary s = ComputeImportance(spec, trials, options);
+  EXPECT_TRUE(s.from_model);
+  ExpectWellFormed(s, 4);
+  EXPECT_EQ(s.parameters[0].name, "x1");
+  const Eigen::VectorXd l =
+      suggestion::GpHyperparameters::FromTheta(*model->theta).lengthscales;
+  ASSERT_TRUE(s.parameters[0].length_scale.has_value());
+  EXPECT_DOUBLE_EQ(*s.parameters[0].length_scale, l[0]);  // x1 is coordinate 0
+
+  // A made-up model that finds x2 decisive is taken at its word (and the
+  // fANOVA check says it disagrees): the numbers are the state's.
+  suggestion::BoState made_up = *model;
+  made_up.theta->setConstant(std::log(5.0));
+  (*made_up.theta)[1] = std::log(0.05);
+  options.model_state = suggestion::FormatState(made_up);
+  ImportanceSummary forced = ComputeImportance(spec, trials, options);
+  EXPECT_TRUE(forced.from_model);
+  ASSERT_FALSE(forced.parameters.empty());
+  EXPECT_EQ(forced.parameters[0].name, "x2");
+  EXPECT_NEAR(*forced.parameters[0].length_scale, 0.05, 1e-12);
+  EXPECT_FALSE(forced.agrees);
+
+  // A state of another space (or none, or unreadable) is not used.
+  for (std::string state : {std::string(""), std::string("seed=1"),
+                            std::string("garbage"),
+                            std::string("seed=1;fit=40;theta=0x1p+0,0x1p+0,0x1p+0")}) {
+    options.model_state = state;
+    ImportanceSummary own = ComputeImportance(spec, trials, options);
+    EXPECT_FALSE(own.from_model) << state;
+    ASSERT_FALSE(own.parameters.empty()) << state;
+    EXPECT_EQ(own.parameters[0].name, "x1") << state;
+  }
 }
 
 TEST(ImportanceTest, FanovaFindsTheOneParameterThatMatters) {
