@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "api/conditions.h"
+#include "api/settings.h"
 #include "api/spec_codec.h"
 #include "controller/builtins.h"
 #include "controller/experiment_runner.h"
@@ -114,6 +115,18 @@ StatusOr<api::ParameterAssignment> ExperimentRunner::SuggestParameter(const std:
   api::ExperimentSpec prior = exp_.spec;
   prior.algorithm = {};
   prior.algorithm.name = "random";
+  // A seeded experiment draws it from its seed, the trial's position and
+  // the parameter, so that a run repeats, in any experiment of that seed
+  // (as Optuna's seeded samplers do).
+  for (const api::AlgorithmSetting& s : exp_.spec.algorithm.settings) {
+    if (s.name != api::kRandomState) continue;
+    const std::string key =
+        s.value + '\0' + std::to_string(t->index) + '\0' + known->name;
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+    prior.algorithm.settings.push_back(
+        {std::string(api::kRandomState), std::to_string(h >> 2)});
+  }
   prior.parameters = {*known};
   prior.parameters[0].defined_by_run = false;
   HPT_ASSIGN_OR_RETURN(auto random, deps_.algorithms->Create("random"));

@@ -160,6 +160,16 @@ class DefineByRunTest(ServerTestCase):
         with self.assertRaisesRegex(RuntimeError, "already"):
             study.tell(first, 1.0)
 
+    def test_a_seeded_study_repeats_a_draw_from_the_prior(self) -> None:
+        # Trial 0 is made before "v" joins the space, so "v" is drawn from
+        # its prior: from the sampler's seed when it has one.
+        drawn = []
+        for prefix, seed in (("seeded", 3), ("again", 3), ("other", 4)):
+            study = self.study(prefix, sampler=hpt.samplers.RandomSampler(seed=seed))
+            drawn.append(study.ask().suggest_float("v", 0, 1))
+        self.assertEqual(drawn[0], drawn[1])
+        self.assertNotEqual(drawn[0], drawn[2])
+
     def test_catch_records_the_failure_and_goes_on(self) -> None:
         study = self.study("catch")
         calls = []
