@@ -5,6 +5,7 @@
 
 #include "server/api_handlers.h"
 #include "server/router.h"
+#include "storage/open_store.h"
 #include "storage/store.h"
 #include "trial-runner/trial_log.h"
 
@@ -108,9 +109,9 @@ class OfflineClient : public hpt::client::ApiClient {
 }  // namespace
 
 StatusOr<std::unique_ptr<hpt::client::ApiClient>> OpenOfflineClient(const std::string& db_path) {
-  storage::SqliteOptions options;
+  storage::StoreOptions options;
   options.read_only = true;
-  auto store = storage::OpenSqliteStore(db_path, options);
+  auto store = storage::OpenStore(db_path, options);
   if (!store.ok()) {
     return Status(store.status().code(), "--db: " + store.status().message());
   }

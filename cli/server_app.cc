@@ -25,6 +25,7 @@
 #include "server/http_listener.h"
 #include "server/http_server.h"
 #include "storage/db_lock.h"
+#include "storage/open_store.h"
 #include "storage/store.h"
 #include "trial-runner/cgroup.h"
 #include "trial-runner/container_command.h"
@@ -76,12 +77,12 @@ class ServerAppImpl : public ServerApp {
     // A descriptor per connection, trial and log: a low soft limit (ulimit
     // -n 256) must not decide how many clients the server can hold.
     const int64_t open_files_before = server::RaiseOpenFileLimit();
-    storage::SqliteOptions sqlite;
-    sqlite.synchronous_full = options.sync_full;
+    storage::StoreOptions store_options;
+    store_options.synchronous_full = options.sync_full;
     // Before anything else: a second server on this database must not
     // touch the first one's trials.
     HPT_ASSIGN_OR_RETURN(db_lock_, storage::DatabaseLock::Acquire(options.db_path));
-    HPT_ASSIGN_OR_RETURN(store_, storage::OpenSqliteStore(options.db_path, sqlite));
+    HPT_ASSIGN_OR_RETURN(store_, storage::OpenStore(options.db_path, store_options));
     for (const char* suffix : {"", "-wal", "-shm"}) KeepPrivate(options.db_path + suffix);
     builtins_ = controller::NewBuiltins();
 

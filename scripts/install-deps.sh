@@ -25,6 +25,10 @@ packages=(
   # and busybox-static, which the tests and bench/ build images FROM
   # scratch with (nothing is pulled).
   podman runc conmon containernetworking-plugins busybox-static
+  # The PostgreSQL store (storage/postgres_*): libpq to build against, and a
+  # server that the tests start privately (initdb in a temporary folder);
+  # psycopg2 and SQLAlchemy let bench/ run Optuna's RDB storage beside it.
+  libpq-dev postgresql python3-psycopg2 python3-sqlalchemy
 )
 
 missing=()
