@@ -12,14 +12,17 @@ std::string DisplayDb(const std::string& db) {
   return IsPostgresUrl(db) ? pg::DisplayUrl(db) : db;
 }
 
-StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& db, const StoreOptions& options) {
+StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& db,
+                                           const StoreOptions& options) {
   if (IsPostgresUrl(db)) {
     PostgresOptions postgres;
     postgres.pool_size = options.pool_size;
     postgres.read_only = options.read_only;
-    StatusOr<std::unique_ptr<PostgresStore>> store = OpenPostgresStore(db, postgres);
+    StatusOr<std::unique_ptr<PostgresStore>> store =
+        OpenPostgresStore(db, postgres);
     // Its messages name the database (without a password) first.
-    if (!store.ok()) return Status(store.status().code(), "--db " + store.status().message());
+    if (!store.ok())
+      return Status(store.status().code(), "--db " + store.status().message());
     return std::unique_ptr<Store>(std::move(store).value());
   }
   SqliteOptions sqlite;

@@ -19,16 +19,24 @@ std::string ValidUtf8(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    bool valid = len > 0 && i + len <= text.size() && c != 0 && !(len == 2 && c < 0xc2);
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xe  ? 3
+                 : (c >> 3) == 0x1e ? 4
+                                    : 0;
+    bool valid =
+        len > 0 && i + len <= text.size() && c != 0 && !(len == 2 && c < 0xc2);
     for (size_t k = 1; valid && k < len; ++k) {
       valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
     }
     if (valid && len >= 3) {
       // Overlong forms, surrogates and code points past U+10FFFF.
       const unsigned char d = static_cast<unsigned char>(text[i + 1]);
-      if (len == 3) valid = !(c == 0xe0 && d < 0xa0) && !(c == 0xed && d >= 0xa0);
-      if (len == 4) valid = !(c == 0xf0 && d < 0x90) && !(c == 0xf4 && d >= 0x90) && c <= 0xf4;
+      if (len == 3)
+        valid = !(c == 0xe0 && d < 0xa0) && !(c == 0xed && d >= 0xa0);
+      if (len == 4)
+        valid =
+            !(c == 0xf0 && d < 0x90) && !(c == 0xf4 && d >= 0x90) && c <= 0xf4;
     }
     if (valid) {
       out.append(text.substr(i, len));
@@ -75,7 +83,8 @@ std::string DisplayUrl(const std::string& url) {
     PQfreemem(error);
     // Unparsable: the scheme and host part, without a user's password.
     size_t scheme = url.find("://");
-    std::string rest = scheme == std::string::npos ? url : url.substr(scheme + 3);
+    std::string rest =
+        scheme == std::string::npos ? url : url.substr(scheme + 3);
     rest = rest.substr(0, rest.find_first_of("/?"));
     if (size_t at = rest.rfind('@'); at != std::string::npos) {
       std::string user = rest.substr(0, at);
@@ -88,13 +97,14 @@ std::string DisplayUrl(const std::string& url) {
     if (o->val == nullptr) continue;
     const std::string keyword = o->keyword;
     if (keyword == "user") user = o->val;
-    if (keyword == "host" || (keyword == "hostaddr" && host.empty())) host = o->val;
+    if (keyword == "host" || (keyword == "hostaddr" && host.empty()))
+      host = o->val;
     if (keyword == "port") port = o->val;
     if (keyword == "dbname") dbname = o->val;
   }
   PQconninfoFree(options);
-  return "postgresql://" + (user.empty() ? "" : user + "@") + host + (port.empty() ? "" : ":" + port) +
-         "/" + dbname;
+  return "postgresql://" + (user.empty() ? "" : user + "@") + host +
+         (port.empty() ? "" : ":" + port) + "/" + dbname;
 }
 
 bool IsRetryableSqlState(const std::string& sqlstate) {
@@ -168,7 +178,8 @@ Params& Params::AddArray(const std::vector<double>& values, bool nan_is_null) {
   std::string literal = "{";
   for (size_t i = 0; i < values.size(); ++i) {
     if (i > 0) literal.push_back(',');
-    literal += std::isnan(values[i]) && nan_is_null ? "NULL" : DoubleText(values[i]);
+    literal +=
+        std::isnan(values[i]) && nan_is_null ? "NULL" : DoubleText(values[i]);
   }
   literal.push_back('}');
   return Add(std::string_view(literal));
@@ -180,13 +191,18 @@ Result::~Result() {
   if (result_ != nullptr) PQclear(result_);
 }
 
-Result::Result(Result&& other) noexcept : result_(std::exchange(other.result_, nullptr)) {}
+Result::Result(Result&& other) noexcept
+    : result_(std::exchange(other.result_, nullptr)) {}
 
 int Result::rows() const { return PQntuples(result_); }
 
-int64_t Result::Affected() const { return std::strtoll(PQcmdTuples(result_), nullptr, 10); }
+int64_t Result::Affected() const {
+  return std::strtoll(PQcmdTuples(result_), nullptr, 10);
+}
 
-bool Result::IsNull(int row, int column) const { return PQgetisnull(result_, row, column) != 0; }
+bool Result::IsNull(int row, int column) const {
+  return PQgetisnull(result_, row, column) != 0;
+}
 
 std::string Result::Text(int row, int column) const {
   return std::string(PQgetvalue(result_, row, column),
@@ -211,62 +227,72 @@ std::string Result::Bytes(int row, int column) const {
   if (length < 2 || text[0] != '\\' || text[1] != 'x') return out;
   out.reserve((length - 2) / 2);
   for (size_t i = 2; i + 1 < length; i += 2) {
-    out.push_back(static_cast<char>(HexValue(text[i]) * 16 + HexValue(text[i + 1])));
+    out.push_back(
+        static_cast<char>(HexValue(text[i]) * 16 + HexValue(text[i + 1])));
   }
   return out;
 }
 
 // ---- Connection ----
 
-StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& url,
-                                                       const std::string& display) {
+StatusOr<std::unique_ptr<Connection>> Connection::Open(
+    const std::string& url, const std::string& display) {
   // Keywords before the URL are defaults the URL may override.
-  const char* keywords[] = {"connect_timeout", "application_name", "dbname", nullptr};
+  const char* keywords[] = {"connect_timeout", "application_name", "dbname",
+                            nullptr};
   const char* values[] = {"5", "hpt", url.c_str(), nullptr};
   PGconn* conn = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
   if (conn == nullptr) return Unavailable(display + ": out of memory");
   if (PQstatus(conn) != CONNECTION_OK) {
     std::string message = PQerrorMessage(conn);
     PQfinish(conn);
-    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) {
+    while (!message.empty() &&
+           (message.back() == '\n' || message.back() == ' ')) {
       message.pop_back();
     }
     return Unavailable(display + ": " + message);
   }
   // Notices ("relation already exists, skipping") are not for the user.
-  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
   return std::unique_ptr<Connection>(new Connection(conn, display));
 }
 
 Connection::~Connection() { PQfinish(conn_); }
 
-bool Connection::broken() const { return lost_ || PQstatus(conn_) == CONNECTION_BAD; }
+bool Connection::broken() const {
+  return lost_ || PQstatus(conn_) == CONNECTION_BAD;
+}
 
 int Connection::backend_pid() const { return PQbackendPID(conn_); }
 
 Status Connection::Failure(PGresult* result, std::string_view what) {
-  const char* state = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+  const char* state =
+      result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
   last_sqlstate_ = state ? state : "";
   // The server's errors carry a SQLSTATE; libpq's own (a socket that
   // failed, an answer cut short) do not: the connection cannot be trusted
   // again, whatever PQstatus says.
   if (last_sqlstate_.empty()) lost_ = true;
-  const char* primary = result ? PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
+  const char* primary =
+      result ? PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
   std::string message = primary ? primary : PQerrorMessage(conn_);
   if (result) PQclear(result);
-  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) {
+  while (!message.empty() &&
+         (message.back() == '\n' || message.back() == ' ')) {
     message.pop_back();
   }
   std::string text = "postgres: " + message;
   if (!what.empty()) text += " (in: " + std::string(what.substr(0, 80)) + ")";
   const std::string& s = last_sqlstate_;
-  if (broken() || s.rfind("08", 0) == 0 || s.rfind("53", 0) == 0 || s.rfind("57P", 0) == 0 ||
-      IsRetryableSqlState(s)) {
+  if (broken() || s.rfind("08", 0) == 0 || s.rfind("53", 0) == 0 ||
+      s.rfind("57P", 0) == 0 || IsRetryableSqlState(s)) {
     // The server is gone, restarting or out of room, or the transaction
     // lost a race: worth trying later.
     return Unavailable(display_ + ": " + text);
   }
-  if (s.rfind("23", 0) == 0 || s == "25006") return FailedPrecondition(std::move(text));
+  if (s.rfind("23", 0) == 0 || s == "25006")
+    return FailedPrecondition(std::move(text));
   return Internal(std::move(text));
 }
 
@@ -275,7 +301,8 @@ StatusOr<Result> Connection::Exec(std::string_view sql, const Params& params) {
   auto it = prepared_.find(std::string(sql));
   if (it == prepared_.end()) {
     const std::string name = "hpt_" + std::to_string(prepared_.size() + 1);
-    PGresult* prepared = PQprepare(conn_, name.c_str(), std::string(sql).c_str(), 0, nullptr);
+    PGresult* prepared =
+        PQprepare(conn_, name.c_str(), std::string(sql).c_str(), 0, nullptr);
     if (prepared == nullptr || PQresultStatus(prepared) != PGRES_COMMAND_OK) {
       return Failure(prepared, sql);
     }
@@ -289,17 +316,21 @@ StatusOr<Result> Connection::Exec(std::string_view sql, const Params& params) {
     values[i] = params.null_[i] ? nullptr : params.values_[i].data();
     lengths[i] = static_cast<int>(params.values_[i].size());
   }
-  PGresult* result = PQexecPrepared(conn_, it->second.c_str(), n, values.data(), lengths.data(),
-                                    params.formats_.data(), 0);
-  const ExecStatusType status = result ? PQresultStatus(result) : PGRES_FATAL_ERROR;
-  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) return Failure(result, sql);
+  PGresult* result = PQexecPrepared(conn_, it->second.c_str(), n, values.data(),
+                                    lengths.data(), params.formats_.data(), 0);
+  const ExecStatusType status =
+      result ? PQresultStatus(result) : PGRES_FATAL_ERROR;
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
+    return Failure(result, sql);
   return Result(result);
 }
 
-Status Connection::ExecScript(const std::string& sql) { return ExecScriptWith(sql, nullptr); }
+Status Connection::ExecScript(const std::string& sql) {
+  return ExecScriptWith(sql, nullptr);
+}
 
-Status Connection::ExecScriptWith(const std::string& sql,
-                                  const std::function<void(int socket)>* between) {
+Status Connection::ExecScriptWith(
+    const std::string& sql, const std::function<void(int socket)>* between) {
   last_sqlstate_.clear();
   if (PQsendQuery(conn_, sql.c_str()) == 0) return Failure(nullptr, sql);
   if (between != nullptr && *between) (*between)(PQsocket(conn_));

@@ -82,7 +82,7 @@ class Result {
   bool IsNull(int row, int column) const;
   std::string Text(int row, int column) const;
   int64_t Int(int row, int column) const;
-  double Double(int row, int column) const;  // NULL reads as NaN
+  double Double(int row, int column) const;      // NULL reads as NaN
   std::string Bytes(int row, int column) const;  // a bytea column
 
  private:
@@ -106,7 +106,8 @@ class Connection {
   Status ExecScript(const std::string& sql);
   // ExecScript in two halves: send, then (after `between`, a test's hook)
   // wait for the answer.
-  Status ExecScriptWith(const std::string& sql, const std::function<void(int socket)>* between);
+  Status ExecScriptWith(const std::string& sql,
+                        const std::function<void(int socket)>* between);
 
   // The connection is lost (the server closed it, the network failed, or
   // libpq itself failed mid-statement): it cannot be used again.
@@ -118,14 +119,16 @@ class Connection {
   int backend_pid() const;
 
  private:
-  Connection(pg_conn* conn, std::string display) : conn_(conn), display_(std::move(display)) {}
+  Connection(pg_conn* conn, std::string display)
+      : conn_(conn), display_(std::move(display)) {}
   Status Failure(pg_result* result, std::string_view what);
 
   pg_conn* conn_;
   std::string display_;
   std::string last_sqlstate_;
   bool lost_ = false;  // a failure without a SQLSTATE was seen
-  std::unordered_map<std::string, std::string> prepared_;  // sql -> statement name
+  std::unordered_map<std::string, std::string>
+      prepared_;  // sql -> statement name
 };
 
 // SQLSTATEs worth running a transaction again for: serialization failure

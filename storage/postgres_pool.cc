@@ -26,7 +26,8 @@ constexpr const char* kPruneMarkers =
 
 }  // namespace
 
-Pool::Pool(PoolOptions options) : options_(std::move(options)), random_(std::random_device{}()) {}
+Pool::Pool(PoolOptions options)
+    : options_(std::move(options)), random_(std::random_device{}()) {}
 
 Pool::~Pool() = default;
 
@@ -43,7 +44,8 @@ StatusOr<std::unique_ptr<Pool>> Pool::Open(PoolOptions options) {
 StatusOr<std::unique_ptr<Connection>> Pool::Connect() {
   HPT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn,
                        Connection::Open(options_.url, options_.display));
-  if (!options_.on_connect.empty()) HPT_RETURN_IF_ERROR(conn->ExecScript(options_.on_connect));
+  if (!options_.on_connect.empty())
+    HPT_RETURN_IF_ERROR(conn->ExecScript(options_.on_connect));
   return conn;
 }
 
@@ -96,8 +98,8 @@ StatusOr<bool> Pool::Committed(int64_t marker) {
   bool waited = false;
   HPT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Acquire(&waited));
   // Waits for the lost transaction while it still holds its marker's row.
-  StatusOr<Result> inserted =
-      conn->Exec("INSERT INTO commit_markers (id) VALUES ($1)", Params().Add(marker));
+  StatusOr<Result> inserted = conn->Exec(
+      "INSERT INTO commit_markers (id) VALUES ($1)", Params().Add(marker));
   const std::string state = conn->last_sqlstate();
   Release(std::move(conn));
   if (inserted.ok()) return false;
@@ -105,25 +107,34 @@ StatusOr<bool> Pool::Committed(int64_t marker) {
   return inserted.status();
 }
 
-Status Pool::Transact(Kind kind, const std::function<Status(Connection&)>& body) {
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(options_.retry_ms);
+Status Pool::Transact(Kind kind,
+                      const std::function<Status(Connection&)>& body) {
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::milliseconds(options_.retry_ms);
   std::chrono::milliseconds backoff(5);
   Status problem = Status::Ok();
-  int64_t unknown_marker = 0;  // set: a COMMIT with this marker may have happened
+  int64_t unknown_marker =
+      0;  // set: a COMMIT with this marker may have happened
   for (bool first = true;; first = false) {
     if (!first) {
       const Clock::time_point now = Clock::now();
       if (now >= deadline) {
         std::string why = problem.message();
-        if (why.rfind(options_.display, 0) == 0) why = why.substr(options_.display.size() + 2);
+        if (why.rfind(options_.display, 0) == 0)
+          why = why.substr(options_.display.size() + 2);
         if (unknown_marker != 0) {
-          why = "the connection was lost while a COMMIT was in flight, and whether it was "
-                "stored cannot be told yet: " + why;
+          why =
+              "the connection was lost while a COMMIT was in flight, and "
+              "whether it was "
+              "stored cannot be told yet: " +
+              why;
         }
-        return Unavailable(options_.display + ": " + why + " (retried for " +
-                           std::to_string(options_.retry_ms / 1000.0).substr(0, 3) + " s)");
+        return Unavailable(
+            options_.display + ": " + why + " (retried for " +
+            std::to_string(options_.retry_ms / 1000.0).substr(0, 3) + " s)");
       }
-      std::uniform_int_distribution<int> jitter(0, static_cast<int>(backoff.count()));
+      std::uniform_int_distribution<int> jitter(
+          0, static_cast<int>(backoff.count()));
       int sleep_ms = 0;
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -155,22 +166,25 @@ Status Pool::Transact(Kind kind, const std::function<Status(Connection&)>& body)
     Outcome outcome = Outcome::kDone;
     int64_t marker = 0;
     if (kind != Kind::kRead) {
-      answer = conn->ExecScript(kind == Kind::kWrite
-                                    ? "BEGIN"
-                                    : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      answer = conn->ExecScript(
+          kind == Kind::kWrite
+              ? "BEGIN"
+              : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     }
     if (answer.ok()) answer = body(*conn);
     if (!answer.ok()) {
       outcome = Retryable(*conn) ? Outcome::kRetry : Outcome::kDone;
-      if (kind != Kind::kRead && !conn->broken()) (void)conn->ExecScript("ROLLBACK");
+      if (kind != Kind::kRead && !conn->broken())
+        (void)conn->ExecScript("ROLLBACK");
     } else if (kind == Kind::kSnapshotRead) {
       answer = conn->ExecScript("COMMIT");
-      if (!answer.ok()) outcome = Retryable(*conn) ? Outcome::kRetry : Outcome::kDone;
+      if (!answer.ok())
+        outcome = Retryable(*conn) ? Outcome::kRetry : Outcome::kDone;
     } else if (kind == Kind::kWrite) {
       marker = NewMarker();
-      answer = conn->ExecScriptWith(
-          "INSERT INTO commit_markers (id) VALUES (" + std::to_string(marker) + "); COMMIT",
-          &options_.after_commit_sent);
+      answer = conn->ExecScriptWith("INSERT INTO commit_markers (id) VALUES (" +
+                                        std::to_string(marker) + "); COMMIT",
+                                    &options_.after_commit_sent);
       if (!answer.ok() && conn->broken()) {
         outcome = Outcome::kUnknownCommit;
       } else if (!answer.ok()) {

@@ -36,7 +36,8 @@ struct PoolOptions {
   std::string display;  // DisplayUrl(url): the name errors use
   int size = 8;         // connections at most
   int retry_ms = 5000;  // how long a transaction is retried
-  // Run on every new connection (e.g. "SET default_transaction_read_only = on").
+  // Run on every new connection (e.g. "SET default_transaction_read_only =
+  // on").
   std::string on_connect;
   // For tests: runs after a write's COMMIT was sent, before its answer is
   // read, with the connection's socket (a test may cut it there).
@@ -44,11 +45,11 @@ struct PoolOptions {
 };
 
 struct PoolStats {
-  int64_t open = 0;        // connections open now
-  int64_t in_use = 0;      // of those, running a transaction now
-  int64_t waits = 0;       // transactions that waited for a free connection
-  int64_t retries = 0;     // transactions run again (conflict or lost connection)
-  int64_t reconnects = 0;  // connections opened to replace a lost one
+  int64_t open = 0;     // connections open now
+  int64_t in_use = 0;   // of those, running a transaction now
+  int64_t waits = 0;    // transactions that waited for a free connection
+  int64_t retries = 0;  // transactions run again (conflict or lost connection)
+  int64_t reconnects = 0;       // connections opened to replace a lost one
   int64_t unknown_commits = 0;  // COMMITs whose answer was lost, then looked up
 };
 
@@ -90,11 +91,11 @@ class Pool {
   mutable std::mutex mu_;
   std::condition_variable released_;
   std::vector<std::unique_ptr<Connection>> idle_;  // guarded by mu_
-  int open_ = 0;                                   // guarded by mu_: idle + in use + opening
-  int in_use_ = 0;                                 // guarded by mu_
-  PoolStats counters_;                             // guarded by mu_: waits, retries, ...
-  std::mt19937_64 random_;                         // guarded by mu_
-  int64_t writes_ = 0;                             // guarded by mu_: for pruning markers
+  int open_ = 0;            // guarded by mu_: idle + in use + opening
+  int in_use_ = 0;          // guarded by mu_
+  PoolStats counters_;      // guarded by mu_: waits, retries, ...
+  std::mt19937_64 random_;  // guarded by mu_
+  int64_t writes_ = 0;      // guarded by mu_: for pruning markers
 };
 
 }  // namespace hpt::storage::pg

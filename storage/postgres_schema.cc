@@ -116,17 +116,20 @@ CREATE INDEX commit_markers_by_age ON commit_markers (created_at);
 )sql",
 };
 
-constexpr int kLatestVersion = static_cast<int>(sizeof(kMigrations) / sizeof(kMigrations[0]));
+constexpr int kLatestVersion =
+    static_cast<int>(sizeof(kMigrations) / sizeof(kMigrations[0]));
 
 StatusOr<int> ReadVersion(Connection& conn) {
-  HPT_ASSIGN_OR_RETURN(Result rows, conn.Exec("SELECT version FROM schema_version"));
+  HPT_ASSIGN_OR_RETURN(Result rows,
+                       conn.Exec("SELECT version FROM schema_version"));
   return rows.rows() == 0 ? 0 : static_cast<int>(rows.Int(0, 0));
 }
 
 Status CheckVersion(int version, const std::string& display) {
   if (version <= kLatestVersion && version >= 0) return Status::Ok();
   return FailedPrecondition(display + ": the database has schema version " +
-                            std::to_string(version) + "; this hpt reads up to version " +
+                            std::to_string(version) +
+                            "; this hpt reads up to version " +
                             std::to_string(kLatestVersion) + " (upgrade hpt)");
 }
 
@@ -135,7 +138,8 @@ Status CheckVersion(int version, const std::string& display) {
 int LatestSchemaVersion() { return kLatestVersion; }
 
 std::string AdvisoryKeySql(const std::string& what) {
-  return "hashtext('hpt'), hashtext('" + what + ":' || coalesce(current_schema(), ''))";
+  return "hashtext('hpt'), hashtext('" + what +
+         ":' || coalesce(current_schema(), ''))";
 }
 
 Status MigrateSchema(Connection& conn, const std::string& display) {
@@ -143,10 +147,11 @@ Status MigrateSchema(Connection& conn, const std::string& display) {
   Status status = [&]() -> Status {
     // Taken before the first look: a second server starting at once waits
     // here and then finds the schema made.
+    HPT_RETURN_IF_ERROR(conn.ExecScript("SELECT pg_advisory_xact_lock(" +
+                                        AdvisoryKeySql("migrate") + ")"));
     HPT_RETURN_IF_ERROR(
-        conn.ExecScript("SELECT pg_advisory_xact_lock(" + AdvisoryKeySql("migrate") + ")"));
-    HPT_RETURN_IF_ERROR(
-        conn.ExecScript("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)"));
+        conn.ExecScript("CREATE TABLE IF NOT EXISTS schema_version (version "
+                        "integer NOT NULL)"));
     HPT_ASSIGN_OR_RETURN(int version, ReadVersion(conn));
     HPT_RETURN_IF_ERROR(CheckVersion(version, display));
     if (version == kLatestVersion) return Status::Ok();
@@ -165,10 +170,14 @@ Status MigrateSchema(Connection& conn, const std::string& display) {
 }
 
 Status CheckSchema(Connection& conn, const std::string& display) {
-  HPT_ASSIGN_OR_RETURN(Result found, conn.Exec("SELECT to_regclass('schema_version') IS NOT NULL"));
+  HPT_ASSIGN_OR_RETURN(
+      Result found,
+      conn.Exec("SELECT to_regclass('schema_version') IS NOT NULL"));
   if (found.Text(0, 0) != "t") {
-    return NotFound(display + ": the database holds no hpt data (no schema_version table; "
-                    "hpt serve --db makes it)");
+    return NotFound(
+        display +
+        ": the database holds no hpt data (no schema_version table; "
+        "hpt serve --db makes it)");
   }
   HPT_ASSIGN_OR_RETURN(int version, ReadVersion(conn));
   return CheckVersion(version, display);

@@ -24,13 +24,15 @@ class PostgresServerLock {
   // FailedPrecondition naming the holder's connection when another server
   // holds it; Unavailable when the database cannot be reached. Messages
   // start "--db <url without password>".
-  static StatusOr<std::unique_ptr<PostgresServerLock>> Acquire(const std::string& url);
+  static StatusOr<std::unique_ptr<PostgresServerLock>> Acquire(
+      const std::string& url);
   ~PostgresServerLock();
   PostgresServerLock(const PostgresServerLock&) = delete;
   PostgresServerLock& operator=(const PostgresServerLock&) = delete;
 
  private:
-  explicit PostgresServerLock(std::unique_ptr<pg::Connection> conn) : conn_(std::move(conn)) {}
+  explicit PostgresServerLock(std::unique_ptr<pg::Connection> conn)
+      : conn_(std::move(conn)) {}
   std::unique_ptr<pg::Connection> conn_;
 };
 

@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 #include "storage/postgres_store.h"
 
@@ -76,9 +75,10 @@ ORDER BY name COLLATE "C"
 
 }  // namespace
 
-Status PostgresStore::AddObservationsTo(Connection& conn, int64_t trial_id,
-                                        const std::vector<api::Observation>& obs,
-                                        std::vector<api::MetricSummary>* summaries) {
+Status PostgresStore::AddObservationsTo(
+    Connection& conn, int64_t trial_id,
+    const std::vector<api::Observation>& obs,
+    std::vector<api::MetricSummary>* summaries) {
   if (obs.empty()) {
     if (summaries != nullptr) {
       HPT_ASSIGN_OR_RETURN(*summaries, TrialMetrics(conn, trial_id));
@@ -113,17 +113,27 @@ Status PostgresStore::AddObservationsTo(Connection& conn, int64_t trial_id,
     latest_steps.push_back(s.latest_step);
   }
   Params params;
-  params.Add(trial_id).AddArray(places).AddArray(steps).AddArray(times).AddArray(names);
-  params.AddArray(values).AddArray(summary_names).AddArray(mins, /*nan_is_null=*/true);
-  params.AddArray(maxs, /*nan_is_null=*/true).AddArray(latests).AddArray(latest_steps);
+  params.Add(trial_id)
+      .AddArray(places)
+      .AddArray(steps)
+      .AddArray(times)
+      .AddArray(names);
+  params.AddArray(values)
+      .AddArray(summary_names)
+      .AddArray(mins, /*nan_is_null=*/true);
+  params.AddArray(maxs, /*nan_is_null=*/true)
+      .AddArray(latests)
+      .AddArray(latest_steps);
   HPT_ASSIGN_OR_RETURN(Result rows, conn.Exec(kAddObservations, params));
   if (!texts.empty()) {
     // jsonb's || merges the top level: each name keeps its last text.
     HPT_RETURN_IF_ERROR(
-        conn.Exec("UPDATE trials SET outputs_json = (outputs_json::jsonb || $1::jsonb)::text "
+        conn.Exec("UPDATE trials SET outputs_json = (outputs_json::jsonb || "
+                  "$1::jsonb)::text "
                   "WHERE id = $2",
                   Params()
-                      .Add(texts.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+                      .Add(texts.dump(-1, ' ', false,
+                                      nlohmann::json::error_handler_t::replace))
                       .Add(trial_id))
             .status());
   }
@@ -141,72 +151,87 @@ Status PostgresStore::AddObservationsTo(Connection& conn, int64_t trial_id,
   return Status::Ok();
 }
 
-Status PostgresStore::AddObservations(const std::string& experiment, const std::string& trial,
-                                      const std::vector<api::Observation>& obs) {
+Status PostgresStore::AddObservations(
+    const std::string& experiment, const std::string& trial,
+    const std::vector<api::Observation>& obs) {
   return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
     HPT_ASSIGN_OR_RETURN(int64_t trial_id, TrialId(conn, experiment, trial));
     return AddObservationsTo(conn, trial_id, obs, nullptr);
   });
 }
 
-StatusOr<std::vector<api::MetricSummary>> PostgresStore::AddObservationsAndSummarize(
+StatusOr<std::vector<api::MetricSummary>>
+PostgresStore::AddObservationsAndSummarize(
     const std::string& experiment, const std::string& trial,
     const std::vector<api::Observation>& obs) {
   std::vector<api::MetricSummary> summaries;
-  HPT_RETURN_IF_ERROR(pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
-    HPT_ASSIGN_OR_RETURN(int64_t trial_id, TrialId(conn, experiment, trial));
-    return AddObservationsTo(conn, trial_id, obs, &summaries);
-  }));
+  HPT_RETURN_IF_ERROR(
+      pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+        HPT_ASSIGN_OR_RETURN(int64_t trial_id,
+                             TrialId(conn, experiment, trial));
+        return AddObservationsTo(conn, trial_id, obs, &summaries);
+      }));
   return summaries;
 }
 
 StatusOr<std::vector<api::Observation>> PostgresStore::ListObservations(
     const std::string& experiment, const std::string& trial) {
   std::vector<api::Observation> result;
-  HPT_RETURN_IF_ERROR(pool_->Transact(Kind::kSnapshotRead, [&](Connection& conn) -> Status {
-    HPT_ASSIGN_OR_RETURN(int64_t trial_id, TrialId(conn, experiment, trial));
-    // Rows of one observation share step, write_id and write_index, so
-    // they come out adjacent.
-    HPT_ASSIGN_OR_RETURN(
-        Result rows, conn.Exec("SELECT write_id, write_index, step, ts_ms, name, value FROM "
-                               "observations WHERE trial_id = $1 "
-                               "ORDER BY step, write_id, write_index, id",
-                               Params().Add(trial_id)));
-    result.clear();
-    int64_t current_write = -1, current_index = -1;
-    for (int r = 0; r < rows.rows(); ++r) {
-      const int64_t write_id = rows.Int(r, 0), index = rows.Int(r, 1);
-      if (result.empty() || write_id != current_write || index != current_index) {
-        current_write = write_id;
-        current_index = index;
-        api::Observation o;
-        o.step = rows.Int(r, 2);
-        o.timestamp_ms = rows.Int(r, 3);
-        result.push_back(std::move(o));
-      }
-      result.back().metrics[rows.Text(r, 4)] = rows.Double(r, 5);
-    }
-    return Status::Ok();
-  }));
+  HPT_RETURN_IF_ERROR(
+      pool_->Transact(Kind::kSnapshotRead, [&](Connection& conn) -> Status {
+        HPT_ASSIGN_OR_RETURN(int64_t trial_id,
+                             TrialId(conn, experiment, trial));
+        // Rows of one observation share step, write_id and write_index, so
+        // they come out adjacent.
+        HPT_ASSIGN_OR_RETURN(
+            Result rows,
+            conn.Exec(
+                "SELECT write_id, write_index, step, ts_ms, name, value FROM "
+                "observations WHERE trial_id = $1 "
+                "ORDER BY step, write_id, write_index, id",
+                Params().Add(trial_id)));
+        result.clear();
+        int64_t current_write = -1, current_index = -1;
+        for (int r = 0; r < rows.rows(); ++r) {
+          const int64_t write_id = rows.Int(r, 0), index = rows.Int(r, 1);
+          if (result.empty() || write_id != current_write ||
+              index != current_index) {
+            current_write = write_id;
+            current_index = index;
+            api::Observation o;
+            o.step = rows.Int(r, 2);
+            o.timestamp_ms = rows.Int(r, 3);
+            result.push_back(std::move(o));
+          }
+          result.back().metrics[rows.Text(r, 4)] = rows.Double(r, 5);
+        }
+        return Status::Ok();
+      }));
   return result;
 }
 
-StatusOr<std::map<std::string, std::vector<MetricPoint>>> PostgresStore::ListMetricCurves(
-    const std::string& experiment, const std::string& metric) {
+StatusOr<std::map<std::string, std::vector<MetricPoint>>>
+PostgresStore::ListMetricCurves(const std::string& experiment,
+                                const std::string& metric) {
   std::map<std::string, std::vector<MetricPoint>> curves;
-  HPT_RETURN_IF_ERROR(pool_->Transact(Kind::kSnapshotRead, [&](Connection& conn) -> Status {
-    HPT_ASSIGN_OR_RETURN(int64_t experiment_id, ExperimentId(conn, experiment));
-    HPT_ASSIGN_OR_RETURN(Result rows,
-                         conn.Exec("SELECT t.name, o.step, o.value FROM trials t "
-                                   "JOIN observations o ON o.trial_id = t.id AND o.name = $1 "
-                                   "WHERE t.experiment_id = $2 ORDER BY t.id, o.step, o.id",
-                                   Params().Add(metric).Add(experiment_id)));
-    curves.clear();
-    for (int r = 0; r < rows.rows(); ++r) {
-      curves[rows.Text(r, 0)].push_back({rows.Int(r, 1), rows.Double(r, 2)});
-    }
-    return Status::Ok();
-  }));
+  HPT_RETURN_IF_ERROR(
+      pool_->Transact(Kind::kSnapshotRead, [&](Connection& conn) -> Status {
+        HPT_ASSIGN_OR_RETURN(int64_t experiment_id,
+                             ExperimentId(conn, experiment));
+        HPT_ASSIGN_OR_RETURN(
+            Result rows,
+            conn.Exec(
+                "SELECT t.name, o.step, o.value FROM trials t "
+                "JOIN observations o ON o.trial_id = t.id AND o.name = $1 "
+                "WHERE t.experiment_id = $2 ORDER BY t.id, o.step, o.id",
+                Params().Add(metric).Add(experiment_id)));
+        curves.clear();
+        for (int r = 0; r < rows.rows(); ++r) {
+          curves[rows.Text(r, 0)].push_back(
+              {rows.Int(r, 1), rows.Double(r, 2)});
+        }
+        return Status::Ok();
+      }));
   return curves;
 }
 

@@ -25,11 +25,13 @@ inline std::string PostgresUrl(std::string* why) {
   std::string url;
   std::getline(std::ifstream(file), url);
   if (url.empty()) {
-    // Why scripts/postgres-local.sh start-if-possible gave up: DIR.why for DIR/url.
+    // Why scripts/postgres-local.sh start-if-possible gave up: DIR.why for
+    // DIR/url.
     std::string dir = file;
     dir = dir.substr(0, dir.rfind('/'));
     std::getline(std::ifstream(dir + ".why"), *why);
-    if (why->empty()) *why = "scripts/postgres-local.sh could not start a server";
+    if (why->empty())
+      *why = "scripts/postgres-local.sh could not start a server";
   }
   return url;
 }
@@ -39,7 +41,8 @@ class RawPg {
  public:
   explicit RawPg(const std::string& url) : conn_(PQconnectdb(url.c_str())) {
     EXPECT_EQ(PQstatus(conn_), CONNECTION_OK) << PQerrorMessage(conn_);
-    PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+    PQsetNoticeProcessor(
+        conn_, [](void*, const char*) {}, nullptr);
   }
   ~RawPg() { PQfinish(conn_); }
   RawPg(const RawPg&) = delete;
@@ -55,7 +58,8 @@ class RawPg {
   // The first column of the first row as text ("" without rows).
   std::string Query(const std::string& sql) {
     PGresult* r = PQexec(conn_, sql.c_str());
-    EXPECT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r) << " in: " << sql;
+    EXPECT_EQ(PQresultStatus(r), PGRES_TUPLES_OK)
+        << PQresultErrorMessage(r) << " in: " << sql;
     std::string out = PQntuples(r) > 0 ? PQgetvalue(r, 0, 0) : "";
     PQclear(r);
     return out;

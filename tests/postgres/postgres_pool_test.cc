@@ -26,7 +26,8 @@ namespace {
 class PostgresStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!schema_.ok()) GTEST_SKIP() << "no PostgreSQL server for the tests: " << schema_.why();
+    if (!schema_.ok())
+      GTEST_SKIP() << "no PostgreSQL server for the tests: " << schema_.why();
     // Named after the schema, so that a test finds its own connections.
     url_ = schema_.url() + "&application_name=" + schema_.name();
   }
@@ -39,10 +40,13 @@ class PostgresStoreTest : public ::testing::Test {
   // Ends the server processes of this test's store connections; returns
   // how many. `waiting`: only those waiting for a lock.
   int TerminateStoreConnections(bool waiting = false) {
-    return std::stoi(RawPg(schema_.base_url())
-                         .Query("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                                "WHERE application_name = '" + schema_.name() + "'" +
-                                (waiting ? " AND wait_event_type = 'Lock'" : "")));
+    return std::stoi(
+        RawPg(schema_.base_url())
+            .Query(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE application_name = '" +
+                schema_.name() + "'" +
+                (waiting ? " AND wait_event_type = 'Lock'" : "")));
   }
 
   TestSchema schema_;
@@ -72,7 +76,9 @@ TEST_F(PostgresStoreTest, ConnectionLostMidWriteIsRetriedAndStoredOnce) {
   holder.Exec("BEGIN");
   holder.Exec("SELECT id FROM experiments WHERE name = 'e' FOR UPDATE");
   Status added = Internal("not run");
-  std::thread writer([&] { added = store->CreateTrials("e", {MakeTrial("t1", "0.1")}, "s1"); });
+  std::thread writer([&] {
+    added = store->CreateTrials("e", {MakeTrial("t1", "0.1")}, "s1");
+  });
   int terminated = 0;
   for (int i = 0; i < 200 && terminated == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -100,7 +106,8 @@ TEST_F(PostgresStoreTest, CommitWhoseAnswerIsLostIsLookedUpNotRunTwice) {
   options.after_commit_sent = [&](int socket) {
     if (!armed.exchange(false)) return;
     RawPg look(schema_.url());
-    for (int i = 0; i < 300 && look.Query("SELECT count(*) FROM trials") == "0"; ++i) {
+    for (int i = 0; i < 300 && look.Query("SELECT count(*) FROM trials") == "0";
+         ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     // The connection is cut: an unconnected socket takes its place (and
@@ -113,7 +120,8 @@ TEST_F(PostgresStoreTest, CommitWhoseAnswerIsLostIsLookedUpNotRunTwice) {
   ASSERT_NE(store, nullptr);
   ASSERT_TRUE(store->CreateExperiment(MakeExperiment("e")).ok());
   armed = true;
-  Status added = store->CreateTrials("e", {MakeTrial("t1", "0.1"), MakeTrial("t2", "0.2")}, "");
+  Status added = store->CreateTrials(
+      "e", {MakeTrial("t1", "0.1"), MakeTrial("t2", "0.2")}, "");
   ASSERT_TRUE(added.ok()) << added.ToString();
   EXPECT_EQ(store->PoolStats().unknown_commits, 1);
   EXPECT_EQ(store->ListTrials("e")->size(), 2u);
@@ -123,8 +131,10 @@ TEST_F(PostgresStoreTest, CommitWhoseAnswerIsLostIsLookedUpNotRunTwice) {
 TEST_F(PostgresStoreTest, DeadlockIsRetried) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
-  RawPg(schema_.url()).Exec("CREATE TABLE pair (id integer PRIMARY KEY, v integer);"
-                            "INSERT INTO pair VALUES (1, 0), (2, 0)");
+  RawPg(schema_.url())
+      .Exec(
+          "CREATE TABLE pair (id integer PRIMARY KEY, v integer);"
+          "INSERT INTO pair VALUES (1, 0), (2, 0)");
   pg::PoolOptions options;
   options.url = url_;
   options.display = pg::DisplayUrl(url_);
@@ -135,17 +145,23 @@ TEST_F(PostgresStoreTest, DeadlockIsRetried) {
   std::latch both_hold(2);
   auto body = [&](int first, int second, std::atomic<int>* runs) {
     return [&, first, second, runs](pg::Connection& conn) -> Status {
-      HPT_RETURN_IF_ERROR(conn.ExecScript("SET LOCAL deadlock_timeout = '50ms'"));
-      HPT_RETURN_IF_ERROR(conn.ExecScript("UPDATE pair SET v = v + 1 WHERE id = " +
-                                          std::to_string(first)));
+      HPT_RETURN_IF_ERROR(
+          conn.ExecScript("SET LOCAL deadlock_timeout = '50ms'"));
+      HPT_RETURN_IF_ERROR(conn.ExecScript(
+          "UPDATE pair SET v = v + 1 WHERE id = " + std::to_string(first)));
       if (runs->fetch_add(1) == 0) both_hold.arrive_and_wait();
-      return conn.ExecScript("UPDATE pair SET v = v + 1 WHERE id = " + std::to_string(second));
+      return conn.ExecScript("UPDATE pair SET v = v + 1 WHERE id = " +
+                             std::to_string(second));
     };
   };
   std::atomic<int> runs_a{0}, runs_b{0};
   Status a, b;
-  std::thread ta([&] { a = (*pool)->Transact(pg::Pool::Kind::kWrite, body(1, 2, &runs_a)); });
-  std::thread tb([&] { b = (*pool)->Transact(pg::Pool::Kind::kWrite, body(2, 1, &runs_b)); });
+  std::thread ta([&] {
+    a = (*pool)->Transact(pg::Pool::Kind::kWrite, body(1, 2, &runs_a));
+  });
+  std::thread tb([&] {
+    b = (*pool)->Transact(pg::Pool::Kind::kWrite, body(2, 1, &runs_b));
+  });
   ta.join();
   tb.join();
   EXPECT_TRUE(a.ok()) << a.ToString();
@@ -165,7 +181,8 @@ TEST_F(PostgresStoreTest, TwoFirstStartsOnAnEmptySchemaDoNotRace) {
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(RawPg(schema_.url()).Query("SELECT version FROM schema_version"),
             std::to_string(pg::LatestSchemaVersion()));
-  EXPECT_EQ(RawPg(schema_.url()).Query("SELECT count(*) FROM schema_version"), "1");
+  EXPECT_EQ(RawPg(schema_.url()).Query("SELECT count(*) FROM schema_version"),
+            "1");
   EXPECT_EQ(RawPg(schema_.url()).Query("SELECT count(*) FROM namespaces"), "1");
 }
 
@@ -174,9 +191,12 @@ TEST_F(PostgresStoreTest, ReadOnlyOpenNeedsTheSchemaAndWritesNothing) {
   read_only.read_only = true;
   auto none = OpenStore(url_, read_only);
   EXPECT_EQ(none.status().code(), StatusCode::kNotFound);
-  EXPECT_NE(none.status().message().find("holds no hpt data"), std::string::npos)
+  EXPECT_NE(none.status().message().find("holds no hpt data"),
+            std::string::npos)
       << none.status().message();
-  EXPECT_EQ(RawPg(schema_.url()).Query("SELECT to_regclass('experiments') IS NULL"), "t");
+  EXPECT_EQ(
+      RawPg(schema_.url()).Query("SELECT to_regclass('experiments') IS NULL"),
+      "t");
 
   ASSERT_TRUE(Open()->CreateExperiment(MakeExperiment("e")).ok());
   auto reader = OpenStore(url_, read_only);
@@ -191,11 +211,13 @@ TEST_F(PostgresStoreTest, NanIsStoredAsNanAndMetricsReportThePool) {
   ASSERT_NE(store, nullptr);
   ASSERT_TRUE(store->CreateExperiment(MakeExperiment("e")).ok());
   ASSERT_TRUE(store->CreateTrials("e", {MakeTrial("t", "0.1")}, "").ok());
-  auto summaries = store->AddObservationsAndSummarize("e", "t", {Obs(1, {{"loss", NAN}})});
+  auto summaries =
+      store->AddObservationsAndSummarize("e", "t", {Obs(1, {{"loss", NAN}})});
   ASSERT_TRUE(summaries.ok()) << summaries.status().ToString();
   ASSERT_EQ(summaries->size(), 1u);
   EXPECT_TRUE(std::isnan((*summaries)[0].latest));
-  EXPECT_EQ(RawPg(schema_.url()).Query("SELECT value::text FROM observations"), "NaN");
+  EXPECT_EQ(RawPg(schema_.url()).Query("SELECT value::text FROM observations"),
+            "NaN");
   bool open = false;
   for (const auto& [name, value] : store->Metrics()) {
     if (name == "hpt_store_connections_open") open = value >= 1;
@@ -204,11 +226,13 @@ TEST_F(PostgresStoreTest, NanIsStoredAsNanAndMetricsReportThePool) {
 }
 
 TEST(PostgresUrlTest, ErrorsNameTheDatabaseWithoutItsPassword) {
-  auto store = OpenStore("postgresql://ann:s3cret@127.0.0.1:1/hpt?sslmode=disable");
+  auto store =
+      OpenStore("postgresql://ann:s3cret@127.0.0.1:1/hpt?sslmode=disable");
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), StatusCode::kUnavailable);
   const std::string& message = store.status().message();
-  EXPECT_EQ(message.rfind("--db postgresql://ann@127.0.0.1:1/hpt: ", 0), 0u) << message;
+  EXPECT_EQ(message.rfind("--db postgresql://ann@127.0.0.1:1/hpt: ", 0), 0u)
+      << message;
   EXPECT_EQ(message.find("s3cret"), std::string::npos) << message;
 }
 

@@ -21,7 +21,8 @@ using hpt::testing::RunHpt;
 class PostgresServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!schema_.ok()) GTEST_SKIP() << "no PostgreSQL server for the tests: " << schema_.why();
+    if (!schema_.ok())
+      GTEST_SKIP() << "no PostgreSQL server for the tests: " << schema_.why();
   }
   std::vector<std::string> Args(const std::string& logs) const {
     return {"--log-dir", dir_.File(logs)};
@@ -34,12 +35,13 @@ class PostgresServerTest : public ::testing::Test {
 TEST_F(PostgresServerTest, SecondServerOnTheDatabaseIsRefused) {
   HptProcess first(schema_.url(), Args("logs1"));
   std::string out, err;
-  EXPECT_EQ(RunHpt({"serve", "--port", "0", "--gpus", "none", "--db", schema_.url(), "--log-dir",
-                    dir_.File("logs2")},
+  EXPECT_EQ(RunHpt({"serve", "--port", "0", "--gpus", "none", "--db",
+                    schema_.url(), "--log-dir", dir_.File("logs2")},
                    &out, &err, 30),
             4)
       << out << err;
-  EXPECT_NE(err.find("database is in use by another hpt server (its connection: backend pid"),
+  EXPECT_NE(err.find("database is in use by another hpt server (its "
+                     "connection: backend pid"),
             std::string::npos)
       << err;
   EXPECT_EQ(err.find("password"), std::string::npos) << err;
@@ -75,12 +77,14 @@ TEST_F(PostgresServerTest, TrialsRunAndEverythingSurvivesKill9) {
     trials_before = (*trials)["trials"];
     auto metrics = client->Call("GET", "/metrics");
     ASSERT_TRUE(metrics.ok());
-    EXPECT_NE(metrics->body.find("\nhpt_store_connections_open "), std::string::npos)
+    EXPECT_NE(metrics->body.find("\nhpt_store_connections_open "),
+              std::string::npos)
         << metrics->body;
     server.Kill(SIGKILL);
   }
   ASSERT_EQ(trials_before.size(), 3u) << trials_before.dump();
-  for (const auto& t : trials_before) EXPECT_EQ(t["phase"], "Succeeded") << t.dump();
+  for (const auto& t : trials_before)
+    EXPECT_EQ(t["phase"], "Succeeded") << t.dump();
 
   HptProcess again(schema_.url(), Args("logs"));
   auto client = again.Client();

@@ -26,14 +26,18 @@ class PostgresBackend : public StoreBackend {
   }
 
   void DamageExperiment(const std::string& name) override {
-    RawPg(schema_.url()).Exec("UPDATE experiments SET spec_json = '{oops' WHERE name = '" + name +
-                              "'");
+    RawPg(schema_.url())
+        .Exec("UPDATE experiments SET spec_json = '{oops' WHERE name = '" +
+              name + "'");
   }
 
-  void DamageTrial(const std::string& experiment, const std::string& trial) override {
-    RawPg(schema_.url()).Exec(
-        "UPDATE trials SET assignment_json = 'x' WHERE name = '" + trial +
-        "' AND experiment_id = (SELECT id FROM experiments WHERE name = '" + experiment + "')");
+  void DamageTrial(const std::string& experiment,
+                   const std::string& trial) override {
+    RawPg(schema_.url())
+        .Exec(
+            "UPDATE trials SET assignment_json = 'x' WHERE name = '" + trial +
+            "' AND experiment_id = (SELECT id FROM experiments WHERE name = '" +
+            experiment + "')");
   }
 
   TestSchema schema_;  // first: made before the store, dropped after it
@@ -52,7 +56,9 @@ std::unique_ptr<StoreBackend> MakeBackend() {
   return std::make_unique<PostgresBackend>();
 }
 
-BackendFactory PostgresFactory() { return {"postgres", [] { return MakeBackend(); }}; }
+BackendFactory PostgresFactory() {
+  return {"postgres", [] { return MakeBackend(); }};
+}
 
 HPT_INSTANTIATE_STORE_CONFORMANCE(Postgres, PostgresFactory());
 
