@@ -74,6 +74,26 @@ int HexValue(char c) {
   return 0;
 }
 
+// libpq's messages, which may span lines ("...failed: Connection
+// refused\n\tIs the server running...\n"), as one line.
+std::string OneLine(const std::string& message) {
+  std::string out;
+  for (char c : message) {
+    if (c == '\n') {
+      out += "; ";
+    } else if (c == '\t') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == ';'))
+    out.pop_back();
+  size_t at;
+  while ((at = out.find(";  ")) != std::string::npos) out.erase(at + 1, 1);
+  return out;
+}
+
 }  // namespace
 
 std::string DisplayUrl(const std::string& url) {
@@ -237,6 +257,18 @@ std::string Result::Bytes(int row, int column) const {
 
 StatusOr<std::unique_ptr<Connection>> Connection::Open(
     const std::string& url, const std::string& display) {
+  // A URL libpq cannot read: its message quotes the URL, password and all.
+  char* parse_error = nullptr;
+  if (PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &parse_error)) {
+    PQconninfoFree(parsed);
+  } else {
+    std::string message = OneLine(parse_error ? parse_error : "cannot be read");
+    PQfreemem(parse_error);
+    for (size_t at; (at = message.find(url)) != std::string::npos;) {
+      message.replace(at, url.size(), display);
+    }
+    return InvalidArgument(display + ": not a PostgreSQL URL: " + message);
+  }
   // Keywords before the URL are defaults the URL may override.
   const char* keywords[] = {"connect_timeout", "application_name", "dbname",
                             nullptr};
@@ -244,12 +276,8 @@ StatusOr<std::unique_ptr<Connection>> Connection::Open(
   PGconn* conn = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
   if (conn == nullptr) return Unavailable(display + ": out of memory");
   if (PQstatus(conn) != CONNECTION_OK) {
-    std::string message = PQerrorMessage(conn);
+    const std::string message = OneLine(PQerrorMessage(conn));
     PQfinish(conn);
-    while (!message.empty() &&
-           (message.back() == '\n' || message.back() == ' ')) {
-      message.pop_back();
-    }
     return Unavailable(display + ": " + message);
   }
   // Notices ("relation already exists, skipping") are not for the user.
@@ -276,7 +304,7 @@ Status Connection::Failure(PGresult* result, std::string_view what) {
   if (last_sqlstate_.empty()) lost_ = true;
   const char* primary =
       result ? PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
-  std::string message = primary ? primary : PQerrorMessage(conn_);
+  std::string message = OneLine(primary ? primary : PQerrorMessage(conn_));
   if (result) PQclear(result);
   while (!message.empty() &&
          (message.back() == '\n' || message.back() == ' ')) {

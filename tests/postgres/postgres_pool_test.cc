@@ -234,6 +234,14 @@ TEST(PostgresUrlTest, ErrorsNameTheDatabaseWithoutItsPassword) {
   EXPECT_EQ(message.rfind("--db postgresql://ann@127.0.0.1:1/hpt: ", 0), 0u)
       << message;
   EXPECT_EQ(message.find("s3cret"), std::string::npos) << message;
+  // libpq's own message about a URL it cannot read quotes the URL.
+  auto unreadable = OpenStore("postgresql://ann:s3cret@[::1/hpt");
+  EXPECT_EQ(unreadable.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(unreadable.status().message().find("not a PostgreSQL URL"),
+            std::string::npos)
+      << unreadable.status().message();
+  EXPECT_EQ(unreadable.status().message().find("s3cret"), std::string::npos)
+      << unreadable.status().message();
 }
 
 }  // namespace
