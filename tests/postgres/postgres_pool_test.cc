@@ -171,6 +171,37 @@ TEST_F(PostgresStoreTest, DeadlockIsRetried) {
   EXPECT_EQ(RawPg(schema_.url()).Query("SELECT sum(v) FROM pair"), "4");
 }
 
+TEST_F(PostgresStoreTest, DatabaseGoneForLongerThanTheRetryIsUnavailable) {
+  // The store's role may no longer log in: every reconnect is refused.
+  const std::string role = schema_.name();
+  RawPg admin(schema_.base_url());
+  admin.Exec("CREATE ROLE " + role + " LOGIN; GRANT ALL ON SCHEMA " + role +
+             " TO " + role);
+  std::string url = url_;
+  url.replace(url.find("postgres@"), 8, role);
+  PostgresOptions options;
+  options.retry_ms = 300;
+  auto store = OpenPostgresStore(url, options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_TRUE((*store)->CreateExperiment(MakeExperiment("e")).ok());
+  admin.Exec("ALTER ROLE " + role + " NOLOGIN");
+  ASSERT_GE(TerminateStoreConnections(), 1);
+  const auto start = std::chrono::steady_clock::now();
+  Status s = (*store)->UpdateExperiment("e", ExperimentUpdate{});
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
+  EXPECT_EQ(s.message().rfind(pg::DisplayUrl(url) + ": ", 0), 0u)
+      << s.message();
+  EXPECT_NE(s.message().find("not permitted to log in"), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("(retried for 0.3 s)"), std::string::npos)
+      << s.message();
+  EXPECT_GE(waited, std::chrono::milliseconds(300));
+  EXPECT_LT(waited, std::chrono::seconds(3));
+  store->reset();
+  admin.Exec("DROP OWNED BY " + role + "; DROP ROLE " + role);
+}
+
 TEST_F(PostgresStoreTest, TwoFirstStartsOnAnEmptySchemaDoNotRace) {
   std::unique_ptr<PostgresStore> a, b;
   std::thread ta([&] { a = Open(); });
