@@ -4,7 +4,12 @@
 # socket in DIR, and its URL in DIR/url.
 #
 #   scripts/postgres-local.sh start DIR   # prints the URL (hpt serve --db URL)
-#   scripts/postgres-local.sh stop DIR
+#   scripts/postgres-local.sh stop DIR      # a clean (fast) shutdown
+#   scripts/postgres-local.sh discard DIR   # immediate stop, DIR removed
+#
+# discard is for scratch servers (the tests'): a clean shutdown writes a
+# checkpoint of every page the tests dirtied, seconds of fsync for data
+# that is thrown away next.
 #
 # Needs Debian's postgresql (initdb and pg_ctl; scripts/install-deps.sh).
 # As root the server runs as the `postgres` user (initdb refuses root).
@@ -13,7 +18,7 @@ set -euo pipefail
 
 cmd="${1:-}"
 dir="${2:-}"
-[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|start-if-possible|stop DIR" >&2; exit 2; }
+[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|start-if-possible|stop|discard DIR" >&2; exit 2; }
 dir="$(realpath -m "$dir")"
 # start-if-possible: as start, but where no server can run here (no
 # binaries, root without a postgres user) says why, also in DIR.why (the
@@ -50,8 +55,14 @@ stop() {
 
 case "$cmd" in
   stop) stop; exit 0 ;;
+  discard)
+    if [ -n "$bindir" ] && [ -f "$dir/data/postmaster.pid" ]; then
+      as_pg "$bindir/pg_ctl" -D "$dir/data" stop -m immediate -w -t 30 >/dev/null 2>&1 || true
+    fi
+    rm -rf "$dir" "$why_file"
+    exit 0 ;;
   start) ;;
-  *) echo "usage: $0 start|start-if-possible|stop DIR" >&2; exit 2 ;;
+  *) echo "usage: $0 start|start-if-possible|stop|discard DIR" >&2; exit 2 ;;
 esac
 
 rm -f "$why_file"

@@ -71,7 +71,7 @@ TEST_F(PostgresServerTest, TrialsRunAndEverythingSurvivesKill9) {
     auto created = client->Json("POST", "/api/v1/experiments", spec);
     ASSERT_TRUE(created.ok()) << created.status().ToString();
     nlohmann::json done = hpt::testing::WaitForExperiment(*client, "pg", 60);
-    ASSERT_EQ(done["phase"], "Succeeded") << done.dump();
+    ASSERT_EQ(done["status"]["phase"], "Succeeded") << done.dump();
     auto trials = client->Json("GET", "/api/v1/experiments/pg/trials");
     ASSERT_TRUE(trials.ok());
     trials_before = (*trials)["trials"];
@@ -83,14 +83,17 @@ TEST_F(PostgresServerTest, TrialsRunAndEverythingSurvivesKill9) {
     server.Kill(SIGKILL);
   }
   ASSERT_EQ(trials_before.size(), 3u) << trials_before.dump();
-  for (const auto& t : trials_before)
+  for (const auto& t : trials_before) {
     EXPECT_EQ(t["phase"], "Succeeded") << t.dump();
+    EXPECT_EQ(t["metrics"].size(), 1u)
+        << t.dump();  // loss, from the trial's output
+  }
 
   HptProcess again(schema_.url(), Args("logs"));
   auto client = again.Client();
   auto experiment = client->Json("GET", "/api/v1/experiments/pg");
   ASSERT_TRUE(experiment.ok()) << experiment.status().ToString();
-  EXPECT_EQ((*experiment)["phase"], "Succeeded");
+  EXPECT_EQ((*experiment)["status"]["phase"], "Succeeded");
   auto trials = client->Json("GET", "/api/v1/experiments/pg/trials");
   ASSERT_TRUE(trials.ok());
   EXPECT_EQ((*trials)["trials"], trials_before);
