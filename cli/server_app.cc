@@ -133,7 +133,6 @@ class ServerAppImpl : public ServerApp {
     copts.log_dir = DefaultLogDir(options.db_path);
     if (!options.log_dir.empty()) copts.log_dir = options.log_dir;
     KeepPrivate(copts.log_dir);
-    KeepPrivate(copts.log_dir);
     const std::vector<runner::GpuDevice> gpus =
         options.gpus ? runner::DevicesFromIndices(*options.gpus) : runner::DetectGpus();
     // What fair share divides: this machine, where its trials run here.
