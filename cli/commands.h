@@ -37,6 +37,7 @@ struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 8750;
   std::string db = "hpt-data/hpt.db";
+  std::string log_dir;  // --log-dir: trials' logs ("": ServerAppOptions' default)
   std::string token_file;
   int token_fd = -1;  // --token-fd: read the token from this descriptor
   // --gpus: "0,1", or "none"/"" for no GPU (runner::ParseGpuList);

@@ -85,7 +85,13 @@ int main(int argc, char** argv) {
   auto* serve_cmd = app.add_subcommand("serve", "Run the tuning server");
   serve_cmd->add_option("--host", serve.host, "Address to bind (default 127.0.0.1)");
   serve_cmd->add_option("--port", serve.port, "Port (0: any free port)")->check(CLI::Range(0, 65535));
-  serve_cmd->add_option("--db", serve.db, "SQLite database file");
+  serve_cmd->add_option("--db", serve.db,
+                        "SQLite database file (default hpt-data/hpt.db), or a PostgreSQL "
+                        "database: postgresql://USER[:PASSWORD]@HOST:PORT/DB (one server per "
+                        "database)");
+  serve_cmd->add_option("--log-dir", serve.log_dir,
+                        "Folder of the trials' logs (default: logs beside the SQLite file; "
+                        "hpt-data/logs with PostgreSQL)");
   auto* token_file_opt = serve_cmd->add_option(
       "--token-file", serve.token_file,
       "File holding the bearer token every API call must carry (its path is then "

@@ -47,10 +47,12 @@ int64_t Number(const std::map<std::string, std::string>& query, const std::strin
 class OfflineClient : public hpt::client::ApiClient {
  public:
   OfflineClient(std::unique_ptr<storage::Store> store, std::string db_path)
-      : store_(std::move(store)), db_path_(std::move(db_path)) {
-    // As the server places them (cli/server_app.cc): "logs" beside the database.
-    log_dir_ = (std::filesystem::path(db_path_).parent_path() / "logs").string();
+      : store_(std::move(store)), db_path_(storage::DisplayDb(db_path)) {
+    // As the server places them by default (cli/server_app.cc): "logs"
+    // beside the database file; hpt-data/logs for PostgreSQL.
+    log_dir_ = (std::filesystem::path(db_path).parent_path() / "logs").string();
     if (log_dir_ == "logs") log_dir_ = "./logs";
+    if (storage::IsPostgresUrl(db_path)) log_dir_ = "hpt-data/logs";
     // Only the store is needed by the routes this client lets through.
     server::AddApiRoutes({store_.get(), nullptr, nullptr, &requests_, "offline"}, router_);
   }
@@ -112,9 +114,11 @@ StatusOr<std::unique_ptr<hpt::client::ApiClient>> OpenOfflineClient(const std::s
   storage::StoreOptions options;
   options.read_only = true;
   auto store = storage::OpenStore(db_path, options);
-  if (!store.ok()) {
+  // PostgreSQL's messages start "--db <URL>" already.
+  if (!store.ok() && !storage::IsPostgresUrl(db_path)) {
     return Status(store.status().code(), "--db: " + store.status().message());
   }
+  if (!store.ok()) return store.status();
   return std::unique_ptr<hpt::client::ApiClient>(
       new OfflineClient(std::move(*store), db_path));
 }

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/parent_watch.h"
 #include "cli/server_app.h"
+#include "storage/open_store.h"
 #include "trial-runner/gpu_inventory.h"
 
 namespace hpt::cli {
@@ -69,7 +70,7 @@ void WarnIfShared(const std::string& token_file) {
 }  // namespace
 
 int Serve(const ServeOptions& options) {
-  if (options.db.empty()) return Fail("--db: must name a database file", 2);
+  if (options.db.empty()) return Fail("--db: must name a database file or a postgresql:// URL", 2);
   if (std::string problem = AdvertiseUrlProblem(options.advertise_url); !problem.empty()) {
     return Fail(problem, 2);
   }
@@ -83,6 +84,7 @@ int Serve(const ServeOptions& options) {
   so.host = options.host;
   so.port = options.port;
   so.db_path = options.db;
+  so.log_dir = options.log_dir;
   so.ui_dir = options.ui_dir.empty() ? DefaultUiDir() : options.ui_dir;
   so.sync_full = options.sync_full;
   so.max_log_bytes = options.max_log_bytes;
@@ -140,7 +142,7 @@ int Serve(const ServeOptions& options) {
   if (!server.ok()) return Fail(server.status());
   const bool loopback = so.host == "localhost" || so.host == "::1" ||
                         so.host.rfind("127.", 0) == 0;
-  std::cout << "hpt serving on " << (*server)->url() << " (db " << options.db
+  std::cout << "hpt serving on " << (*server)->url() << " (db " << storage::DisplayDb(options.db)
             << (so.token.empty() ? "" : ", token required")
             << (so.host == "0.0.0.0" ? ", listening on every interface (0.0.0.0)" : "") << ")"
             << std::endl;

@@ -26,6 +26,7 @@
 #include "server/http_server.h"
 #include "storage/db_lock.h"
 #include "storage/open_store.h"
+#include "storage/postgres_server_lock.h"
 #include "storage/store.h"
 #include "trial-runner/cgroup.h"
 #include "trial-runner/container_command.h"
@@ -48,6 +49,14 @@ void KeepPrivate(const std::string& path) {
                  "made private",
                  path, *was);
   }
+}
+
+// Trials' logs by default: "logs" beside a SQLite file; a PostgreSQL
+// database has no folder of its own.
+std::string DefaultLogDir(const std::string& db) {
+  if (storage::IsPostgresUrl(db)) return "hpt-data/logs";
+  std::string dir = (std::filesystem::path(db).parent_path() / "logs").string();
+  return dir == "logs" ? "./logs" : dir;
 }
 
 std::string Trimmed(std::string token) {
@@ -81,9 +90,16 @@ class ServerAppImpl : public ServerApp {
     store_options.synchronous_full = options.sync_full;
     // Before anything else: a second server on this database must not
     // touch the first one's trials.
-    HPT_ASSIGN_OR_RETURN(db_lock_, storage::DatabaseLock::Acquire(options.db_path));
+    const bool postgres = storage::IsPostgresUrl(options.db_path);
+    if (postgres) {
+      HPT_ASSIGN_OR_RETURN(postgres_lock_, storage::PostgresServerLock::Acquire(options.db_path));
+    } else {
+      HPT_ASSIGN_OR_RETURN(db_lock_, storage::DatabaseLock::Acquire(options.db_path));
+    }
     HPT_ASSIGN_OR_RETURN(store_, storage::OpenStore(options.db_path, store_options));
-    for (const char* suffix : {"", "-wal", "-shm"}) KeepPrivate(options.db_path + suffix);
+    if (!postgres) {
+      for (const char* suffix : {"", "-wal", "-shm"}) KeepPrivate(options.db_path + suffix);
+    }
     builtins_ = controller::NewBuiltins();
 
     // Listen first: trials need the server's URL in their environment.
@@ -114,8 +130,8 @@ class ServerAppImpl : public ServerApp {
     copts.hpt_binary = options.hpt_binary;
     copts.max_log_bytes = options.max_log_bytes;
     copts.max_loaded_experiments = options.max_loaded_experiments;
-    copts.log_dir = (std::filesystem::path(options.db_path).parent_path() / "logs").string();
-    if (copts.log_dir == "logs") copts.log_dir = "./logs";
+    copts.log_dir = DefaultLogDir(options.db_path);
+    if (!options.log_dir.empty()) copts.log_dir = options.log_dir;
     KeepPrivate(copts.log_dir);
     const std::vector<runner::GpuDevice> gpus =
         options.gpus ? runner::DevicesFromIndices(*options.gpus) : runner::DetectGpus();
@@ -219,7 +235,9 @@ class ServerAppImpl : public ServerApp {
                  api::Join(shared, ", "));
   }
 
-  std::unique_ptr<storage::DatabaseLock> db_lock_;  // first: released last
+  // First: released last. One of the two, by the kind of database.
+  std::unique_ptr<storage::DatabaseLock> db_lock_;
+  std::unique_ptr<storage::PostgresServerLock> postgres_lock_;
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<controller::Builtins> builtins_;
   std::unique_ptr<controller::Controller> controller_;

@@ -1,6 +1,6 @@
 #pragma once
 // ServerApp: `hpt serve` assembled, the process's composition root — the
-// database lock, the SQLite store, the built-in registries, the controller,
+// database lock, the store (SQLite or PostgreSQL), the built-in registries, the controller,
 // every registered executor, the GPU monitor, the importance worker and the
 // HTTP API (server/http_server.h), started and stopped in the order each
 // needs. `hpt serve` and `hpt run`'s embedded server run one.
@@ -18,7 +18,11 @@ namespace hpt::cli {
 struct ServerAppOptions {
   std::string host = "127.0.0.1";
   int port = 8750;  // 0: any free port
+  // A SQLite file, or a postgresql:// URL (storage/open_store.h).
   std::string db_path = "hpt-data/hpt.db";
+  // Trials' logs; "": "logs" beside a SQLite file, hpt-data/logs for
+  // PostgreSQL.
+  std::string log_dir;
   // When set, every /api/ call and /metrics needs "Authorization: Bearer".
   std::string token;
   // GPUs trials may use; nullopt: the ones `nvidia-smi -L` lists.

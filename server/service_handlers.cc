@@ -57,6 +57,12 @@ HttpResponse Metrics(const ApiContext& ctx, const HttpRequest&) {
       << "# TYPE hpt_http_requests_total counter\nhpt_http_requests_total "
       << ctx.requests_total->load() << "\n";
   WriteImportanceMetrics(ctx, out);
+  // The store's own (PostgreSQL: its connection pool).
+  for (const auto& [name, value] : ctx.store->Metrics()) {
+    const bool counter = name.size() > 6 && name.compare(name.size() - 6, 6, "_total") == 0;
+    out << "# TYPE " << name << (counter ? " counter\n" : " gauge\n") << name << " " << value
+        << "\n";
+  }
   std::vector<runner::GpuUsage> gpus = ctx.gpus ? ctx.gpus->Latest() : std::vector<runner::GpuUsage>{};
   if (!gpus.empty()) {
     auto series = [&](const char* name, const char* help, auto value) {

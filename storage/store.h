@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/status.h"
@@ -173,6 +174,11 @@ class Store : public TenancyStore {
   // trial name; trials that never reported it are absent. One indexed query.
   virtual StatusOr<std::map<std::string, std::vector<MetricPoint>>> ListMetricCurves(
       const std::string& experiment, const std::string& metric) = 0;
+
+  // The backend's own gauges and counters for /metrics, as (Prometheus
+  // name, value); a name ending in _total is a counter. The default has
+  // none (SQLite); PostgresStore reports its connection pool.
+  virtual std::vector<std::pair<std::string, double>> Metrics() { return {}; }
 };
 
 struct SqliteOptions {

@@ -1,0 +1,379 @@
+#include "storage/postgres_db.h"
+
+#include <libpq-fe.h>
+#include <poll.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <utility>
+
+namespace hpt::storage::pg {
+namespace {
+
+// `text` as valid UTF-8 without NUL: each invalid byte becomes U+FFFD.
+std::string ValidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xe  ? 3
+                 : (c >> 3) == 0x1e ? 4
+                                    : 0;
+    bool valid =
+        len > 0 && i + len <= text.size() && c != 0 && !(len == 2 && c < 0xc2);
+    for (size_t k = 1; valid && k < len; ++k) {
+      valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    }
+    if (valid && len >= 3) {
+      // Overlong forms, surrogates and code points past U+10FFFF.
+      const unsigned char d = static_cast<unsigned char>(text[i + 1]);
+      if (len == 3)
+        valid = !(c == 0xe0 && d < 0xa0) && !(c == 0xed && d >= 0xa0);
+      if (len == 4)
+        valid =
+            !(c == 0xf0 && d < 0x90) && !(c == 0xf4 && d >= 0x90) && c <= 0xf4;
+    }
+    if (valid) {
+      out.append(text.substr(i, len));
+      i += len;
+    } else {
+      if (c != 0) out.append("\xef\xbf\xbd");
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string DoubleText(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+// An element of an array literal: quoted, with " and \ escaped.
+void AppendQuoted(std::string& out, std::string_view text) {
+  out.push_back('"');
+  for (char c : text) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('"');
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return 0;
+}
+
+// libpq's messages, which may span lines ("...failed: Connection
+// refused\n\tIs the server running...\n"), as one line.
+std::string OneLine(const std::string& message) {
+  std::string out;
+  for (char c : message) {
+    if (c == '\n') {
+      out += "; ";
+    } else if (c == '\t') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == ';'))
+    out.pop_back();
+  size_t at;
+  while ((at = out.find(";  ")) != std::string::npos) out.erase(at + 1, 1);
+  return out;
+}
+
+}  // namespace
+
+std::string DisplayUrl(const std::string& url) {
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
+  if (options == nullptr) {
+    PQfreemem(error);
+    // Unparsable: the scheme and host part, without a user's password.
+    size_t scheme = url.find("://");
+    std::string rest =
+        scheme == std::string::npos ? url : url.substr(scheme + 3);
+    rest = rest.substr(0, rest.find_first_of("/?"));
+    if (size_t at = rest.rfind('@'); at != std::string::npos) {
+      std::string user = rest.substr(0, at);
+      rest = user.substr(0, user.find(':')) + rest.substr(at);
+    }
+    return "postgresql://" + rest;
+  }
+  std::string user, host, port, dbname;
+  for (PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
+    if (o->val == nullptr) continue;
+    const std::string keyword = o->keyword;
+    if (keyword == "user") user = o->val;
+    if (keyword == "host" || (keyword == "hostaddr" && host.empty()))
+      host = o->val;
+    if (keyword == "port") port = o->val;
+    if (keyword == "dbname") dbname = o->val;
+  }
+  PQconninfoFree(options);
+  return "postgresql://" + (user.empty() ? "" : user + "@") + host +
+         (port.empty() ? "" : ":" + port) + "/" + dbname;
+}
+
+bool IsRetryableSqlState(const std::string& sqlstate) {
+  return sqlstate == "40001" || sqlstate == "40P01";
+}
+
+// ---- Params ----
+
+Params& Params::Add(std::string_view text) {
+  values_.push_back(ValidUtf8(text));
+  null_.push_back(false);
+  formats_.push_back(0);
+  return *this;
+}
+
+Params& Params::Add(int64_t value) {
+  values_.push_back(std::to_string(value));
+  null_.push_back(false);
+  formats_.push_back(0);
+  return *this;
+}
+
+Params& Params::Add(double value) {
+  values_.push_back(DoubleText(value));
+  null_.push_back(false);
+  formats_.push_back(0);
+  return *this;
+}
+
+Params& Params::AddBytes(std::string_view bytes) {
+  values_.emplace_back(bytes);
+  null_.push_back(false);
+  formats_.push_back(1);
+  return *this;
+}
+
+Params& Params::AddNull() {
+  values_.emplace_back();
+  null_.push_back(true);
+  formats_.push_back(0);
+  return *this;
+}
+
+void Params::Set(int index, int64_t value) {
+  values_.at(index) = std::to_string(value);
+  null_.at(index) = false;
+  formats_.at(index) = 0;
+}
+
+Params& Params::AddArray(const std::vector<std::string>& texts) {
+  std::string literal = "{";
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (i > 0) literal.push_back(',');
+    AppendQuoted(literal, texts[i]);
+  }
+  literal.push_back('}');
+  return Add(std::string_view(literal));
+}
+
+Params& Params::AddArray(const std::vector<int64_t>& values) {
+  std::string literal = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) literal.push_back(',');
+    literal += std::to_string(values[i]);
+  }
+  literal.push_back('}');
+  return Add(std::string_view(literal));
+}
+
+Params& Params::AddArray(const std::vector<double>& values, bool nan_is_null) {
+  std::string literal = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) literal.push_back(',');
+    literal +=
+        std::isnan(values[i]) && nan_is_null ? "NULL" : DoubleText(values[i]);
+  }
+  literal.push_back('}');
+  return Add(std::string_view(literal));
+}
+
+// ---- Result ----
+
+Result::~Result() {
+  if (result_ != nullptr) PQclear(result_);
+}
+
+Result::Result(Result&& other) noexcept
+    : result_(std::exchange(other.result_, nullptr)) {}
+
+int Result::rows() const { return PQntuples(result_); }
+
+int64_t Result::Affected() const {
+  return std::strtoll(PQcmdTuples(result_), nullptr, 10);
+}
+
+bool Result::IsNull(int row, int column) const {
+  return PQgetisnull(result_, row, column) != 0;
+}
+
+std::string Result::Text(int row, int column) const {
+  return std::string(PQgetvalue(result_, row, column),
+                     static_cast<size_t>(PQgetlength(result_, row, column)));
+}
+
+int64_t Result::Int(int row, int column) const {
+  return std::strtoll(PQgetvalue(result_, row, column), nullptr, 10);
+}
+
+double Result::Double(int row, int column) const {
+  if (IsNull(row, column)) return std::numeric_limits<double>::quiet_NaN();
+  // strtod reads PostgreSQL's "NaN", "Infinity" and "-Infinity".
+  return std::strtod(PQgetvalue(result_, row, column), nullptr);
+}
+
+std::string Result::Bytes(int row, int column) const {
+  // bytea in text format: "\x" and two hex digits a byte.
+  const char* text = PQgetvalue(result_, row, column);
+  const size_t length = static_cast<size_t>(PQgetlength(result_, row, column));
+  std::string out;
+  if (length < 2 || text[0] != '\\' || text[1] != 'x') return out;
+  out.reserve((length - 2) / 2);
+  for (size_t i = 2; i + 1 < length; i += 2) {
+    out.push_back(
+        static_cast<char>(HexValue(text[i]) * 16 + HexValue(text[i + 1])));
+  }
+  return out;
+}
+
+// ---- Connection ----
+
+StatusOr<std::unique_ptr<Connection>> Connection::Open(
+    const std::string& url, const std::string& display) {
+  // A URL libpq cannot read: its message quotes the URL, password and all.
+  char* parse_error = nullptr;
+  if (PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &parse_error)) {
+    PQconninfoFree(parsed);
+  } else {
+    std::string message = OneLine(parse_error ? parse_error : "cannot be read");
+    PQfreemem(parse_error);
+    for (size_t at; (at = message.find(url)) != std::string::npos;) {
+      message.replace(at, url.size(), display);
+    }
+    return InvalidArgument(display + ": not a PostgreSQL URL: " + message);
+  }
+  // Keywords before the URL are defaults the URL may override.
+  const char* keywords[] = {"connect_timeout", "application_name", "dbname",
+                            nullptr};
+  const char* values[] = {"5", "hpt", url.c_str(), nullptr};
+  PGconn* conn = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
+  if (conn == nullptr) return Unavailable(display + ": out of memory");
+  if (PQstatus(conn) != CONNECTION_OK) {
+    const std::string message = OneLine(PQerrorMessage(conn));
+    PQfinish(conn);
+    return Unavailable(display + ": " + message);
+  }
+  // Notices ("relation already exists, skipping") are not for the user.
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
+  return std::unique_ptr<Connection>(new Connection(conn, display));
+}
+
+Connection::~Connection() { PQfinish(conn_); }
+
+bool Connection::broken() const {
+  return lost_ || PQstatus(conn_) == CONNECTION_BAD;
+}
+
+int Connection::backend_pid() const { return PQbackendPID(conn_); }
+
+Status Connection::Failure(PGresult* result, std::string_view what) {
+  const char* state =
+      result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+  last_sqlstate_ = state ? state : "";
+  // The server's errors carry a SQLSTATE; libpq's own (a socket that
+  // failed, an answer cut short) do not: the connection cannot be trusted
+  // again, whatever PQstatus says.
+  if (last_sqlstate_.empty()) lost_ = true;
+  const char* primary =
+      result ? PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
+  std::string message = OneLine(primary ? primary : PQerrorMessage(conn_));
+  if (result) PQclear(result);
+  while (!message.empty() &&
+         (message.back() == '\n' || message.back() == ' ')) {
+    message.pop_back();
+  }
+  std::string text = "postgres: " + message;
+  if (!what.empty()) text += " (in: " + std::string(what.substr(0, 80)) + ")";
+  const std::string& s = last_sqlstate_;
+  if (broken() || s.rfind("08", 0) == 0 || s.rfind("53", 0) == 0 ||
+      s.rfind("57P", 0) == 0 || IsRetryableSqlState(s)) {
+    // The server is gone, restarting or out of room, or the transaction
+    // lost a race: worth trying later.
+    return Unavailable(display_ + ": " + text);
+  }
+  if (s.rfind("23", 0) == 0 || s == "25006")
+    return FailedPrecondition(std::move(text));
+  return Internal(std::move(text));
+}
+
+StatusOr<Result> Connection::Exec(std::string_view sql, const Params& params) {
+  last_sqlstate_.clear();
+  auto it = prepared_.find(std::string(sql));
+  if (it == prepared_.end()) {
+    const std::string name = "hpt_" + std::to_string(prepared_.size() + 1);
+    PGresult* prepared =
+        PQprepare(conn_, name.c_str(), std::string(sql).c_str(), 0, nullptr);
+    if (prepared == nullptr || PQresultStatus(prepared) != PGRES_COMMAND_OK) {
+      return Failure(prepared, sql);
+    }
+    PQclear(prepared);
+    it = prepared_.emplace(std::string(sql), name).first;
+  }
+  const int n = params.size();
+  std::vector<const char*> values(n);
+  std::vector<int> lengths(n);
+  for (int i = 0; i < n; ++i) {
+    values[i] = params.null_[i] ? nullptr : params.values_[i].data();
+    lengths[i] = static_cast<int>(params.values_[i].size());
+  }
+  PGresult* result = PQexecPrepared(conn_, it->second.c_str(), n, values.data(),
+                                    lengths.data(), params.formats_.data(), 0);
+  const ExecStatusType status =
+      result ? PQresultStatus(result) : PGRES_FATAL_ERROR;
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
+    return Failure(result, sql);
+  return Result(result);
+}
+
+Status Connection::ExecScript(const std::string& sql) {
+  return ExecScriptWith(sql, nullptr);
+}
+
+Status Connection::ExecScriptWith(
+    const std::string& sql, const std::function<void(int socket)>* between) {
+  last_sqlstate_.clear();
+  if (PQsendQuery(conn_, sql.c_str()) == 0) return Failure(nullptr, sql);
+  if (between != nullptr && *between) (*between)(PQsocket(conn_));
+  // Every statement's result; the first failure is the answer.
+  Status status = Status::Ok();
+  while (PGresult* result = PQgetResult(conn_)) {
+    const ExecStatusType s = PQresultStatus(result);
+    if (status.ok() && s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
+      status = Failure(result, sql);
+    } else {
+      PQclear(result);
+    }
+  }
+  if (status.ok() && broken()) status = Failure(nullptr, sql);
+  return status;
+}
+
+}  // namespace hpt::storage::pg

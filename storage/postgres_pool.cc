@@ -1,0 +1,228 @@
+#include "storage/postgres_pool.h"
+
+#include <algorithm>
+#include <thread>
+#include <utility>
+
+namespace hpt::storage::pg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+enum class Outcome {
+  kDone,           // the answer is set
+  kRetry,          // nothing was stored; run it again
+  kUnknownCommit,  // the connection died with COMMIT in flight
+};
+
+bool Retryable(const Connection& conn) {
+  return conn.broken() || IsRetryableSqlState(conn.last_sqlstate());
+}
+
+// Markers outlive the few seconds a lost COMMIT is looked up for by far.
+constexpr int kPruneEveryWrites = 256;
+constexpr const char* kPruneMarkers =
+    "DELETE FROM commit_markers WHERE created_at < now() - interval '1 hour'";
+
+}  // namespace
+
+Pool::Pool(PoolOptions options)
+    : options_(std::move(options)), random_(std::random_device{}()) {}
+
+Pool::~Pool() = default;
+
+StatusOr<std::unique_ptr<Pool>> Pool::Open(PoolOptions options) {
+  if (options.size < 1) options.size = 1;
+  std::unique_ptr<Pool> pool(new Pool(std::move(options)));
+  HPT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> first, pool->Connect());
+  std::lock_guard<std::mutex> lock(pool->mu_);
+  pool->idle_.push_back(std::move(first));
+  pool->open_ = 1;
+  return pool;
+}
+
+StatusOr<std::unique_ptr<Connection>> Pool::Connect() {
+  HPT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn,
+                       Connection::Open(options_.url, options_.display));
+  if (!options_.on_connect.empty())
+    HPT_RETURN_IF_ERROR(conn->ExecScript(options_.on_connect));
+  return conn;
+}
+
+StatusOr<std::unique_ptr<Connection>> Pool::Acquire(bool* waited) {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    if (!idle_.empty()) {
+      std::unique_ptr<Connection> conn = std::move(idle_.back());
+      idle_.pop_back();
+      ++in_use_;
+      return conn;
+    }
+    if (open_ < options_.size) {
+      ++open_;
+      ++in_use_;
+      lock.unlock();
+      StatusOr<std::unique_ptr<Connection>> conn = Connect();
+      lock.lock();
+      if (!conn.ok()) {
+        --open_;
+        --in_use_;
+        released_.notify_one();
+      }
+      return conn;
+    }
+    if (!*waited) ++counters_.waits;
+    *waited = true;
+    released_.wait(lock);
+  }
+}
+
+void Pool::Release(std::unique_ptr<Connection> conn) {
+  std::lock_guard<std::mutex> lock(mu_);
+  --in_use_;
+  if (conn != nullptr && !conn->broken()) {
+    idle_.push_back(std::move(conn));
+  } else {
+    --open_;
+    ++counters_.reconnects;  // the next Acquire opens its replacement
+  }
+  released_.notify_one();
+}
+
+int64_t Pool::NewMarker() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int64_t>(random_() >> 1);
+}
+
+StatusOr<bool> Pool::Committed(int64_t marker) {
+  bool waited = false;
+  HPT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Acquire(&waited));
+  // Waits for the lost transaction while it still holds its marker's row.
+  StatusOr<Result> inserted = conn->Exec(
+      "INSERT INTO commit_markers (id) VALUES ($1)", Params().Add(marker));
+  const std::string state = conn->last_sqlstate();
+  Release(std::move(conn));
+  if (inserted.ok()) return false;
+  if (state == "23505") return true;
+  return inserted.status();
+}
+
+Status Pool::Transact(Kind kind,
+                      const std::function<Status(Connection&)>& body) {
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::milliseconds(options_.retry_ms);
+  std::chrono::milliseconds backoff(5);
+  Status problem = Status::Ok();
+  int64_t unknown_marker =
+      0;  // set: a COMMIT with this marker may have happened
+  for (bool first = true;; first = false) {
+    if (!first) {
+      const Clock::time_point now = Clock::now();
+      if (now >= deadline) {
+        std::string why = problem.message();
+        if (why.rfind(options_.display, 0) == 0)
+          why = why.substr(options_.display.size() + 2);
+        if (unknown_marker != 0) {
+          why =
+              "the connection was lost while a COMMIT was in flight, and "
+              "whether it was "
+              "stored cannot be told yet: " +
+              why;
+        }
+        return Unavailable(
+            options_.display + ": " + why + " (retried for " +
+            std::to_string(options_.retry_ms / 1000.0).substr(0, 3) + " s)");
+      }
+      std::uniform_int_distribution<int> jitter(
+          0, static_cast<int>(backoff.count()));
+      int sleep_ms = 0;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++counters_.retries;
+        sleep_ms = static_cast<int>(backoff.count()) + jitter(random_);
+      }
+      std::this_thread::sleep_until(
+          std::min(deadline, now + std::chrono::milliseconds(sleep_ms)));
+      backoff = std::clamp(backoff * 2, std::chrono::milliseconds(5),
+                           std::chrono::milliseconds(500));
+    }
+    if (unknown_marker != 0) {
+      StatusOr<bool> committed = Committed(unknown_marker);
+      if (!committed.ok()) {
+        problem = committed.status();
+        continue;
+      }
+      if (*committed) return Status::Ok();
+      unknown_marker = 0;  // never stored: run it again
+    }
+    bool waited = false;
+    StatusOr<std::unique_ptr<Connection>> acquired = Acquire(&waited);
+    if (!acquired.ok()) {
+      problem = acquired.status();
+      continue;
+    }
+    std::unique_ptr<Connection> conn = std::move(acquired).value();
+    Status answer = Status::Ok();
+    Outcome outcome = Outcome::kDone;
+    int64_t marker = 0;
+    if (kind != Kind::kRead) {
+      answer = conn->ExecScript(
+          kind == Kind::kWrite
+              ? "BEGIN"
+              : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    }
+    if (answer.ok()) answer = body(*conn);
+    if (!answer.ok()) {
+      outcome = Retryable(*conn) ? Outcome::kRetry : Outcome::kDone;
+      if (kind != Kind::kRead && !conn->broken())
+        (void)conn->ExecScript("ROLLBACK");
+    } else if (kind == Kind::kSnapshotRead) {
+      answer = conn->ExecScript("COMMIT");
+      if (!answer.ok())
+        outcome = Retryable(*conn) ? Outcome::kRetry : Outcome::kDone;
+    } else if (kind == Kind::kWrite) {
+      marker = NewMarker();
+      answer = conn->ExecScriptWith("INSERT INTO commit_markers (id) VALUES (" +
+                                        std::to_string(marker) + "); COMMIT",
+                                    &options_.after_commit_sent);
+      if (!answer.ok() && conn->broken()) {
+        outcome = Outcome::kUnknownCommit;
+      } else if (!answer.ok()) {
+        outcome = Retryable(*conn) ? Outcome::kRetry : Outcome::kDone;
+        (void)conn->ExecScript("ROLLBACK");
+      }
+    }
+    bool prune = false;
+    if (kind == Kind::kWrite && answer.ok()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      prune = ++writes_ % kPruneEveryWrites == 0;
+    }
+    if (prune) (void)conn->ExecScript(kPruneMarkers);
+    Release(std::move(conn));
+    switch (outcome) {
+      case Outcome::kDone:
+        return answer;
+      case Outcome::kRetry:
+        problem = answer;
+        break;
+      case Outcome::kUnknownCommit: {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++counters_.unknown_commits;
+        problem = answer;
+        unknown_marker = marker;
+        backoff = std::chrono::milliseconds(0);  // look it up at once
+        break;
+      }
+    }
+  }
+}
+
+PoolStats Pool::Stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  PoolStats stats = counters_;
+  stats.open = open_;
+  stats.in_use = in_use_;
+  return stats;
+}
+
+}  // namespace hpt::storage::pg

@@ -1,0 +1,136 @@
+#pragma once
+// PostgresStore: the Store on a PostgreSQL database (see store.h for the
+// contract; OpenStore in open_store.h picks it for a postgresql:// --db).
+// Its methods live in four source files, as SqliteStore's do: experiments
+// in postgres_store.cc, trials in postgres_store_trials.cc, observations
+// in postgres_store_observations.cc, tenancy in postgres_store_tenancy.cc.
+//
+// Every method is one transaction of the connection pool (postgres_pool.h):
+// retried after a conflict or a lost connection, never applied twice, and
+// committed (durable) when it returns OK. Writes that touch one row take
+// its row lock first (FOR UPDATE), so READ COMMITTED suffices; reads of
+// several statements share one REPEATABLE READ snapshot.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/status.h"
+#include "api/types.h"
+#include "storage/postgres_pool.h"
+#include "storage/store.h"
+
+namespace hpt::storage {
+
+struct PostgresOptions {
+  int pool_size = 8;  // connections at most
+  int retry_ms =
+      5000;  // how long a transaction is retried (cf. SQLite's busy timeout)
+  // Reads only (`hpt list --db`): nothing is created, migrated or written.
+  bool read_only = false;
+  // For tests (pg::PoolOptions::after_commit_sent).
+  std::function<void(int socket)> after_commit_sent;
+};
+
+class PostgresStore final : public Store {
+ public:
+  explicit PostgresStore(std::unique_ptr<pg::Pool> pool)
+      : pool_(std::move(pool)) {}
+
+  // The pool's counters, for /metrics and tests.
+  pg::PoolStats PoolStats() const { return pool_->Stats(); }
+  std::vector<std::pair<std::string, double>> Metrics() override;
+
+  Status CreateExperiment(const api::Experiment& experiment) override;
+  StatusOr<api::Experiment> GetExperiment(const std::string& name) override;
+  StatusOr<std::vector<api::Experiment>> ListExperiments() override;
+  StatusOr<std::vector<UnreadableRow>> ListUnreadableExperiments() override;
+  Status UpdateExperiment(const std::string& name,
+                          const ExperimentUpdate& update) override;
+  Status DeleteExperiment(const std::string& name) override;
+
+  Status AddTrials(const std::string& experiment,
+                   const NewTrials& batch) override;
+  StatusOr<std::vector<api::Trial>> ListTrials(
+      const std::string& experiment) override;
+  StatusOr<std::vector<UnreadableRow>> ListUnreadableTrials(
+      const std::string& experiment) override;
+  StatusOr<api::Trial> GetTrial(const std::string& experiment,
+                                const std::string& trial) override;
+  Status UpdateTrial(const std::string& experiment, const std::string& trial,
+                     const TrialUpdate& update) override;
+
+  Status AddObservations(const std::string& experiment,
+                         const std::string& trial,
+                         const std::vector<api::Observation>& obs) override;
+  StatusOr<std::vector<api::MetricSummary>> AddObservationsAndSummarize(
+      const std::string& experiment, const std::string& trial,
+      const std::vector<api::Observation>& obs) override;
+  StatusOr<std::vector<api::Observation>> ListObservations(
+      const std::string& experiment, const std::string& trial) override;
+  StatusOr<std::map<std::string, std::vector<MetricPoint>>> ListMetricCurves(
+      const std::string& experiment, const std::string& metric) override;
+
+  // TenancyStore (postgres_store_tenancy.cc).
+  Status CreateNamespace(const api::Namespace& ns) override;
+  StatusOr<api::Namespace> GetNamespace(const std::string& name) override;
+  StatusOr<std::vector<api::Namespace>> ListNamespaces() override;
+  Status UpdateNamespace(const api::Namespace& ns) override;
+  Status DeleteNamespace(const std::string& name) override;
+  StatusOr<int> CountExperiments(const std::string& namespace_name) override;
+  Status CreateUser(const api::User& user,
+                    const std::string& key_hash) override;
+  StatusOr<std::vector<StoredUser>> ListUsers() override;
+  Status DeleteUser(const std::string& name) override;
+  Status AppendAudit(const std::vector<AuditEntry>& entries) override;
+  StatusOr<std::vector<AuditEntry>> ListAudit(const AuditQuery& query) override;
+
+ private:
+  using Kind = pg::Pool::Kind;
+  // Helpers below run inside a transaction on `conn`.
+
+  // The row id of an experiment (locked FOR UPDATE when `lock`); NotFound
+  // naming it when absent.
+  static StatusOr<int64_t> ExperimentId(pg::Connection& conn,
+                                        const std::string& name,
+                                        bool lock = false);
+  // The row id of a trial; NotFound naming the experiment when that is
+  // what is missing, else naming the trial.
+  static StatusOr<int64_t> TrialId(pg::Connection& conn,
+                                   const std::string& experiment,
+                                   const std::string& trial);
+  // Appends observations and merges them into the trial's summaries; with
+  // `summaries`, also answers every summary of the trial as it stands
+  // after (sorted by name) in the same statement.
+  static Status AddObservationsTo(pg::Connection& conn, int64_t trial_id,
+                                  const std::vector<api::Observation>& obs,
+                                  std::vector<api::MetricSummary>* summaries);
+  // Metric summaries of one trial, sorted by name.
+  static StatusOr<std::vector<api::MetricSummary>> TrialMetrics(
+      pg::Connection& conn, int64_t trial_id);
+  // Every experiment row, oldest first: decoded into *readable, or (when
+  // not null) reported in *unreadable.
+  static Status ScanExperiments(pg::Connection& conn,
+                                std::vector<api::Experiment>* readable,
+                                std::vector<UnreadableRow>* unreadable);
+  static StatusOr<std::vector<UnreadableRow>> ScanTrials(
+      pg::Connection& conn, const std::string& experiment,
+      std::vector<api::Trial>* readable);
+  // The namespace's row (locked FOR UPDATE when `lock`); NotFound when absent.
+  static StatusOr<api::Namespace> ReadNamespace(pg::Connection& conn,
+                                                const std::string& name,
+                                                bool lock);
+  static StatusOr<int> CountIn(pg::Connection& conn,
+                               const std::string& namespace_name);
+
+  std::unique_ptr<pg::Pool> pool_;
+};
+
+// Opens the store at `url` (postgresql://user[:password]@host:port/db?...)
+// and migrates its schema. Errors name the database (without a password).
+StatusOr<std::unique_ptr<PostgresStore>> OpenPostgresStore(
+    const std::string& url, const PostgresOptions& options = {});
+
+}  // namespace hpt::storage

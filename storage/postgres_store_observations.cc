@@ -1,0 +1,238 @@
+// Observations of PostgresStore, and the metric summaries they keep current.
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+
+#include "storage/postgres_store.h"
+
+namespace hpt::storage {
+namespace {
+
+using pg::Connection;
+using pg::Params;
+using pg::Result;
+
+// The summary of one metric over the observations of one call, merged
+// into the stored row by the upsert below. NaN is ignored by min and max
+// unless every value is NaN (then they are NULL).
+struct PendingSummary {
+  double min = NAN;
+  double max = NAN;
+  double latest = NAN;
+  int64_t latest_step = 0;
+  bool empty = true;
+
+  void Add(int64_t step, double value) {
+    if (!std::isnan(value)) {
+      min = std::isnan(min) ? value : std::min(min, value);
+      max = std::isnan(max) ? value : std::max(max, value);
+    }
+    // >=: of two values at the same step the later write wins.
+    if (empty || step >= latest_step) {
+      latest = value;
+      latest_step = step;
+    }
+    empty = false;
+  }
+};
+
+// One statement: the observations' rows (one write id for the call, each
+// observation's place in it as write_index), the summaries' upsert, and
+// every summary of the trial as it stands after, sorted by name (the
+// outer SELECT reads the statement's snapshot, so the upserted rows come
+// from RETURNING and the others from the table).
+constexpr const char* kAddObservations = R"sql(
+WITH w AS (SELECT nextval('observation_writes') AS id),
+ins AS (
+  INSERT INTO observations (trial_id, write_id, write_index, step, ts_ms, name, value)
+  SELECT $1, w.id, u.k, u.s, u.ts, u.n, u.v FROM w,
+    unnest($2::integer[], $3::bigint[], $4::bigint[], $5::text[], $6::float8[])
+      WITH ORDINALITY AS u(k, s, ts, n, v, ord)
+  ORDER BY u.ord),
+up AS (
+  INSERT INTO trial_metrics AS m (trial_id, name, min_value, max_value, latest_value, latest_step)
+  SELECT $1, u.n, u.mn, u.mx, u.lv, u.ls
+    FROM unnest($7::text[], $8::float8[], $9::float8[], $10::float8[], $11::bigint[])
+      AS u(n, mn, mx, lv, ls)
+  ON CONFLICT (trial_id, name) DO UPDATE SET
+    min_value = LEAST(m.min_value, excluded.min_value),
+    max_value = GREATEST(m.max_value, excluded.max_value),
+    latest_value = CASE WHEN excluded.latest_step >= m.latest_step
+                        THEN excluded.latest_value ELSE m.latest_value END,
+    latest_step = GREATEST(m.latest_step, excluded.latest_step)
+  RETURNING m.name, m.min_value, m.max_value, m.latest_value)
+SELECT * FROM (
+  SELECT name, min_value, max_value, latest_value FROM up
+  UNION ALL
+  SELECT name, min_value, max_value, latest_value FROM trial_metrics
+   WHERE trial_id = $1 AND name NOT IN (SELECT name FROM up)) s
+ORDER BY name COLLATE "C"
+)sql";
+
+}  // namespace
+
+Status PostgresStore::AddObservationsTo(
+    Connection& conn, int64_t trial_id,
+    const std::vector<api::Observation>& obs,
+    std::vector<api::MetricSummary>* summaries) {
+  if (obs.empty()) {
+    if (summaries != nullptr) {
+      HPT_ASSIGN_OR_RETURN(*summaries, TrialMetrics(conn, trial_id));
+    }
+    return Status::Ok();
+  }
+  std::vector<int64_t> places, steps, times;
+  std::vector<std::string> names;
+  std::vector<double> values;
+  std::map<std::string, PendingSummary> pending;
+  nlohmann::json texts = nlohmann::json::object();
+  for (size_t k = 0; k < obs.size(); ++k) {
+    const api::Observation& o = obs[k];
+    for (const auto& [name, value] : o.metrics) {
+      places.push_back(static_cast<int64_t>(k));
+      steps.push_back(o.step);
+      times.push_back(o.timestamp_ms);
+      names.push_back(name);
+      values.push_back(value);
+      pending[name].Add(o.step, value);
+    }
+    for (const auto& [name, text] : o.texts) texts[name] = text;
+  }
+  std::vector<std::string> summary_names;
+  std::vector<double> mins, maxs, latests;
+  std::vector<int64_t> latest_steps;
+  for (const auto& [name, s] : pending) {
+    summary_names.push_back(name);
+    mins.push_back(s.min);
+    maxs.push_back(s.max);
+    latests.push_back(s.latest);
+    latest_steps.push_back(s.latest_step);
+  }
+  Params params;
+  params.Add(trial_id)
+      .AddArray(places)
+      .AddArray(steps)
+      .AddArray(times)
+      .AddArray(names);
+  params.AddArray(values)
+      .AddArray(summary_names)
+      .AddArray(mins, /*nan_is_null=*/true);
+  params.AddArray(maxs, /*nan_is_null=*/true)
+      .AddArray(latests)
+      .AddArray(latest_steps);
+  HPT_ASSIGN_OR_RETURN(Result rows, conn.Exec(kAddObservations, params));
+  if (!texts.empty()) {
+    // jsonb's || merges the top level: each name keeps its last text.
+    HPT_RETURN_IF_ERROR(
+        conn.Exec("UPDATE trials SET outputs_json = (outputs_json::jsonb || "
+                  "$1::jsonb)::text "
+                  "WHERE id = $2",
+                  Params()
+                      .Add(texts.dump(-1, ' ', false,
+                                      nlohmann::json::error_handler_t::replace))
+                      .Add(trial_id))
+            .status());
+  }
+  if (summaries != nullptr) {
+    summaries->clear();
+    for (int r = 0; r < rows.rows(); ++r) {
+      api::MetricSummary summary;
+      summary.name = rows.Text(r, 0);
+      summary.min = rows.Double(r, 1);
+      summary.max = rows.Double(r, 2);
+      summary.latest = rows.Double(r, 3);
+      summaries->push_back(std::move(summary));
+    }
+  }
+  return Status::Ok();
+}
+
+Status PostgresStore::AddObservations(
+    const std::string& experiment, const std::string& trial,
+    const std::vector<api::Observation>& obs) {
+  return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+    HPT_ASSIGN_OR_RETURN(int64_t trial_id, TrialId(conn, experiment, trial));
+    return AddObservationsTo(conn, trial_id, obs, nullptr);
+  });
+}
+
+StatusOr<std::vector<api::MetricSummary>>
+PostgresStore::AddObservationsAndSummarize(
+    const std::string& experiment, const std::string& trial,
+    const std::vector<api::Observation>& obs) {
+  std::vector<api::MetricSummary> summaries;
+  HPT_RETURN_IF_ERROR(
+      pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+        HPT_ASSIGN_OR_RETURN(int64_t trial_id,
+                             TrialId(conn, experiment, trial));
+        return AddObservationsTo(conn, trial_id, obs, &summaries);
+      }));
+  return summaries;
+}
+
+StatusOr<std::vector<api::Observation>> PostgresStore::ListObservations(
+    const std::string& experiment, const std::string& trial) {
+  std::vector<api::Observation> result;
+  HPT_RETURN_IF_ERROR(
+      pool_->Transact(Kind::kSnapshotRead, [&](Connection& conn) -> Status {
+        HPT_ASSIGN_OR_RETURN(int64_t trial_id,
+                             TrialId(conn, experiment, trial));
+        // Rows of one observation share step, write_id and write_index, so
+        // they come out adjacent.
+        HPT_ASSIGN_OR_RETURN(
+            Result rows,
+            conn.Exec(
+                "SELECT write_id, write_index, step, ts_ms, name, value FROM "
+                "observations WHERE trial_id = $1 "
+                "ORDER BY step, write_id, write_index, id",
+                Params().Add(trial_id)));
+        result.clear();
+        int64_t current_write = -1, current_index = -1;
+        for (int r = 0; r < rows.rows(); ++r) {
+          const int64_t write_id = rows.Int(r, 0), index = rows.Int(r, 1);
+          if (result.empty() || write_id != current_write ||
+              index != current_index) {
+            current_write = write_id;
+            current_index = index;
+            api::Observation o;
+            o.step = rows.Int(r, 2);
+            o.timestamp_ms = rows.Int(r, 3);
+            result.push_back(std::move(o));
+          }
+          result.back().metrics[rows.Text(r, 4)] = rows.Double(r, 5);
+        }
+        return Status::Ok();
+      }));
+  return result;
+}
+
+StatusOr<std::map<std::string, std::vector<MetricPoint>>>
+PostgresStore::ListMetricCurves(const std::string& experiment,
+                                const std::string& metric) {
+  std::map<std::string, std::vector<MetricPoint>> curves;
+  HPT_RETURN_IF_ERROR(
+      pool_->Transact(Kind::kSnapshotRead, [&](Connection& conn) -> Status {
+        HPT_ASSIGN_OR_RETURN(int64_t experiment_id,
+                             ExperimentId(conn, experiment));
+        HPT_ASSIGN_OR_RETURN(
+            Result rows,
+            conn.Exec(
+                "SELECT t.name, o.step, o.value FROM trials t "
+                "JOIN observations o ON o.trial_id = t.id AND o.name = $1 "
+                "WHERE t.experiment_id = $2 ORDER BY t.id, o.step, o.id",
+                Params().Add(metric).Add(experiment_id)));
+        curves.clear();
+        for (int r = 0; r < rows.rows(); ++r) {
+          curves[rows.Text(r, 0)].push_back(
+              {rows.Int(r, 1), rows.Double(r, 2)});
+        }
+        return Status::Ok();
+      }));
+  return curves;
+}
+
+}  // namespace hpt::storage

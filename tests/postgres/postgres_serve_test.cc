@@ -1,0 +1,103 @@
+// `hpt serve --db postgresql://...`: the real binary on the test server.
+// One server per database (a second one refuses to start), and a server
+// that runs an experiment's trials, is killed with SIGKILL and restarted,
+// finds everything it stored.
+
+#include <signal.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/postgres/postgres_fixture.h"
+#include "tests/testing/hpt_process.h"
+#include "tests/testing/temp_dir.h"
+
+namespace hpt::storage::testing {
+namespace {
+
+using hpt::testing::HptProcess;
+using hpt::testing::RunHpt;
+
+class PostgresServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!schema_.ok())
+      GTEST_SKIP() << "no PostgreSQL server for the tests: " << schema_.why();
+  }
+  std::vector<std::string> Args(const std::string& logs) const {
+    return {"--log-dir", dir_.File(logs)};
+  }
+
+  TestSchema schema_;
+  hpt::testing::TempDir dir_;
+};
+
+TEST_F(PostgresServerTest, SecondServerOnTheDatabaseIsRefused) {
+  HptProcess first(schema_.url(), Args("logs1"));
+  std::string out, err;
+  EXPECT_EQ(RunHpt({"serve", "--port", "0", "--gpus", "none", "--db",
+                    schema_.url(), "--log-dir", dir_.File("logs2")},
+                   &out, &err, 30),
+            4)
+      << out << err;
+  EXPECT_NE(err.find("database is in use by another hpt server (its "
+                     "connection: backend pid"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("password"), std::string::npos) << err;
+  // A reader needs no lock.
+  EXPECT_EQ(RunHpt({"list", "--db", schema_.url()}, &out, &err), 0) << err;
+}
+
+TEST_F(PostgresServerTest, TrialsRunAndEverythingSurvivesKill9) {
+  nlohmann::json spec = {
+      {"name", "pg"},
+      {"objective", {{"type", "minimize"}, {"objectiveMetricName", "loss"}}},
+      {"algorithm", {{"algorithmName", "random"}}},
+      {"parallelTrialCount", 2},
+      {"maxTrialCount", 3},
+      {"parameters",
+       {{{"name", "x"},
+         {"parameterType", "double"},
+         {"feasibleSpace", {{"min", "0"}, {"max", "1"}}}}}},
+      {"trialTemplate",
+       {{"command", {"sh", "-c", "echo loss=${trialParameters.x}"}},
+        {"trialParameters", {{{"name", "x"}, {"reference", "x"}}}},
+        {"workingDir", "/tmp"}}}};
+  nlohmann::json trials_before;
+  {
+    HptProcess server(schema_.url(), Args("logs"));
+    auto client = server.Client();
+    auto created = client->Json("POST", "/api/v1/experiments", spec);
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    nlohmann::json done = hpt::testing::WaitForExperiment(*client, "pg", 60);
+    ASSERT_EQ(done["status"]["phase"], "Succeeded") << done.dump();
+    auto trials = client->Json("GET", "/api/v1/experiments/pg/trials");
+    ASSERT_TRUE(trials.ok());
+    trials_before = (*trials)["trials"];
+    auto metrics = client->Call("GET", "/metrics");
+    ASSERT_TRUE(metrics.ok());
+    EXPECT_NE(metrics->body.find("\nhpt_store_connections_open "),
+              std::string::npos)
+        << metrics->body;
+    server.Kill(SIGKILL);
+  }
+  ASSERT_EQ(trials_before.size(), 3u) << trials_before.dump();
+  for (const auto& t : trials_before) {
+    EXPECT_EQ(t["phase"], "Succeeded") << t.dump();
+    EXPECT_EQ(t["metrics"].size(), 1u)
+        << t.dump();  // loss, from the trial's output
+  }
+
+  HptProcess again(schema_.url(), Args("logs"));
+  auto client = again.Client();
+  auto experiment = client->Json("GET", "/api/v1/experiments/pg");
+  ASSERT_TRUE(experiment.ok()) << experiment.status().ToString();
+  EXPECT_EQ((*experiment)["status"]["phase"], "Succeeded");
+  auto trials = client->Json("GET", "/api/v1/experiments/pg/trials");
+  ASSERT_TRUE(trials.ok());
+  EXPECT_EQ((*trials)["trials"], trials_before);
+}
+
+}  // namespace
+}  // namespace hpt::storage::testing
