@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/tenancy_codec.h"
+#include "storage/postgres_schema.h"
 #include "storage/postgres_store.h"
 
 namespace hpt::storage {
@@ -250,6 +251,11 @@ Status PostgresStore::AppendAudit(const std::vector<AuditEntry>& entries) {
   params.AddArray(times).AddArray(actors).AddArray(methods).AddArray(paths);
   params.AddArray(statuses).AddArray(details);
   return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+    // One appender at a time, across servers: ids are drawn under the lock,
+    // so they commit in id order and a reader paging by `after_id` never
+    // passes an id whose entry commits later.
+    HPT_RETURN_IF_ERROR(
+        conn.ExecScript("SELECT pg_advisory_xact_lock(" + pg::AdvisoryKeySql("audit") + ")"));
     // Ids in the entries' order.
     return conn
         .Exec(
