@@ -2,7 +2,6 @@
 // then both compared row by row (storage/store_copy.h, store_compare.h).
 #include <unistd.h>
 
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -23,15 +22,6 @@ Status Named(const std::string& label, const Status& status) {
   return Status(status.code(), label + ": " + status.message());
 }
 
-// Two names of one SQLite file (symlinks resolved).
-bool SameFile(const std::string& a, const std::string& b) {
-  if (storage::IsPostgresUrl(a) || storage::IsPostgresUrl(b)) return false;
-  std::error_code ec_a, ec_b;
-  auto real_a = std::filesystem::weakly_canonical(a, ec_a);
-  auto real_b = std::filesystem::weakly_canonical(b, ec_b);
-  return !ec_a && !ec_b && real_a == real_b;
-}
-
 // No server may write TO while it is filled (nor start on a partial copy):
 // its lock, as `hpt serve` takes it, held until the copy is compared.
 StatusOr<std::unique_ptr<storage::DatabaseLock>> LockTarget(const std::string& to) {
@@ -49,9 +39,6 @@ StatusOr<std::unique_ptr<storage::DatabaseLock>> LockTarget(const std::string& t
 }  // namespace
 
 int DbCopy(const DbCopyOptions& options) {
-  if (SameFile(options.from, options.to)) {
-    return FailCopy(InvalidArgument("FROM and TO are the same database '" + options.to + "'"));
-  }
   storage::StoreOptions read_only;
   read_only.read_only = true;
   // A running server may keep using FROM: its WAL lets a reader see
