@@ -16,7 +16,9 @@ namespace {
 
 constexpr int kShownDifferences = 20;
 
-int FailCopy(const Status& status) { return Fail(Status(status.code(), "db copy: " + status.message())); }
+int FailCopy(const Status& status) {
+  return Fail(Status(status.code(), "db copy: " + status.message()));
+}
 
 Status Named(const std::string& label, const Status& status) {
   return Status(status.code(), label + ": " + status.message());

@@ -136,8 +136,8 @@ Status WriteAll(Store& from, Store& to, const SourceRows& rows, const CopyOption
                 StoreCounts& copied) {
   for (api::Namespace ns : rows.namespaces) {
     ns.quota.experiments.reset();
-    Status written = ns.name == api::kDefaultNamespace ? to.UpdateNamespace(ns)
-                                                       : to.CreateNamespace(ns);
+    Status written =
+        ns.name == api::kDefaultNamespace ? to.UpdateNamespace(ns) : to.CreateNamespace(ns);
     HPT_RETURN_IF_ERROR(Labelled(options.to_label, written));
     ++copied.namespaces;
   }
@@ -151,8 +151,8 @@ Status WriteAll(Store& from, Store& to, const SourceRows& rows, const CopyOption
     HPT_RETURN_IF_ERROR(CopyTrials(from, to, key, options, copied));
     ++copied.experiments;
     if (options.progress) {
-      options.progress({key, copied.experiments,
-                        static_cast<int64_t>(rows.experiments.size()), copied});
+      options.progress(
+          {key, copied.experiments, static_cast<int64_t>(rows.experiments.size()), copied});
     }
   }
   for (const api::Namespace& ns : rows.namespaces) {
@@ -166,9 +166,8 @@ Status WriteAll(Store& from, Store& to, const SourceRows& rows, const CopyOption
 }  // namespace
 
 std::string DescribeCounts(const StoreCounts& c) {
-  return Count(c.namespaces, "namespace", "namespaces") + ", " +
-         Count(c.users, "user", "users") + ", " +
-         Count(c.experiments, "experiment", "experiments") + ", " +
+  return Count(c.namespaces, "namespace", "namespaces") + ", " + Count(c.users, "user", "users") +
+         ", " + Count(c.experiments, "experiment", "experiments") + ", " +
          Count(c.trials, "trial", "trials") + ", " +
          Count(c.observations, "observation", "observations") + ", " +
          Count(c.audit_entries, "audit entry", "audit entries");
@@ -193,14 +192,14 @@ Status CheckEmpty(Store& store, const std::string& label) {
     held.push_back(Count(static_cast<int64_t>(users->size()), "user", "users"));
   }
   int64_t other_namespaces = 0;
-  for (const api::Namespace& ns : *namespaces) other_namespaces += ns.name != api::kDefaultNamespace;
+  for (const api::Namespace& ns : *namespaces)
+    other_namespaces += ns.name != api::kDefaultNamespace;
   if (other_namespaces > 0) {
     held.push_back(Count(other_namespaces, "namespace", "namespaces") + " besides default");
   }
   if (!audit->empty()) held.push_back("an audit log");
   if (held.empty()) return Status::Ok();
-  return FailedPrecondition(label + ": holds " + JoinAnd(held) +
-                            "; copy into an empty database");
+  return FailedPrecondition(label + ": holds " + JoinAnd(held) + "; copy into an empty database");
 }
 
 StatusOr<CopyResult> CopyStore(Store& from, Store& to, const CopyOptions& options) {
@@ -213,11 +212,11 @@ StatusOr<CopyResult> CopyStore(Store& from, Store& to, const CopyOptions& option
     for (size_t i = 0; i < n && i < kNamedRows; ++i) {
       named += (i > 0 ? "; " : "") + rows->unreadable[i];
     }
-    if (n > kNamedRows) named += "; and " + WithCommas(static_cast<int64_t>(n - kNamedRows)) + " more";
-    return FailedPrecondition(options.from_label + ": holds " +
-                              Count(static_cast<int64_t>(n), "row", "rows") +
-                              " that cannot be read (" + named +
-                              "); leave them out with --skip-unreadable");
+    if (n > kNamedRows)
+      named += "; and " + WithCommas(static_cast<int64_t>(n - kNamedRows)) + " more";
+    return FailedPrecondition(
+        options.from_label + ": holds " + Count(static_cast<int64_t>(n), "row", "rows") +
+        " that cannot be read (" + named + "); leave them out with --skip-unreadable");
   }
   CopyResult result;
   result.skipped = rows->unreadable;

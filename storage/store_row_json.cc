@@ -90,21 +90,20 @@ json ObservationRow(const api::Observation& o) {
 }
 
 json NamespaceRow(const api::Namespace& ns) {
-  return {{"name", ns.name},
-          {"quota",
-           {{"gpu", Optional(ns.quota.gpu)},
-            {"cpu", Optional(ns.quota.cpu)},
-            {"memory", Optional(ns.quota.memory)},
-            {"runningTrials", Optional(ns.quota.running_trials)},
-            {"experiments", Optional(ns.quota.experiments)}}},
-          {"weight", ns.weight},
-          {"guaranteed",
-           {{"gpu", ns.guaranteed.gpu},
-            {"cpu", ns.guaranteed.cpu},
-            {"memory", ns.guaranteed.memory}}},
-          {"runAsUser", ns.run_as_user},
-          {"slurmAccount", ns.slurm_account},
-          {"creationTimeMs", ns.creation_time_ms}};
+  return {
+      {"name", ns.name},
+      {"quota",
+       {{"gpu", Optional(ns.quota.gpu)},
+        {"cpu", Optional(ns.quota.cpu)},
+        {"memory", Optional(ns.quota.memory)},
+        {"runningTrials", Optional(ns.quota.running_trials)},
+        {"experiments", Optional(ns.quota.experiments)}}},
+      {"weight", ns.weight},
+      {"guaranteed",
+       {{"gpu", ns.guaranteed.gpu}, {"cpu", ns.guaranteed.cpu}, {"memory", ns.guaranteed.memory}}},
+      {"runAsUser", ns.run_as_user},
+      {"slurmAccount", ns.slurm_account},
+      {"creationTimeMs", ns.creation_time_ms}};
 }
 
 json UserRow(const StoredUser& stored) {
@@ -118,9 +117,8 @@ json UserRow(const StoredUser& stored) {
 }
 
 json AuditRow(const AuditEntry& e) {
-  return {{"id", e.id},         {"timeMs", e.time_ms}, {"actor", e.actor},
-          {"method", e.method}, {"path", e.path},      {"status", e.status},
-          {"detail", e.detail}};
+  return {{"id", e.id},     {"timeMs", e.time_ms}, {"actor", e.actor},  {"method", e.method},
+          {"path", e.path}, {"status", e.status},  {"detail", e.detail}};
 }
 
 void Differences::Add(std::string difference) {

@@ -8,9 +8,8 @@
 // field the interface can change and expect it named).
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "api/types.h"
 #include "storage/tenancy_store.h"

@@ -1,12 +1,15 @@
 // `hpt db copy FROM TO` as a user runs it: the real binary on real SQLite
 // files, with real servers holding them.
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <string>
 
+#include "storage/db_lock.h"
 #include "storage/store.h"
 #include "tests/testing/hpt_process.h"
 #include "tests/testing/temp_dir.h"
@@ -55,9 +58,9 @@ void MakeSource(const std::string& path) {
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   storage::Store& s = **opened;
   ASSERT_TRUE(s.CreateNamespace({.name = "team-a", .creation_time_ms = 10}).ok());
-  ASSERT_TRUE(s.CreateUser({"ann", false, {{"team-a", api::Role::kMember}}, 20},
-                           std::string(64, 'a'))
-                  .ok());
+  ASSERT_TRUE(
+      s.CreateUser({"ann", false, {{"team-a", api::Role::kMember}}, 20}, std::string(64, 'a'))
+          .ok());
   ASSERT_TRUE(s.CreateExperiment(Finished("default", "cli-a")).ok());
   ASSERT_TRUE(s.CreateExperiment(Finished("team-a", "cli-b")).ok());
   ASSERT_TRUE(s.CreateTrials("cli-a", {Done("cli-a-1", "0.1"), Done("cli-a-2", "0.2")}, "").ok());
@@ -74,7 +77,9 @@ void MakeSource(const std::string& path) {
   ASSERT_TRUE(s.AppendAudit({entry, entry}).ok());
 }
 
-int Lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+int Lines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
 
 class DbCopyTest : public ::testing::Test {
  protected:
@@ -86,9 +91,14 @@ class DbCopyTest : public ::testing::Test {
 };
 
 // Each hpt process costs about a second on a loaded machine (it loads
-// libtorch's libraries): the cases share processes where they can.
+// libtorch's libraries): the cases share processes where they can, and
+// this process holds FROM as a server does (its lock, and a connection in
+// WAL mode) rather than starting one.
 TEST_F(DbCopyTest, CopiesFromUnderARunningServerIntoAnEmptyTargetOnly) {
-  HptProcess server(from_);  // FROM is only read: its server may stay
+  auto lock = storage::DatabaseLock::Acquire(from_);
+  ASSERT_TRUE(lock.ok()) << lock.status().ToString();
+  auto server_store = storage::OpenSqliteStore(from_);
+  ASSERT_TRUE(server_store.ok()) << server_store.status().ToString();
   std::string out, err;
   ASSERT_EQ(RunHpt({"db", "copy", from_, to_}, &out, &err), 0) << err;
   EXPECT_EQ(out,
@@ -113,7 +123,7 @@ TEST_F(DbCopyTest, CopiesFromUnderARunningServerIntoAnEmptyTargetOnly) {
   EXPECT_EQ(RunHpt({"db", "copy", to_, from_}, &out, &err), 4);
   EXPECT_EQ(Lines(err), 1) << err;
   EXPECT_EQ(err.rfind("hpt: db copy: TO: database '" + from_ +
-                          "' is in use by another hpt server (pid " + std::to_string(server.pid()),
+                          "' is in use by another hpt server (pid " + std::to_string(::getpid()),
                       0),
             0u)
       << err;
@@ -142,9 +152,9 @@ TEST_F(DbCopyTest, UnreadableRowsAreNamedAndLeftOutOnlyWhenAsked) {
 
   // Nothing was written: the same target takes the copy.
   ASSERT_EQ(RunHpt({"db", "copy", "--skip-unreadable", from_, to_}, &out, &err), 0) << err;
-  EXPECT_EQ(err.rfind("hpt: db copy: left out: experiment 'cli-a': trial 'cli-a-2' cannot be read",
-                      0),
-            0u)
+  EXPECT_EQ(
+      err.rfind("hpt: db copy: left out: experiment 'cli-a': trial 'cli-a-2' cannot be read", 0),
+      0u)
       << err;
   EXPECT_EQ(out,
             "copied 2 namespaces, 1 user, 2 experiments, 2 trials, 3 observations, 2 audit "

@@ -26,17 +26,13 @@ class SqliteBackend : public StoreBackend {
   }
 
   void DamageExperiment(const std::string& name) override {
-    RawDb(path_).Exec(
-        "UPDATE experiments SET spec_json = '{oops' WHERE name = '" + name +
-        "'");
+    RawDb(path_).Exec("UPDATE experiments SET spec_json = '{oops' WHERE name = '" + name + "'");
   }
 
-  void DamageTrial(const std::string& experiment,
-                   const std::string& trial) override {
-    RawDb(path_).Exec(
-        "UPDATE trials SET assignment_json = 'x' WHERE name = '" + trial +
-        "' AND experiment_id = (SELECT id FROM experiments WHERE name = '" +
-        experiment + "')");
+  void DamageTrial(const std::string& experiment, const std::string& trial) override {
+    RawDb(path_).Exec("UPDATE trials SET assignment_json = 'x' WHERE name = '" + trial +
+                      "' AND experiment_id = (SELECT id FROM experiments WHERE name = '" +
+                      experiment + "')");
   }
 
  private:

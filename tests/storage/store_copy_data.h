@@ -63,7 +63,8 @@ inline void FillSource(Store& s) {
   d->quota.running_trials = 5;
   ASSERT_TRUE(s.UpdateNamespace(*d).ok());
 
-  api::User ann{"ann", false, {{"team-a", api::Role::kMember}, {"team-b", api::Role::kViewer}}, 111};
+  api::User ann{
+      "ann", false, {{"team-a", api::Role::kMember}, {"team-b", api::Role::kViewer}}, 111};
   api::User bob{"bob", true, {}, 222};
   ASSERT_TRUE(s.CreateUser(ann, std::string(64, 'a')).ok());
   ASSERT_TRUE(s.CreateUser(bob, std::string(64, 'b')).ok());
@@ -110,19 +111,20 @@ inline void FillSource(Store& s) {
   t3.exit_code = 1;
   api::Trial t4 = MakeTrial("e-run-4", "0.04");
   t4.assignment.push_back({"width", "64"});  // defined by run
-  NewTrials batch;  // the experiment's binary state stays
+  NewTrials batch;                           // the experiment's binary state stays
   batch.trials = {t1, t2, t3, t4};
   ASSERT_TRUE(s.AddTrials("e-run", batch).ok());
-  ASSERT_TRUE(s.AddObservations("e-run", "e-run-1",
-                                {Obs(1, {{"loss", 0.5}, {"acc", 0.7}}, 1001),
-                                 Obs(2, {{"loss", NAN}}, 1002)})
+  ASSERT_TRUE(s.AddObservations(
+                   "e-run", "e-run-1",
+                   {Obs(1, {{"loss", 0.5}, {"acc", 0.7}}, 1001), Obs(2, {{"loss", NAN}}, 1002)})
                   .ok());
   ASSERT_TRUE(s.AddObservations("e-run", "e-run-1", {Obs(2, {{"loss", 0.3}}, 1003)}).ok());
   api::Observation genotype = Obs(3, {{"loss", 0.2}}, 1004);
   genotype.texts = {{"Best-Genotype", "Genotype(normal=[[('a', 0)]])"}};
   ASSERT_TRUE(s.AddObservations("e-run", "e-run-1", {genotype}).ok());
   std::vector<api::Observation> curve;
-  for (int step = 1; step <= 20; ++step) curve.push_back(Obs(step, {{"loss", 1.0 / step}}, 3000 + step));
+  for (int step = 1; step <= 20; ++step)
+    curve.push_back(Obs(step, {{"loss", 1.0 / step}}, 3000 + step));
   ASSERT_TRUE(s.AddObservations("e-run", "e-run-2", curve).ok());
   ASSERT_TRUE(s.AddObservations("e-run", "e-run-3", {Obs(1, {{"loss", NAN}}, 4000)}).ok());
 
@@ -139,7 +141,8 @@ inline void FillSource(Store& s) {
   f1.phase = api::TrialPhase::kFailed;
   f1.exit_code = 137;
   ASSERT_TRUE(s.CreateTrials("team-b/e-fail", {f1}, "").ok());
-  ASSERT_TRUE(s.AddObservations("team-b/e-fail", "e-fail-1", {Obs(1, {{"accuracy", 0.1}}, 6000)}).ok());
+  ASSERT_TRUE(
+      s.AddObservations("team-b/e-fail", "e-fail-1", {Obs(1, {{"accuracy", 0.1}}, 6000)}).ok());
   api::Observation note;  // outputs without a metric
   note.texts = {{"note", "out of memory"}};
   ASSERT_TRUE(s.AddObservations("team-b/e-fail", "e-fail-1", {note}).ok());

@@ -49,7 +49,7 @@ class StoreCopyTest : public ::testing::TestWithParam<CopyBackends> {
 
 }  // namespace hpt::storage::testing
 
-#define HPT_INSTANTIATE_STORE_COPY(prefix, from_factory, to_factory)        \
-  INSTANTIATE_TEST_SUITE_P(prefix, StoreCopyTest,                           \
+#define HPT_INSTANTIATE_STORE_COPY(prefix, from_factory, to_factory)                  \
+  INSTANTIATE_TEST_SUITE_P(prefix, StoreCopyTest,                                     \
                            ::testing::Values(CopyBackends{from_factory, to_factory}), \
                            CopyBackendsName)

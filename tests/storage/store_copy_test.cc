@@ -3,6 +3,8 @@
 // is not empty or a source with unreadable rows is refused before anything
 // is written.
 
+#include "storage/store_copy.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "storage/store_compare.h"
-#include "storage/store_copy.h"
 #include "tests/storage/store_copy_data.h"
 #include "tests/storage/store_copy_suite.h"
 
@@ -138,16 +139,32 @@ TEST_P(StoreCopyTest, CompareNamesEachFieldChangedInTheCopy) {
   const std::string all = Joined(comparison.differences);
   const std::string t = "experiment 'e-run' trial 'e-run-2': ";
   const std::string e = "experiment 'team-a/e-done': ";
-  for (const std::string& expected :
-       {t + "phase: \"Running\" in a, \"Killed\" in b", t + "reason: ", t + "message: ",
-        t + "startTimeMs: 2200 in a, 1 in b", t + "completionTimeMs: ", t + "exitCode: null in a, 9 in b",
-        t + "pid: ", t + "jobId: ", t + "preemptions: ", t + "assignment[0][1]: \"0.02\" in a, \"0.5\" in b",
-        t + "userAttrs.x: only in b", t + "20 observations in a, 21 in b",
-        t + "metrics.loss.max: 1.0 in a, 7.0 in b", e + "phase: ", e + "reason: ", e + "message: ",
-        e + "startTimeMs: ", e + "completionTimeMs: ", e + "algorithmState: ",
-        e + "spec.maxTrialCount: 12 in a, 99 in b", e + "queue: [] in a, ", e + "userAttrs.k: only in b",
-        std::string("namespace 'team-b': weight: 1.0 in a, 5.0 in b"), std::string("user 'bob': only in a"),
-        std::string("experiment 'e-extra': only in b"), std::string("audit: 1 entries after id 5 only in b")}) {
+  for (const std::string& expected : {t + "phase: \"Running\" in a, \"Killed\" in b",
+                                      t + "reason: ",
+                                      t + "message: ",
+                                      t + "startTimeMs: 2200 in a, 1 in b",
+                                      t + "completionTimeMs: ",
+                                      t + "exitCode: null in a, 9 in b",
+                                      t + "pid: ",
+                                      t + "jobId: ",
+                                      t + "preemptions: ",
+                                      t + "assignment[0][1]: \"0.02\" in a, \"0.5\" in b",
+                                      t + "userAttrs.x: only in b",
+                                      t + "20 observations in a, 21 in b",
+                                      t + "metrics.loss.max: 1.0 in a, 7.0 in b",
+                                      e + "phase: ",
+                                      e + "reason: ",
+                                      e + "message: ",
+                                      e + "startTimeMs: ",
+                                      e + "completionTimeMs: ",
+                                      e + "algorithmState: ",
+                                      e + "spec.maxTrialCount: 12 in a, 99 in b",
+                                      e + "queue: [] in a, ",
+                                      e + "userAttrs.k: only in b",
+                                      std::string("namespace 'team-b': weight: 1.0 in a, 5.0 in b"),
+                                      std::string("user 'bob': only in a"),
+                                      std::string("experiment 'e-extra': only in b"),
+                                      std::string("audit: 1 entries after id 5 only in b")}) {
     EXPECT_NE(all.find(expected), std::string::npos) << "missing: " << expected << "\nin:\n" << all;
   }
   EXPECT_EQ(comparison.difference_count, static_cast<int64_t>(comparison.differences.size()));
@@ -165,8 +182,10 @@ TEST_P(StoreCopyTest, CompareTellsNaNFromANumber) {
   ASSERT_TRUE(from().AddObservations("e", "t", {Obs(1, {{"loss", NAN}}, 5)}).ok());
   ASSERT_TRUE(to().AddObservations("e", "t", {Obs(1, {{"loss", 0.5}}, 5)}).ok());
   const std::string all = Joined(Compare(from(), to()).differences);
-  EXPECT_NE(all.find("experiment 'e' trial 't': observation 1 (step 1): metrics.loss: NaN in a, 0.5 in b"),
-            std::string::npos)
+  EXPECT_NE(
+      all.find(
+          "experiment 'e' trial 't': observation 1 (step 1): metrics.loss: NaN in a, 0.5 in b"),
+      std::string::npos)
       << all;
   EXPECT_NE(all.find("experiment 'e' trial 't': metrics.loss.latest: NaN in a, 0.5 in b"),
             std::string::npos)
@@ -178,8 +197,7 @@ TEST_P(StoreCopyTest, RefusesATargetThatHoldsAnythingAndWritesNothing) {
   ASSERT_TRUE(to().CreateExperiment(MakeExperiment("mine")).ok());
   auto refused = CopyStore(from(), to());
   ASSERT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(refused.status().message(),
-            "target: holds 1 experiment; copy into an empty database");
+  EXPECT_EQ(refused.status().message(), "target: holds 1 experiment; copy into an empty database");
   EXPECT_EQ(to().ListExperiments()->size(), 1u);
   EXPECT_EQ(to().ListNamespaces()->size(), 1u);
   EXPECT_TRUE(to().ListUsers()->empty());
@@ -214,7 +232,8 @@ TEST_P(StoreCopyTest, UnreadableRowsFailTheCopyUnlessSkipped) {
   ASSERT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
   const std::string& message = refused.status().message();
   EXPECT_EQ(message.rfind("FROM: holds 2 rows that cannot be read (", 0), 0u) << message;
-  EXPECT_NE(message.find("experiment 'team-b/e-fail' cannot be read"), std::string::npos) << message;
+  EXPECT_NE(message.find("experiment 'team-b/e-fail' cannot be read"), std::string::npos)
+      << message;
   EXPECT_NE(message.find("experiment 'e-run': trial 'e-run-2' cannot be read"), std::string::npos)
       << message;
   EXPECT_NE(message.find("--skip-unreadable"), std::string::npos) << message;
