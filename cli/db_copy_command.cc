@@ -75,7 +75,9 @@ int DbCopy(const DbCopyOptions& options) {
   compare.a_label = "FROM";
   compare.b_label = "TO";
   compare.max_differences = kShownDifferences;
+  if (tty) std::cerr << "hpt: db copy: comparing FROM and TO row by row" << std::flush;
   auto comparison = storage::CompareStores(**from, **to, compare);
+  if (tty) std::cerr << "\r\033[K" << std::flush;
   if (!comparison.ok()) return FailCopy(comparison.status());
   if (!comparison->equal()) {
     std::cerr << "hpt: db copy: copied " << storage::DescribeCounts(copied->copied)
