@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "storage/db_lock.h"
 #include "storage/open_store.h"
+#include "storage/postgres_server_lock.h"
 #include "storage/store_compare.h"
 #include "storage/store_copy.h"
 
@@ -25,17 +26,31 @@ Status Named(const std::string& label, const Status& status) {
 }
 
 // No server may write TO while it is filled (nor start on a partial copy):
-// its lock, as `hpt serve` takes it, held until the copy is compared.
-StatusOr<std::unique_ptr<storage::DatabaseLock>> LockTarget(const std::string& to) {
-  if (storage::IsPostgresUrl(to)) return std::unique_ptr<storage::DatabaseLock>();
-  auto lock = storage::DatabaseLock::Acquire(to);
-  if (lock.ok()) return lock;
-  std::string message = lock.status().message();
-  // DatabaseLock's advice is for a second server ("give this one another --db").
+// the lock `hpt serve` takes, held until the copy is compared.
+struct TargetLock {
+  std::unique_ptr<storage::DatabaseLock> file;
+  std::unique_ptr<storage::PostgresServerLock> postgres;
+};
+
+StatusOr<TargetLock> LockTarget(const std::string& to) {
+  TargetLock lock;
+  Status status = Status::Ok();
+  if (storage::IsPostgresUrl(to)) {
+    auto held = storage::PostgresServerLock::Acquire(to);
+    if (held.ok()) lock.postgres = std::move(held).value();
+    status = held.status();
+  } else {
+    auto held = storage::DatabaseLock::Acquire(to);
+    if (held.ok()) lock.file = std::move(held).value();
+    status = held.status();
+  }
+  if (status.ok()) return lock;
+  std::string message = status.message();
+  // The locks' advice is for a second server ("give this one another --db").
   if (size_t cut = message.find("; stop it"); cut != std::string::npos) {
     message = message.substr(0, cut) + "; stop it before copying into the database";
   }
-  return Status(lock.status().code(), message);
+  return Status(status.code(), message);
 }
 
 }  // namespace

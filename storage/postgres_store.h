@@ -124,6 +124,8 @@ class PostgresStore final : public Store {
                                                 bool lock);
   static StatusOr<int> CountIn(pg::Connection& conn,
                                const std::string& namespace_name);
+  // AppendAudit for a batch in which some entries keep their ids.
+  Status AppendAuditWithIds(const std::vector<AuditEntry>& entries);
 
   std::unique_ptr<pg::Pool> pool_;
 };

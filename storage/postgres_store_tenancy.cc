@@ -1,5 +1,6 @@
 // PostgresStore's namespaces, users and audit log (storage/tenancy_store.h).
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "api/tenancy_codec.h"
@@ -247,6 +248,9 @@ Status PostgresStore::AppendAudit(const std::vector<AuditEntry>& entries) {
     statuses.push_back(e.status);
     details.push_back(e.detail);
   }
+  const bool any_id = std::any_of(entries.begin(), entries.end(),
+                                  [](const AuditEntry& e) { return e.id != 0; });
+  if (any_id) return AppendAuditWithIds(entries);
   Params params;
   params.AddArray(times).AddArray(actors).AddArray(methods).AddArray(paths);
   params.AddArray(statuses).AddArray(details);
@@ -267,6 +271,42 @@ Status PostgresStore::AppendAudit(const std::vector<AuditEntry>& entries) {
             "ORDER BY ord",
             params)
         .status();
+  });
+}
+
+// A copy's entries (storage/store_copy.h) keep their ids: one by one, each
+// given id past the identity's sequence, which is then moved up to the
+// largest id so that entries without one still come after every stored id.
+Status PostgresStore::AppendAuditWithIds(const std::vector<AuditEntry>& entries) {
+  return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+    for (const AuditEntry& e : entries) {
+      Params params;
+      params.Add(e.time_ms).Add(e.actor).Add(e.method).Add(e.path);
+      params.Add(static_cast<int64_t>(e.status)).Add(e.detail);
+      if (e.id == 0) {
+        HPT_RETURN_IF_ERROR(
+            conn.Exec("INSERT INTO audit (time_ms, actor, method, path, status, detail) "
+                      "VALUES ($1, $2, $3, $4, $5::integer, $6)",
+                      params)
+                .status());
+        continue;
+      }
+      params.Add(e.id);
+      StatusOr<Result> inserted =
+          conn.Exec("INSERT INTO audit (time_ms, actor, method, path, status, detail, id) "
+                    "OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5::integer, $6, $7)",
+                    params);
+      if (!inserted.ok() && conn.last_sqlstate() == "23505") {
+        return AlreadyExists("audit entry id " + std::to_string(e.id) + " is taken");
+      }
+      HPT_RETURN_IF_ERROR(inserted.status());
+      HPT_RETURN_IF_ERROR(
+          conn.Exec("SELECT setval(pg_get_serial_sequence('audit', 'id'), "
+                    "(SELECT MAX(id) FROM audit))",
+                    Params())
+              .status());
+    }
+    return Status::Ok();
   });
 }
 
