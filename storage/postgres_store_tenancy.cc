@@ -238,6 +238,9 @@ Status PostgresStore::DeleteUser(const std::string& name) {
 
 Status PostgresStore::AppendAudit(const std::vector<AuditEntry>& entries) {
   if (entries.empty()) return Status::Ok();
+  const bool any_id = std::any_of(entries.begin(), entries.end(),
+                                  [](const AuditEntry& e) { return e.id != 0; });
+  if (any_id) return AppendAuditWithIds(entries);
   std::vector<int64_t> times, statuses;
   std::vector<std::string> actors, methods, paths, details;
   for (const AuditEntry& e : entries) {
@@ -248,9 +251,6 @@ Status PostgresStore::AppendAudit(const std::vector<AuditEntry>& entries) {
     statuses.push_back(e.status);
     details.push_back(e.detail);
   }
-  const bool any_id = std::any_of(entries.begin(), entries.end(),
-                                  [](const AuditEntry& e) { return e.id != 0; });
-  if (any_id) return AppendAuditWithIds(entries);
   Params params;
   params.AddArray(times).AddArray(actors).AddArray(methods).AddArray(paths);
   params.AddArray(statuses).AddArray(details);
@@ -279,6 +279,9 @@ Status PostgresStore::AppendAudit(const std::vector<AuditEntry>& entries) {
 // largest id so that entries without one still come after every stored id.
 Status PostgresStore::AppendAuditWithIds(const std::vector<AuditEntry>& entries) {
   return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+    // The lock AppendAudit takes: ids commit in id order.
+    HPT_RETURN_IF_ERROR(
+        conn.ExecScript("SELECT pg_advisory_xact_lock(" + pg::AdvisoryKeySql("audit") + ")"));
     for (const AuditEntry& e : entries) {
       Params params;
       params.Add(e.time_ms).Add(e.actor).Add(e.method).Add(e.path);
