@@ -152,7 +152,7 @@ StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config, bool raw_clien
 }
 
 StatusOr<LoadResult> MeasureAskTellConcurrent(const BenchConfig& config, int clients,
-                                              int servers) {
+                                              int servers, int experiments) {
   if (servers > 1 && config.postgres_url.empty()) {
     return InvalidArgument("several servers share a PostgreSQL database, not a SQLite file");
   }
@@ -172,15 +172,24 @@ StatusOr<LoadResult> MeasureAskTellConcurrent(const BenchConfig& config, int cli
     urls.push_back((*started)->url());
     hpts.push_back(std::move(*started));
   }
-  json spec = ClientRunSpec("asktell", 10'000'000);
-  spec["parallelTrialCount"] = clients;
-  HPT_RETURN_IF_ERROR(hpt::client::NewApiClient(urls[0], "")->Json("POST", kExperiments, spec).status());
-  const std::string base = kExperiments + "/asktell/trials";
+  std::vector<std::string> bases;  // each experiment's trials path
+  for (int e = 0; e < experiments; ++e) {
+    const std::string name = "asktell-" + std::to_string(e);
+    json spec = ClientRunSpec(name, 10'000'000);
+    spec["parallelTrialCount"] = (clients + experiments - 1 - e) / experiments;
+    HPT_RETURN_IF_ERROR(hpt::client::NewApiClient(urls[e % servers], "")
+                            ->Json("POST", kExperiments, spec)
+                            .status());
+    bases.push_back(kExperiments + "/" + name + "/trials");
+  }
+  // Client i's server is urls[i % servers] (RunLoad), its experiment
+  // bases[i % experiments].
   LoadOptions options;
   options.clients = clients;
   options.seconds = config.seconds;
   options.warmup_requests = 5;
-  return RunLoad(urls, options, [&base](int, int64_t, hpt::client::ApiClient& client) {
+  return RunLoad(urls, options, [&bases](int i, int64_t, hpt::client::ApiClient& client) {
+    const std::string& base = bases[i % bases.size()];
     auto suggested = client.Call("POST", base + ":suggest", R"({"count": 1})");
     if (std::string e = CheckAnswer(suggested); !e.empty()) return "suggest: " + e;
     json trials = json::parse(suggested->body, nullptr, false)["trials"];

@@ -48,16 +48,18 @@ struct AskTellResult {
 StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config,
                                        bool raw_client = false, int batch = 1);
 
-// 2b. Ask/tell from `clients` keep-alive clients at once on one experiment
-// (parallelTrialCount = clients), each looping suggest {"count":1} then
-// :complete for config.seconds; ok counts trials. With `servers` > 1,
-// that many `hpt serve` share one PostgreSQL database and the clients are
-// spread over them (client i on server i % servers); a server that refuses
+// 2b. Ask/tell from `clients` keep-alive clients at once, each looping
+// suggest {"count":1} then :complete for config.seconds; ok counts trials.
+// Client i works on experiment i % experiments (each with
+// parallelTrialCount = its clients) through server i % servers. With
+// `servers` > 1, that many `hpt serve` share one PostgreSQL database;
+// experiment e is created through server e % servers, so with as many
+// experiments as servers each server serves its own. A server that refuses
 // to start beside the first gives FailedPrecondition starting with
 // kNeedsSeveralServers.
 inline constexpr const char* kNeedsSeveralServers = "needs several servers";
 StatusOr<LoadResult> MeasureAskTellConcurrent(const BenchConfig& config, int clients,
-                                              int servers = 1);
+                                              int servers = 1, int experiments = 1);
 
 // 3. Single-observation writes, each client to its own Running trial.
 // `sync_full`: the server runs with --sync-full (an fsync per commit, the
