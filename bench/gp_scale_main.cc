@@ -12,11 +12,15 @@
 //     tpe on the same history (median of `calls`) and, with --optuna,
 //     Optuna's TPESampler on a study of the same size (quality_tpe.py
 //     latency). --exact-up-to and --local-points override
-//     LocalModelOptions (suggestion/local_model.h), to find the threshold.
+//     LocalModelOptions (suggestion/local_model.h), to find the threshold;
+//     --background-from, --min-lag and --lag-percent RefitOptions
+//     (suggestion/bo_refit.h; --background-from 1000000 refits inline, as
+//     before issue 36's background refits).
 //
 //   hpt_bench_gp_scale quality [--sizes 1000,5000] [--seeds 3] [--steps 20]
 //       [--functions branin,hartmann6,...] [--exact-up-to N]
-//       [--local-points M]
+//       [--local-points M] [--background-from N] [--min-lag L]
+//       [--lag-percent P]
 //     Regret after a warm start: the history starts with n uniform random
 //     trials (hpt's random search, seeded), then `steps` suggestions of
 //     bayesianoptimization and, separately from the same start, of hpt's
@@ -48,6 +52,7 @@ namespace {
 
 using suggestion::BayesianOptimization;
 using suggestion::LocalModelOptions;
+using suggestion::RefitOptions;
 using suggestion::Suggestion;
 using suggestion::Tpe;
 using Clock = std::chrono::steady_clock;
@@ -151,7 +156,7 @@ std::map<int, double> OptunaLatency(const std::vector<int>& sizes, int calls) {
 }
 
 int Latency(const std::vector<int>& sizes, int calls, bool optuna,
-            const LocalModelOptions& local) {
+            const LocalModelOptions& local, const RefitOptions& refit) {
   const QualityFunction& f = FunctionNamed("hartmann6");
   std::map<int, double> peer;
   if (optuna) peer = OptunaLatency(sizes, calls);
@@ -163,7 +168,8 @@ int Latency(const std::vector<int>& sizes, int calls, bool optuna,
     std::vector<api::Trial> history = RandomHistory(f, n, 7);
     api::ExperimentSpec spec =
         SpecFor(f, BayesianOptimization::kName, 1);
-    BayesianOptimization bo(nullptr, local);  // one factor cache throughout
+    // One factor cache and fit worker throughout.
+    BayesianOptimization bo(nullptr, local, nullptr, refit);
     auto start = Clock::now();
     StatusOr<Suggestion> r = bo.Suggest(spec, history, "", 1);
     const double cold = Ms(start);
@@ -205,11 +211,11 @@ int Latency(const std::vector<int>& sizes, int calls, bool optuna,
 // The best value after `steps` suggestions of `algorithm` from `history`.
 double RunSteps(const QualityFunction& f, const std::string& algorithm,
                 int seed, std::vector<api::Trial> history, int steps,
-                const LocalModelOptions& local) {
+                const LocalModelOptions& local, const RefitOptions& refit) {
   api::ExperimentSpec spec = SpecFor(f, algorithm, seed);
   double best = HUGE_VAL;
   for (const api::Trial& t : history) best = std::min(best, t.metrics[0].latest);
-  BayesianOptimization bo(nullptr, local);
+  BayesianOptimization bo(nullptr, local, nullptr, refit);
   std::string state;
   for (int s = 0; s < steps; ++s) {
     StatusOr<Suggestion> r =
@@ -227,7 +233,7 @@ double RunSteps(const QualityFunction& f, const std::string& algorithm,
 
 int Quality(const std::vector<std::string>& functions,
             const std::vector<int>& sizes, int seeds, int steps,
-            const LocalModelOptions& local) {
+            const LocalModelOptions& local, const RefitOptions& refit) {
   std::printf(
       "| function | n | start regret | GP regret | TPE regret | GP / TPE |\n"
       "|---|---:|---:|---:|---:|---:|\n");
@@ -242,9 +248,9 @@ int Quality(const std::vector<std::string>& functions,
           best = std::min(best, t.metrics[0].latest);
         start.push_back(best - f.minimum);
         gp.push_back(RunSteps(f, BayesianOptimization::kName, seed, history,
-                              steps, local) -
+                              steps, local, refit) -
                      f.minimum);
-        tpe.push_back(RunSteps(f, Tpe::kName, seed, history, steps, local) -
+        tpe.push_back(RunSteps(f, Tpe::kName, seed, history, steps, local, refit) -
                       f.minimum);
       }
       const double g = Median(gp), t = Median(tpe);
@@ -267,6 +273,7 @@ int Main(int argc, char** argv) {
   int calls = 10, seeds = 3, steps = 20;
   bool optuna = false;
   LocalModelOptions local;
+  RefitOptions refit;
   for (int i = 2; i < argc; ++i) {
     const std::string flag = argv[i];
     auto value = [&]() -> std::string {
@@ -284,18 +291,21 @@ int Main(int argc, char** argv) {
     else if (flag == "--optuna") optuna = true;
     else if (flag == "--exact-up-to") local.exact_up_to = std::stoi(value());
     else if (flag == "--local-points") local.points = std::stoi(value());
+    else if (flag == "--background-from") refit.background_from = std::stoi(value());
+    else if (flag == "--min-lag") refit.min_lag = std::stoi(value());
+    else if (flag == "--lag-percent") refit.lag_percent = std::stoi(value());
     else {
       std::cerr << "gp_scale: unknown flag " << flag << "\n";
       return 2;
     }
   }
   if (mode == "latency") {
-    return Latency(ParseList(sizes), calls, optuna, local);
+    return Latency(ParseList(sizes), calls, optuna, local, refit);
   }
   std::vector<std::string> names;
   std::stringstream ss(functions);
   for (std::string item; std::getline(ss, item, ',');) names.push_back(item);
-  return Quality(names, ParseList(sizes), seeds, steps, local);
+  return Quality(names, ParseList(sizes), seeds, steps, local, refit);
 }
 
 }  // namespace
