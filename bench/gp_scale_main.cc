@@ -155,7 +155,7 @@ std::map<int, double> OptunaLatency(const std::vector<int>& sizes, int calls) {
   return ms;
 }
 
-int Latency(const std::vector<int>& sizes, int calls, bool optuna,
+int Latency(const std::vector<int>& sizes, int calls, bool optuna, bool trace,
             const LocalModelOptions& local, const RefitOptions& refit) {
   const QualityFunction& f = FunctionNamed("hartmann6");
   std::map<int, double> peer;
@@ -183,6 +183,10 @@ int Latency(const std::vector<int>& sizes, int calls, bool optuna,
       start = Clock::now();
       r = bo.Suggest(spec, history, state, 1);
       steady.push_back(Ms(start));
+      if (trace) {
+        std::fprintf(stderr, "trace n=%zu ms=%.1f state=%.40s\n", history.size(),
+                     steady.back(), r.ok() ? r->state.c_str() : "");
+      }
       HPT_CHECK(r.ok() && r->assignments.size() == 1);
       state = r->state;
       history.push_back(
@@ -271,7 +275,7 @@ int Main(int argc, char** argv) {
   std::string sizes = mode == "latency" ? "1000,5000,10000" : "1000,5000";
   std::string functions = "branin,hartmann6,rosenbrock4,ackley5,levy5,mixed";
   int calls = 10, seeds = 3, steps = 20;
-  bool optuna = false;
+  bool optuna = false, trace = false;
   LocalModelOptions local;
   RefitOptions refit;
   for (int i = 2; i < argc; ++i) {
@@ -289,18 +293,20 @@ int Main(int argc, char** argv) {
     else if (flag == "--steps") steps = std::stoi(value());
     else if (flag == "--functions") functions = value();
     else if (flag == "--optuna") optuna = true;
+    else if (flag == "--trace") trace = true;
     else if (flag == "--exact-up-to") local.exact_up_to = std::stoi(value());
     else if (flag == "--local-points") local.points = std::stoi(value());
     else if (flag == "--background-from") refit.background_from = std::stoi(value());
     else if (flag == "--min-lag") refit.min_lag = std::stoi(value());
     else if (flag == "--lag-percent") refit.lag_percent = std::stoi(value());
+    else if (flag == "--interval-percent") refit.interval_percent = std::stoi(value());
     else {
       std::cerr << "gp_scale: unknown flag " << flag << "\n";
       return 2;
     }
   }
   if (mode == "latency") {
-    return Latency(ParseList(sizes), calls, optuna, local, refit);
+    return Latency(ParseList(sizes), calls, optuna, trace, local, refit);
   }
   std::vector<std::string> names;
   std::stringstream ss(functions);

@@ -78,18 +78,21 @@
 // new points beyond; calls in between reuse the last hyperparameters
 // (which also lets FactorCache extend the last Cholesky factor). Past
 // RefitOptions::background_from (100) points the periodic refit does not
-// run in the call where it falls due (n_r points): the same full fit, on
-// the first n_r points, goes to a FitWorker (fit_worker.h; one thread,
+// run in the call where it falls due: the same full fit, on the first n_r
+// points then fitted, goes to a FitWorker (fit_worker.h; one thread,
 // shared by the instances one registry makes), which also builds the
 // kernel factor over those points, and the first call at n_r + lag points
-// or more (lag = max(32, n_r / 10)) adopts it: at once when it is done,
-// after waiting when it still runs (calls faster than a fit), computed in
-// the call when the worker never had it (a restart, another process).
-// Its result depends only on the first n_r points and the seed, so a
-// seeded run repeats exactly whatever the timing (bo_refit.h). With the
-// local model every call continues the last fit instead: one
-// warm-started L-BFGS run of at most 6 evaluations on at most 160 of the
-// local points, so no call waits for a full refit. An unreadable state is
+// or more adopts it: at once when it is done, after waiting when it still
+// runs (calls that come faster than a fit), computed in the call when the
+// worker never had it (a restart, another process). These fits fall due
+// every n/25 new points and lag = max(8, n_r / 25), so the
+// hyperparameters in use were fitted at most 2n/25 points ago, against
+// n/10 inline (bo_refit.h has the measurements). A fit's result depends
+// only on the first n_r points and the seed, so a seeded run repeats
+// exactly whatever the timing. With the local model every call continues
+// the last fit instead: one warm-started L-BFGS run of at most 6
+// evaluations on at most 160 of the local points, so no call waits for a
+// full refit. An unreadable state is
 // ignored (the next call refits).
 
 #include <memory>

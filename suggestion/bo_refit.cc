@@ -91,9 +91,11 @@ std::unique_ptr<KernelFactor> RefitExact(const Eigen::MatrixXd& x,
   }
   if (state.refit_at > 0) return factor;  // one background fit at a time
 
+  const int interval = state.fit_points > options.background_from
+                           ? state.fit_points * options.interval_percent / 100
+                           : state.fit_points / 10;
   const bool due = refit_always || !have_theta() || n <= kRefitEveryCallUpTo ||
-                   n < state.fit_points ||
-                   n >= state.fit_points + std::max(1, state.fit_points / 10);
+                   n < state.fit_points || n >= state.fit_points + std::max(1, interval);
   if (!due) return factor;
   if (refit_always || !have_theta() || n < state.fit_points ||
       n <= options.background_from) {

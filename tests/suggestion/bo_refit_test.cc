@@ -44,6 +44,7 @@ RefitOptions Schedule() {
   options.background_from = 50;
   options.min_lag = 4;
   options.lag_percent = 0;
+  options.interval_percent = 10;
   return options;
 }
 
