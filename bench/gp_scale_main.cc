@@ -12,11 +12,15 @@
 //     tpe on the same history (median of `calls`) and, with --optuna,
 //     Optuna's TPESampler on a study of the same size (quality_tpe.py
 //     latency). --exact-up-to and --local-points override
-//     LocalModelOptions (suggestion/local_model.h), to find the threshold.
+//     LocalModelOptions (suggestion/local_model.h), to find the threshold;
+//     --background-from, --min-lag and --lag-percent RefitOptions
+//     (suggestion/bo_refit.h; --background-from 1000000 refits inline, as
+//     before issue 36's background refits).
 //
 //   hpt_bench_gp_scale quality [--sizes 1000,5000] [--seeds 3] [--steps 20]
 //       [--functions branin,hartmann6,...] [--exact-up-to N]
-//       [--local-points M]
+//       [--local-points M] [--background-from N] [--min-lag L]
+//       [--lag-percent P]
 //     Regret after a warm start: the history starts with n uniform random
 //     trials (hpt's random search, seeded), then `steps` suggestions of
 //     bayesianoptimization and, separately from the same start, of hpt's
@@ -48,6 +52,7 @@ namespace {
 
 using suggestion::BayesianOptimization;
 using suggestion::LocalModelOptions;
+using suggestion::RefitOptions;
 using suggestion::Suggestion;
 using suggestion::Tpe;
 using Clock = std::chrono::steady_clock;
@@ -150,8 +155,8 @@ std::map<int, double> OptunaLatency(const std::vector<int>& sizes, int calls) {
   return ms;
 }
 
-int Latency(const std::vector<int>& sizes, int calls, bool optuna,
-            const LocalModelOptions& local) {
+int Latency(const std::vector<int>& sizes, int calls, bool optuna, bool trace,
+            const LocalModelOptions& local, const RefitOptions& refit) {
   const QualityFunction& f = FunctionNamed("hartmann6");
   std::map<int, double> peer;
   if (optuna) peer = OptunaLatency(sizes, calls);
@@ -163,7 +168,8 @@ int Latency(const std::vector<int>& sizes, int calls, bool optuna,
     std::vector<api::Trial> history = RandomHistory(f, n, 7);
     api::ExperimentSpec spec =
         SpecFor(f, BayesianOptimization::kName, 1);
-    BayesianOptimization bo(nullptr, local);  // one factor cache throughout
+    // One factor cache and fit worker throughout.
+    BayesianOptimization bo(nullptr, local, nullptr, refit);
     auto start = Clock::now();
     StatusOr<Suggestion> r = bo.Suggest(spec, history, "", 1);
     const double cold = Ms(start);
@@ -177,6 +183,10 @@ int Latency(const std::vector<int>& sizes, int calls, bool optuna,
       start = Clock::now();
       r = bo.Suggest(spec, history, state, 1);
       steady.push_back(Ms(start));
+      if (trace) {
+        std::fprintf(stderr, "trace n=%zu ms=%.1f state=%.40s\n", history.size(),
+                     steady.back(), r.ok() ? r->state.c_str() : "");
+      }
       HPT_CHECK(r.ok() && r->assignments.size() == 1);
       state = r->state;
       history.push_back(
@@ -205,11 +215,11 @@ int Latency(const std::vector<int>& sizes, int calls, bool optuna,
 // The best value after `steps` suggestions of `algorithm` from `history`.
 double RunSteps(const QualityFunction& f, const std::string& algorithm,
                 int seed, std::vector<api::Trial> history, int steps,
-                const LocalModelOptions& local) {
+                const LocalModelOptions& local, const RefitOptions& refit) {
   api::ExperimentSpec spec = SpecFor(f, algorithm, seed);
   double best = HUGE_VAL;
   for (const api::Trial& t : history) best = std::min(best, t.metrics[0].latest);
-  BayesianOptimization bo(nullptr, local);
+  BayesianOptimization bo(nullptr, local, nullptr, refit);
   std::string state;
   for (int s = 0; s < steps; ++s) {
     StatusOr<Suggestion> r =
@@ -227,7 +237,7 @@ double RunSteps(const QualityFunction& f, const std::string& algorithm,
 
 int Quality(const std::vector<std::string>& functions,
             const std::vector<int>& sizes, int seeds, int steps,
-            const LocalModelOptions& local) {
+            const LocalModelOptions& local, const RefitOptions& refit) {
   std::printf(
       "| function | n | start regret | GP regret | TPE regret | GP / TPE |\n"
       "|---|---:|---:|---:|---:|---:|\n");
@@ -242,9 +252,9 @@ int Quality(const std::vector<std::string>& functions,
           best = std::min(best, t.metrics[0].latest);
         start.push_back(best - f.minimum);
         gp.push_back(RunSteps(f, BayesianOptimization::kName, seed, history,
-                              steps, local) -
+                              steps, local, refit) -
                      f.minimum);
-        tpe.push_back(RunSteps(f, Tpe::kName, seed, history, steps, local) -
+        tpe.push_back(RunSteps(f, Tpe::kName, seed, history, steps, local, refit) -
                       f.minimum);
       }
       const double g = Median(gp), t = Median(tpe);
@@ -265,8 +275,9 @@ int Main(int argc, char** argv) {
   std::string sizes = mode == "latency" ? "1000,5000,10000" : "1000,5000";
   std::string functions = "branin,hartmann6,rosenbrock4,ackley5,levy5,mixed";
   int calls = 10, seeds = 3, steps = 20;
-  bool optuna = false;
+  bool optuna = false, trace = false;
   LocalModelOptions local;
+  RefitOptions refit;
   for (int i = 2; i < argc; ++i) {
     const std::string flag = argv[i];
     auto value = [&]() -> std::string {
@@ -282,20 +293,25 @@ int Main(int argc, char** argv) {
     else if (flag == "--steps") steps = std::stoi(value());
     else if (flag == "--functions") functions = value();
     else if (flag == "--optuna") optuna = true;
+    else if (flag == "--trace") trace = true;
     else if (flag == "--exact-up-to") local.exact_up_to = std::stoi(value());
     else if (flag == "--local-points") local.points = std::stoi(value());
+    else if (flag == "--background-from") refit.background_from = std::stoi(value());
+    else if (flag == "--min-lag") refit.min_lag = std::stoi(value());
+    else if (flag == "--lag-percent") refit.lag_percent = std::stoi(value());
+    else if (flag == "--interval-percent") refit.interval_percent = std::stoi(value());
     else {
       std::cerr << "gp_scale: unknown flag " << flag << "\n";
       return 2;
     }
   }
   if (mode == "latency") {
-    return Latency(ParseList(sizes), calls, optuna, local);
+    return Latency(ParseList(sizes), calls, optuna, trace, local, refit);
   }
   std::vector<std::string> names;
   std::stringstream ss(functions);
   for (std::string item; std::getline(ss, item, ',');) names.push_back(item);
-  return Quality(names, ParseList(sizes), seeds, steps, local);
+  return Quality(names, ParseList(sizes), seeds, steps, local, refit);
 }
 
 }  // namespace

@@ -13,8 +13,10 @@
 #include "suggestion/acquisition.h"
 #include "suggestion/bo_candidates.h"
 #include "suggestion/bo_data.h"
+#include "suggestion/bo_refit.h"
 #include "suggestion/factor_cache.h"
 #include "suggestion/feasibility.h"
+#include "suggestion/fit_worker.h"
 #include "suggestion/gaussian_process.h"
 #include "suggestion/gp_fit.h"
 #include "suggestion/local_model.h"
@@ -33,9 +35,6 @@ namespace {
 using KeySet = std::unordered_set<std::string>;
 using BO = BayesianOptimization;
 
-// Up to this many fitted points the hyperparameters are refitted on every
-// call; beyond, every n/10 new points.
-constexpr int kRefitEveryCallUpTo = 50;
 // Sobol points skipped for being used before the design gives up.
 constexpr int kMaxDesignSkips = 64;
 // The local model's hyperparameter fit, on every call: one L-BFGS run of
@@ -123,7 +122,7 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
                       const BoData& data,
                       const FeasibilityModel* feasibility,
                       uint64_t stream, bool refit_always, FactorCache& cache,
-                      BoState& state, KeySet* used,
+                      const RefitOptions& refit, FitWorker& fits, BoState& state, KeySet* used,
                       std::vector<api::Assignment>* batch, int count) {
   const int dim = cube.dim();
   const int n = static_cast<int>(data.x.cols());
@@ -132,13 +131,9 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
   for (int i = 0; i < n; ++i) {
     if (!std::isnan(data.value[i])) observed.push_back(i);
   }
-  Eigen::VectorXd raw(static_cast<Eigen::Index>(observed.size()));
-  for (size_t i = 0; i < observed.size(); ++i)
-    raw[static_cast<Eigen::Index>(i)] = data.value[observed[i]];
-  Eigen::VectorXd warped = WarpOutputs(raw).values;
-  Eigen::VectorXd y = Eigen::VectorXd::Constant(n, warped.maxCoeff());
-  for (size_t i = 0; i < observed.size(); ++i)
-    y[observed[i]] = warped[static_cast<Eigen::Index>(i)];
+  const FitValues values = ValuesToFit(data.value);
+  const Eigen::VectorXd& warped = values.warped;
+  const Eigen::VectorXd& y = values.y;
 
   bool have_theta = state.theta && state.theta->size() == dim + 2;
   // The points the GP conditions on: all of them (exact), or the local
@@ -155,33 +150,34 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
   const int model_n = static_cast<int>(model.x.cols());
 
   Budget budget = BudgetFor(model_n);
-  bool refit = refit_always || !have_theta || n <= kRefitEveryCallUpTo ||
-               n < state.fit_points ||
-               n >= state.fit_points + std::max(1, state.fit_points / 10);
-  if (is_local) refit = true;  // bounded: see kLocalFitEvaluations
-  if (refit) {
+  std::unique_ptr<KernelFactor> adopted;
+  if (!is_local) {
+    adopted = RefitExact(data.x, data.value, y, BudgetFor(n).fit, stream,
+                         refit_always, refit, fits, state);
+  } else if (have_theta) {
+    // Bounded: see kLocalFitEvaluations.
     std::mt19937_64 rng = MakeRng(static_cast<int64_t>(state.seed), stream);
-    std::optional<Eigen::VectorXd> warm;
-    if (have_theta) warm = state.theta;
-    if (is_local && have_theta) {
-      FitOptions bounded;
-      bounded.random_starts = 0;
-      bounded.centre_start = false;
-      bounded.max_evaluations = kLocalFitEvaluations;
-      bounded.max_points = kLocalFitPoints;
-      state.theta = FitHyperparameters(model.x, model.y, warm, bounded, rng);
-    } else {
-      // Also the local model's first fit (no state: a restart or an
-      // imported history), on a bounded subset of all the points.
-      FitOptions fit = BudgetFor(n).fit;
-      state.theta = FitHyperparameters(data.x, y, warm, fit, rng);
-    }
+    FitOptions bounded;
+    bounded.random_starts = 0;
+    bounded.centre_start = false;
+    bounded.max_evaluations = kLocalFitEvaluations;
+    bounded.max_points = kLocalFitPoints;
+    state.theta = FitHyperparameters(model.x, model.y, state.theta, bounded, rng);
     state.fit_points = n;
+    state.refit_at = 0;
+  } else {
+    // The local model's first fit (no state: a restart or an imported
+    // history), on a bounded subset of all the points.
+    std::mt19937_64 rng = MakeRng(static_cast<int64_t>(state.seed), stream);
+    state.theta = FitHyperparameters(data.x, y, std::nullopt, BudgetFor(n).fit, rng);
+    state.fit_points = n;
+    state.refit_at = 0;
   }
   state.local_points = is_local ? model_n : 0;
   GpHyperparameters h = GpHyperparameters::FromTheta(*state.theta);
   std::unique_ptr<KernelFactor> cached;
   if (!is_local && n >= FactorCache::kMinPoints) {
+    cache.Put(std::move(adopted));
     cached = cache.Take(h.ToTheta(), data.x);
   }
   GaussianProcess gp(h, model.x, model.y, std::move(cached));
@@ -262,8 +258,13 @@ void ProposeFromModel(const UnitCube& cube, const api::ExperimentSpec& spec,
 }  // namespace
 
 BayesianOptimization::BayesianOptimization(std::shared_ptr<FactorCache> cache,
-                                           LocalModelOptions local)
-    : cache_(cache ? std::move(cache) : NewFactorCache()), local_(local) {}
+                                           LocalModelOptions local,
+                                           std::shared_ptr<FitWorker> fits,
+                                           RefitOptions refit)
+    : cache_(cache ? std::move(cache) : NewFactorCache()),
+      local_(local),
+      fits_(fits ? std::move(fits) : std::make_shared<FitWorker>()),
+      refit_(refit) {}
 
 Status BO::Validate(const api::ExperimentSpec& spec) const {
   HPT_RETURN_IF_ERROR(ReadSettings(spec).status());
@@ -343,7 +344,7 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
         feasibility_rng, centre ? &*centre : nullptr, local_.points);
     if (!multi) {
       ProposeFromModel(cube, spec, settings, local_, data, feasibility.get(), Mix(seen),
-                       /*refit_always=*/false, *cache_, state, &used, &batch,
+                       /*refit_always=*/false, *cache_, refit_, *fits_, state, &used, &batch,
                        count);
     }
     // ParEGO: one weight vector, one scalarisation and one model per
@@ -356,7 +357,7 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
           cube, spec, history, ParegoLosses(history, spec.objective, weights));
       const size_t before = batch.size();
       ProposeFromModel(cube, spec, settings, local_, scalar, feasibility.get(), stream,
-                       /*refit_always=*/true, *cache_, state, &used, &batch,
+                       /*refit_always=*/true, *cache_, refit_, *fits_, state, &used, &batch,
                        static_cast<int>(before) + 1);
       if (batch.size() == before) break;
     }

@@ -71,15 +71,29 @@
 // (bench/README.md, "GP at scale": ~30 ms at 10,000 trials).
 //
 // State (opaque): the seed, the number of points at the last full
-// hyperparameter fit, its hyperparameters, and the local model's size when
-// one was used. A full multi-start fit runs when there is no fit yet (on
-// at most 250 points, gp_fit.h), then every call up to 50 points and every
-// n/10 new points beyond; calls in between reuse the last hyperparameters
-// (which also lets FactorCache extend the last Cholesky factor). With the
-// local model every call continues the last fit instead: one warm-started
-// L-BFGS run of at most 6 evaluations on at most 160 of the local points,
-// so no call waits for a full refit. An unreadable state is ignored (the
-// next call refits).
+// hyperparameter fit, its hyperparameters, the number of points of a
+// background fit not yet adopted, and the local model's size when one was
+// used. A full multi-start fit runs when there is no fit yet (on at most
+// 250 points, gp_fit.h), then every call up to 50 points and every n/10
+// new points beyond; calls in between reuse the last hyperparameters
+// (which also lets FactorCache extend the last Cholesky factor). Past
+// RefitOptions::background_from (100) points the periodic refit does not
+// run in the call where it falls due: the same full fit, on the first n_r
+// points then fitted, goes to a FitWorker (fit_worker.h; one thread,
+// shared by the instances one registry makes), which also builds the
+// kernel factor over those points, and the first call at n_r + lag points
+// or more adopts it: at once when it is done, after waiting when it still
+// runs (calls that come faster than a fit), computed in the call when the
+// worker never had it (a restart, another process). These fits fall due
+// every n/25 new points and lag = max(8, n_r / 25), so the
+// hyperparameters in use were fitted at most 2n/25 points ago, against
+// n/10 inline (bo_refit.h has the measurements). A fit's result depends
+// only on the first n_r points and the seed, so a seeded run repeats
+// exactly whatever the timing. With the local model every call continues
+// the last fit instead: one warm-started L-BFGS run of at most 6
+// evaluations on at most 160 of the local points, so no call waits for a
+// full refit. An unreadable state is
+// ignored (the next call refits).
 
 #include <memory>
 #include <string>
@@ -87,7 +101,9 @@
 #include <vector>
 
 #include "suggestion/algorithm.h"
+#include "suggestion/bo_refit.h"
 #include "suggestion/factor_cache.h"
+#include "suggestion/fit_worker.h"
 #include "suggestion/local_model.h"
 
 namespace hpt::suggestion {
@@ -111,9 +127,13 @@ class BayesianOptimization : public Algorithm {
   // `cache` keeps kernel factors between calls (shared by the instances one
   // registry makes, see builtins.cc); null: a cache of this instance's own.
   // `local`: where the exact GP gives way to the local model, and its size
-  // (local_model.h; tests lower the threshold).
+  // (local_model.h; tests lower the threshold). `fits` runs the periodic
+  // refits in the background (shared like the cache; null: a worker of
+  // this instance's own), on the schedule `refit` sets (bo_refit.h).
   explicit BayesianOptimization(std::shared_ptr<FactorCache> cache = nullptr,
-                                LocalModelOptions local = {});
+                                LocalModelOptions local = {},
+                                std::shared_ptr<FitWorker> fits = nullptr,
+                                RefitOptions refit = {});
 
   Status Validate(const api::ExperimentSpec& spec) const override;
   StatusOr<Suggestion> Suggest(const api::ExperimentSpec& spec,
@@ -123,6 +143,8 @@ class BayesianOptimization : public Algorithm {
  private:
   std::shared_ptr<FactorCache> cache_;
   LocalModelOptions local_;
+  std::shared_ptr<FitWorker> fits_;
+  RefitOptions refit_;
 };
 
 }  // namespace hpt::suggestion

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <tuple>
 
@@ -90,7 +91,9 @@ std::string FormatState(const BoState& state) {
   if (state.local_points > 0) {
     text += ";local=" + std::to_string(state.local_points);
   }
-  text += ";fit=" + std::to_string(state.fit_points) + ";theta=";
+  text += ";fit=" + std::to_string(state.fit_points);
+  if (state.refit_at > 0) text += ";refit=" + std::to_string(state.refit_at);
+  text += ";theta=";
   char buffer[40];
   for (Eigen::Index i = 0; i < state.theta->size(); ++i) {
     std::snprintf(buffer, sizeof(buffer), "%a", (*state.theta)[i]);
@@ -115,11 +118,18 @@ std::optional<BoState> ParseState(std::string_view text) {
     p += used;
   }
   used = 0;
-  if (std::sscanf(p, ";fit=%d;theta=%n", &state.fit_points, &used) != 1 ||
-      used == 0 || state.fit_points < 0) {
+  if (std::sscanf(p, ";fit=%d%n", &state.fit_points, &used) != 1 ||
+      state.fit_points < 0) {
     return std::nullopt;
   }
   p += used;
+  used = 0;
+  if (std::sscanf(p, ";refit=%d%n", &state.refit_at, &used) == 1) {
+    if (state.refit_at <= state.fit_points) return std::nullopt;
+    p += used;
+  }
+  if (std::strncmp(p, ";theta=", 7) != 0) return std::nullopt;
+  p += 7;
   std::vector<double> theta;
   while (true) {
     char* end = nullptr;

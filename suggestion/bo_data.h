@@ -41,13 +41,17 @@ struct BoState {
   uint64_t seed = 0;
   int fit_points = 0;                    // points at the last full fit
   std::optional<Eigen::VectorXd> theta;  // its hyperparameters
+  // The points of a background fit submitted and not yet adopted
+  // (bo_refit.h); 0 when there is none.
+  int refit_at = 0;
   // The local model's size at the last call (local_model.h); 0 when the
   // exact GP made it.
   int local_points = 0;
 };
 
-// "seed=<u64>[;local=<m>];fit=<n>;theta=<hex float>,..." (the rest only
-// after a fit, local only from the local model). Hex floats keep the
+// "seed=<u64>[;local=<m>];fit=<n>[;refit=<n_r>];theta=<hex float>,..."
+// (the rest only after a fit, local only from the local model, refit only
+// while a background fit is pending; states without it still parse). Hex floats keep the
 // hyperparameters bitwise, which FactorCache needs.
 std::string FormatState(const BoState& state);
 std::optional<BoState> ParseState(std::string_view text);

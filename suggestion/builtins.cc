@@ -5,6 +5,7 @@
 #include "suggestion/cmaes.h"
 #include "suggestion/darts.h"
 #include "suggestion/factor_cache.h"
+#include "suggestion/fit_worker.h"
 #include "suggestion/grid_search.h"
 #include "suggestion/hyperband.h"
 #include "suggestion/nsga2.h"
@@ -52,12 +53,14 @@ void RegisterBuiltins(Registry<Algorithm>& registry, Status darts_available) {
                 .Register(Darts::kName,
                           [darts_available] { return std::make_unique<Darts>(darts_available); })
                 .ok());
-  // One factor cache for every instance this registry makes (the
-  // controller makes one per call): no process-global state.
+  // One factor cache and one background fit worker for every instance
+  // this registry makes (the controller makes one per call): no
+  // process-global state.
   HPT_CHECK(registry
                 .Register(BayesianOptimization::kName,
-                          [cache = NewFactorCache()] {
-                            return std::make_unique<BayesianOptimization>(cache);
+                          [cache = NewFactorCache(), fits = std::make_shared<FitWorker>()] {
+                            return std::make_unique<BayesianOptimization>(
+                                cache, LocalModelOptions{}, fits);
                           })
                 .ok());
 }

@@ -99,6 +99,7 @@ struct Problem {
   const Eigen::MatrixXd* x = nullptr;
   const Eigen::VectorXd* y = nullptr;
   LmlWorkspace workspace;
+  const std::atomic<bool>* cancel = nullptr;
   double best_value = -HUGE_VAL;
   Eigen::VectorXd best_theta;
 };
@@ -106,6 +107,9 @@ struct Problem {
 double Objective(const std::vector<double>& t, std::vector<double>& g,
                  void* data) {
   auto* p = static_cast<Problem*>(data);
+  if (p->cancel && p->cancel->load(std::memory_order_relaxed)) {
+    throw nlopt::forced_stop();
+  }
   Eigen::VectorXd theta = Eigen::Map<const Eigen::VectorXd>(
       t.data(), static_cast<Eigen::Index>(t.size()));
   Eigen::VectorXd grad_lml, grad_prior;
@@ -226,9 +230,11 @@ Eigen::VectorXd FitHyperparameters(
   Problem problem;
   problem.x = &fx;
   problem.y = &fy;
+  problem.cancel = options.cancel;
   std::vector<double> lo(lower.data(), lower.data() + lower.size());
   std::vector<double> hi(upper.data(), upper.data() + upper.size());
   for (Eigen::VectorXd& start : starts) {
+    if (options.cancel && options.cancel->load(std::memory_order_relaxed)) break;
     start = start.cwiseMax(lower).cwiseMin(upper);
     nlopt::opt opt(nlopt::LD_LBFGS, static_cast<unsigned>(dim + 2));
     opt.set_lower_bounds(lo);

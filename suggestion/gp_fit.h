@@ -16,6 +16,7 @@
 // 0.3, both did worse in bench/'s quality benchmark: see bench/README.md.)
 
 #include <Eigen/Core>
+#include <atomic>
 #include <optional>
 #include <random>
 
@@ -46,6 +47,10 @@ struct FitOptions {
   // with a warm start is one bounded L-BFGS run continuing the last fit,
   // as bayesianoptimization's local model does on every call.
   bool centre_start = true;
+  // When given and set (by another thread), the fit stops at its next
+  // evaluation and its result is meaningless: for a background fit that
+  // is no longer wanted (fit_worker.h).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // The best theta found from the prior's centre (see centre_start),

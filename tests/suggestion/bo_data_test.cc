@@ -28,6 +28,15 @@ TEST(BoStateTest, RoundTripsBitwise) {
   EXPECT_EQ(back->fit_points, 42);
   ASSERT_TRUE(back->theta.has_value());
   EXPECT_EQ(*back->theta, *state.theta);
+  EXPECT_EQ(back->refit_at, 0);
+  EXPECT_EQ(text.find("refit"), std::string::npos);
+
+  state.refit_at = 47;  // a background fit pending (bo_refit.h)
+  back = ParseState(FormatState(state));
+  ASSERT_TRUE(back.has_value()) << FormatState(state);
+  EXPECT_EQ(back->refit_at, 47);
+  EXPECT_EQ(back->fit_points, 42);
+  EXPECT_EQ(*back->theta, *state.theta);
 
   BoState seed_only;
   seed_only.seed = 7;
@@ -40,7 +49,9 @@ TEST(BoStateTest, UnreadableStatesAreRejected) {
   for (const char* bad :
        {"", "x", "seed=", "seed=1;fit=2", "seed=1;fit=2;theta=",
         "seed=1;fit=2;theta=1,2", "seed=1;fit=-1;theta=1,2,3",
-        "seed=1;fit=2;theta=1,2,nan", "seed=1;fit=2;theta=1,2,3;"}) {
+        "seed=1;fit=2;theta=1,2,nan", "seed=1;fit=2;theta=1,2,3;",
+        "seed=1;fit=2;refit=2;theta=1,2,3", "seed=1;fit=2;refit=x;theta=1,2,3",
+        "seed=1;fit=2;theta=1,2,3;refit=5"}) {
     EXPECT_FALSE(ParseState(bad).has_value()) << bad;
   }
 }
