@@ -18,6 +18,12 @@ namespace {
 // a running fit on a busy machine waits much longer than the fit takes.
 constexpr int kNiceIncrement = 5;
 
+// Sets a thread's nice value; a refusal (lowering it without privilege)
+// leaves it as it is.
+void SetNice(int64_t tid, int nice) {
+  if (tid > 0) setpriority(PRIO_PROCESS, static_cast<id_t>(tid), nice);
+}
+
 uint64_t HashWords(uint64_t h, const double* data, Eigen::Index n) {
   for (Eigen::Index i = 0; i < n; ++i) {
     uint64_t bits = 0;
@@ -147,7 +153,12 @@ std::optional<FitResult> FitWorker::Take(const FitJob& job) {
     return mine;
   }
   ++(entry->phase == Entry::Phase::kDone ? counts_.done : counts_.waited);
-  done_cv_.wait(lock, [&] { return entry->phase == Entry::Phase::kDone; });
+  if (entry->phase != Entry::Phase::kDone) {
+    // Someone waits: the fit runs at the callers' priority until it ends.
+    if (waiters_++ == 0) SetNice(worker_tid_, base_nice_);
+    done_cv_.wait(lock, [&] { return entry->phase == Entry::Phase::kDone; });
+    --waiters_;
+  }
   FitResult result;
   result.theta = entry->theta;
   if (entry->factor) {
@@ -187,6 +198,15 @@ void FitWorker::SetPausedForTesting(bool paused) {
     paused_ = paused;
   }
   work_cv_.notify_all();
+}
+
+std::optional<int> FitWorker::WorkerNiceForTesting() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (worker_tid_ == 0) return std::nullopt;
+  errno = 0;
+  const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(worker_tid_));
+  if (errno != 0) return std::nullopt;
+  return nice;
 }
 
 void FitWorker::WaitIdleForTesting() {
@@ -242,11 +262,13 @@ void FitWorker::Evict() {
 }
 
 void FitWorker::Loop() {
-  const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+  const auto tid = static_cast<int64_t>(syscall(SYS_gettid));
   errno = 0;
-  const int nice = getpriority(PRIO_PROCESS, tid);
-  if (errno == 0) setpriority(PRIO_PROCESS, tid, nice + kNiceIncrement);
+  int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(tid));
+  if (errno != 0) nice = 0;
   std::unique_lock<std::mutex> lock(mu_);
+  worker_tid_ = tid;
+  base_nice_ = nice;
   while (true) {
     work_cv_.wait(lock, [&] { return stop_ || (!paused_ && !queue_.empty()); });
     if (stop_) return;
@@ -254,6 +276,10 @@ void FitWorker::Loop() {
     queue_.pop_front();
     if (entry->dropped || entry->phase != Entry::Phase::kQueued) continue;
     entry->phase = Entry::Phase::kRunning;
+    // Nobody waits for a job just started (a queued one is run by its
+    // caller): below the calls' priority. Lifting it back needs privilege
+    // (root, CAP_SYS_NICE or RLIMIT_NICE); without it a waiter just waits.
+    if (waiters_ == 0) SetNice(worker_tid_, base_nice_ + kNiceIncrement);
     busy_ = true;
     lock.unlock();
     FitResult result = RunFitJob(entry->job, &cancel_);

@@ -101,6 +101,9 @@ class FitWorker {
   // Blocks until no job is queued (unless paused) or running on the
   // worker.
   void WaitIdleForTesting();
+  // The worker thread's nice value now (getpriority); nullopt before it
+  // started.
+  std::optional<int> WorkerNiceForTesting() const;
 
  private:
   struct Entry;
@@ -128,6 +131,13 @@ class FitWorker {
   Counts counts_;
   std::atomic<bool> cancel_{false};
   std::chrono::milliseconds publish_delay_{0};
+  // The worker's thread id and its nice value before it lowered its own
+  // priority; 0 until it runs. Callers waiting for a running job lift it
+  // back to base_nice_ (where allowed), so that on a busy machine a wait
+  // costs no more than running the fit inline would.
+  int64_t worker_tid_ = 0;
+  int base_nice_ = 0;
+  int waiters_ = 0;
   std::thread thread_;
 };
 

@@ -6,6 +6,10 @@
 #include <cmath>
 #include <memory>
 #include <random>
+#include <thread>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "suggestion/factor_cache.h"
 
@@ -105,7 +109,35 @@ TEST(FitWorkerTest, DestructionCancelsTheRunningFit) {
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   const auto start = Clock::now();
   worker.reset();
-  EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(500));
+  EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(2000));
+}
+
+
+TEST(FitWorkerTest, ACallerWaitingForARunningFitLiftsTheWorkersPriority) {
+  if (geteuid() != 0) GTEST_SKIP() << "lifting a thread's priority back needs root";
+  FitWorker worker;
+  const FitJob job = Job(3, 60, 4);
+  worker.SetPublishDelayForTesting(std::chrono::milliseconds(800));
+  worker.Submit(job);
+  // Running (held back before publishing): nobody waits, so it runs niced.
+  std::optional<int> nice;
+  for (int i = 0; i < 200 && !nice; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    nice = worker.WorkerNiceForTesting();
+  }
+  ASSERT_TRUE(nice.has_value());
+  const int base = getpriority(PRIO_PROCESS, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_GT(*worker.WorkerNiceForTesting(), base);
+  std::thread waiter([&] { EXPECT_TRUE(worker.Take(job).has_value()); });
+  bool lifted = false;
+  for (int i = 0; i < 100 && !lifted; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    lifted = worker.WorkerNiceForTesting() == base;
+  }
+  waiter.join();
+  EXPECT_TRUE(lifted) << "the waiter left the fit below the callers' priority";
+  EXPECT_EQ(worker.counts().waited, 1);
 }
 
 }  // namespace
