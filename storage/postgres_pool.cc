@@ -98,13 +98,28 @@ StatusOr<bool> Pool::Committed(int64_t marker) {
   bool waited = false;
   HPT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Acquire(&waited));
   // Waits for the lost transaction while it still holds its marker's row.
-  StatusOr<Result> inserted = conn->Exec(
-      "INSERT INTO commit_markers (id) VALUES ($1)", Params().Add(marker));
-  const std::string state = conn->last_sqlstate();
+  // Sent as a script, so that a test's hook may cut this answer too.
+  Status inserted = conn->ExecScriptWith(
+      "INSERT INTO commit_markers (id, fence) VALUES (" +
+          std::to_string(marker) + ", true)",
+      &options_.after_commit_sent);
+  // A row already there is the write's own marker, or this lookup's fence
+  // from an earlier try whose answer was lost (then the write did not
+  // commit either).
+  if (inserted.ok() || conn->last_sqlstate() != "23505") {
+    Release(std::move(conn));
+    if (inserted.ok()) return false;
+    return inserted;
+  }
+  StatusOr<Result> found = conn->Exec(
+      "SELECT fence FROM commit_markers WHERE id = $1", Params().Add(marker));
   Release(std::move(conn));
-  if (inserted.ok()) return false;
-  if (state == "23505") return true;
-  return inserted.status();
+  if (!found.ok()) return found.status();
+  if (found->rows() == 0) {
+    return Internal(options_.display + ": commit marker " +
+                    std::to_string(marker) + " vanished while looked up");
+  }
+  return found->Text(0, 0) != "t";
 }
 
 Status Pool::Transact(Kind kind,

@@ -11,10 +11,11 @@
 // - A write is never applied twice. Each write transaction inserts a row
 //   with a random id into commit_markers before COMMIT. When the connection
 //   dies while COMMIT is in flight, the pool reconnects and inserts that
-//   same id itself: a unique violation means the write committed (done);
-//   success means it did not, and now never can (its own insert would
-//   collide), so the write is run again. Markers older than an hour are
-//   pruned now and then.
+//   same id itself, as a fence: finding the write's own row there means
+//   it committed (done); success, or finding a fence of an earlier lookup
+//   whose answer was lost too, means it did not, and now never can (its
+//   own insert would collide), so the write is run again. Markers older
+//   than an hour are pruned now and then.
 
 #include <chrono>
 #include <condition_variable>
@@ -40,7 +41,8 @@ struct PoolOptions {
   // on").
   std::string on_connect;
   // For tests: runs after a write's COMMIT was sent, before its answer is
-  // read, with the connection's socket (a test may cut it there).
+  // read, with the connection's socket (a test may cut it there); and
+  // likewise after a lost COMMIT's lookup (its fence insert) was sent.
   std::function<void(int socket)> after_commit_sent;
 };
 

