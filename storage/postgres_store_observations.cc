@@ -40,6 +40,11 @@ struct PendingSummary {
   }
 };
 
+std::string WithoutNul(std::string text) {
+  text.erase(std::remove(text.begin(), text.end(), '\0'), text.end());
+  return text;
+}
+
 // One statement: the observations' rows (one write id for the call, each
 // observation's place in it as write_index), the summaries' upsert, and
 // every summary of the trial as it stands after, sorted by name (the
@@ -100,7 +105,9 @@ Status PostgresStore::AddObservationsTo(
       values.push_back(value);
       pending[name].Add(o.step, value);
     }
-    for (const auto& [name, text] : o.texts) texts[name] = text;
+    // Without NUL, as Params cleans text: jsonb refuses "\u0000".
+    for (const auto& [name, text] : o.texts)
+      texts[WithoutNul(name)] = WithoutNul(text);
   }
   std::vector<std::string> summary_names;
   std::vector<double> mins, maxs, latests;

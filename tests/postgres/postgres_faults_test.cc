@@ -125,5 +125,22 @@ TEST_F(PostgresFaultTest, LostLookupOfALostCommitIsNotTakenForTheCommit) {
   LostCommitThatNeverHappened(/*lose_lookup=*/true);
 }
 
+TEST_F(PostgresFaultTest, TextOutputWithNulIsStoredWithoutIt) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->CreateExperiment(MakeExperiment("e")).ok());
+  ASSERT_TRUE(store->CreateTrials("e", {MakeTrial("t", "0.1")}, "").ok());
+  api::Observation o = Obs(1, {{"loss", 0.5}});
+  o.texts[std::string("no\0te", 5)] = std::string("a\0b", 3);
+  Status added = store->AddObservations("e", "t", {o});
+  ASSERT_TRUE(added.ok()) << added.ToString();
+  // The trial's writes go on.
+  ASSERT_TRUE(store->AddObservations("e", "t", {Obs(2, {{"loss", 0.4}})}).ok());
+  auto trial = store->GetTrial("e", "t");
+  ASSERT_TRUE(trial.ok()) << trial.status().ToString();
+  EXPECT_EQ(trial->outputs["note"], "ab");
+  EXPECT_EQ(trial->outputs.size(), 1u);
+}
+
 }  // namespace
 }  // namespace hpt::storage::testing
