@@ -19,6 +19,8 @@ bool Retryable(const Connection& conn) {
   return conn.broken() || IsRetryableSqlState(conn.last_sqlstate());
 }
 
+constexpr int kTimeoutMs = 30000;
+
 // Markers outlive the few seconds a lost COMMIT is looked up for by far.
 constexpr int kPruneEveryWrites = 256;
 constexpr const char* kPruneMarkers =
@@ -44,12 +46,20 @@ StatusOr<std::unique_ptr<Pool>> Pool::Open(PoolOptions options) {
 StatusOr<std::unique_ptr<Connection>> Pool::Connect() {
   HPT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn,
                        Connection::Open(options_.url, options_.display));
+  // No statement, lock wait or forgotten transaction holds a connection
+  // (and its locks) for ever; generous next to the retry window.
+  const std::string limit =
+      std::to_string(std::max(kTimeoutMs, 6 * options_.retry_ms));
+  HPT_RETURN_IF_ERROR(conn->ExecScript(
+      "SET statement_timeout = " + limit + "; SET lock_timeout = " + limit +
+      "; SET idle_in_transaction_session_timeout = " + limit));
   if (!options_.on_connect.empty())
     HPT_RETURN_IF_ERROR(conn->ExecScript(options_.on_connect));
   return conn;
 }
 
-StatusOr<std::unique_ptr<Connection>> Pool::Acquire(bool* waited) {
+StatusOr<std::unique_ptr<Connection>> Pool::Acquire(
+    bool* waited, std::chrono::steady_clock::time_point deadline) {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     if (!idle_.empty()) {
@@ -73,7 +83,12 @@ StatusOr<std::unique_ptr<Connection>> Pool::Acquire(bool* waited) {
     }
     if (!*waited) ++counters_.waits;
     *waited = true;
-    released_.wait(lock);
+    if (released_.wait_until(lock, deadline) == std::cv_status::timeout &&
+        idle_.empty() && open_ >= options_.size) {
+      return Unavailable(options_.display + ": all " +
+                         std::to_string(options_.size) +
+                         " connections of the pool stayed in use");
+    }
   }
 }
 
@@ -94,9 +109,10 @@ int64_t Pool::NewMarker() {
   return static_cast<int64_t>(random_() >> 1);
 }
 
-StatusOr<bool> Pool::Committed(int64_t marker) {
+StatusOr<bool> Pool::Committed(int64_t marker, Clock::time_point deadline) {
   bool waited = false;
-  HPT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Acquire(&waited));
+  HPT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn,
+                       Acquire(&waited, deadline));
   // Waits for the lost transaction while it still holds its marker's row.
   // Sent as a script, so that a test's hook may cut this answer too.
   Status inserted = conn->ExecScriptWith(
@@ -162,7 +178,7 @@ Status Pool::Transact(Kind kind,
                            std::chrono::milliseconds(500));
     }
     if (unknown_marker != 0) {
-      StatusOr<bool> committed = Committed(unknown_marker);
+      StatusOr<bool> committed = Committed(unknown_marker, deadline);
       if (!committed.ok()) {
         problem = committed.status();
         continue;
@@ -171,7 +187,7 @@ Status Pool::Transact(Kind kind,
       unknown_marker = 0;  // never stored: run it again
     }
     bool waited = false;
-    StatusOr<std::unique_ptr<Connection>> acquired = Acquire(&waited);
+    StatusOr<std::unique_ptr<Connection>> acquired = Acquire(&waited, deadline);
     if (!acquired.ok()) {
       problem = acquired.status();
       continue;

@@ -7,7 +7,10 @@
 // - Transact runs a body in one transaction and retries it, with backoff,
 //   for up to `retry_ms`: after a serialization failure or a deadlock
 //   (SQLSTATE 40001, 40P01), and after a lost connection (it reconnects).
-//   Then: Unavailable naming the database and the last problem.
+//   Then: Unavailable naming the database and the last problem. A caller
+//   waiting for a free connection waits no longer than that either.
+// - Each connection's statements, lock waits and idle transactions time
+//   out (SQLSTATE 57014, 55P03: Unavailable) after max(30 s, 6 x retry_ms).
 // - A write is never applied twice. Each write transaction inserts a row
 //   with a random id into commit_markers before COMMIT. When the connection
 //   dies while COMMIT is in flight, the pool reconnects and inserts that
@@ -80,14 +83,16 @@ class Pool {
   explicit Pool(PoolOptions options);
   // A connection for one transaction: an idle one, a new one while there
   // are fewer than `size`, else the next released. Null with the reason
-  // when a new one cannot be opened.
-  StatusOr<std::unique_ptr<Connection>> Acquire(bool* waited);
+  // when a new one cannot be opened, or none came free by `deadline`.
+  StatusOr<std::unique_ptr<Connection>> Acquire(
+      bool* waited, std::chrono::steady_clock::time_point deadline);
   void Release(std::unique_ptr<Connection> conn);  // null: it was lost
   StatusOr<std::unique_ptr<Connection>> Connect();
   int64_t NewMarker();
   // After a COMMIT whose answer was lost: true when marker `marker` is
   // stored (the write committed), false when it now never can.
-  StatusOr<bool> Committed(int64_t marker);
+  StatusOr<bool> Committed(int64_t marker,
+                           std::chrono::steady_clock::time_point deadline);
 
   const PoolOptions options_;
   mutable std::mutex mu_;

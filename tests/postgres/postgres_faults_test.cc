@@ -142,5 +142,78 @@ TEST_F(PostgresFaultTest, TextOutputWithNulIsStoredWithoutIt) {
   EXPECT_EQ(trial->outputs.size(), 1u);
 }
 
+TEST_F(PostgresFaultTest, WaitForAFreeConnectionEndsWithTheRetryWindow) {
+  auto pool = OpenPool(/*size=*/1, /*retry_ms=*/200);
+  ASSERT_NE(pool, nullptr);
+  std::latch inside(1);
+  std::atomic<bool> release{false};
+  // Holds the only connection until told, or for 3 s at most (then a pool
+  // without a deadline hands it over and the test fails, not hangs).
+  std::thread holder([&] {
+    (void)pool->Transact(pg::Pool::Kind::kRead, [&](pg::Connection&) {
+      inside.count_down();
+      for (int i = 0; i < 300 && !release; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      return Status::Ok();
+    });
+  });
+  inside.wait();
+  Status s = pool->Transact(pg::Pool::Kind::kRead, [](pg::Connection& conn) {
+    return conn.ExecScript("SELECT 1");
+  });
+  release = true;
+  holder.join();
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
+  EXPECT_NE(s.message().find("connections of the pool stayed in use"),
+            std::string::npos)
+      << s.message();
+  EXPECT_EQ(pool->Stats().waits, 1);
+}
+
+TEST_F(PostgresFaultTest, ConnectionsTimeOutAndReadAsTheStoreExpects) {
+  auto pool = OpenPool(/*size=*/2, /*retry_ms=*/5000);
+  ASSERT_NE(pool, nullptr);
+  std::string settings;
+  ASSERT_TRUE(
+      pool->Transact(pg::Pool::Kind::kRead,
+                     [&](pg::Connection& conn) -> Status {
+                       HPT_ASSIGN_OR_RETURN(
+                           pg::Result r,
+                           conn.Exec("SELECT concat_ws(' ', "
+                                     "current_setting('statement_timeout'), "
+                                     "current_setting('lock_timeout'), "
+                                     "current_setting('idle_in_transaction_"
+                                     "session_timeout'), "
+                                     "current_setting('bytea_output'), "
+                                     "current_setting('client_encoding'), "
+                                     "current_setting('extra_float_digits'))"));
+                       settings = r.Text(0, 0);
+                       return Status::Ok();
+                     })
+          .ok());
+  EXPECT_EQ(settings, "30s 30s 30s hex UTF8 3");
+}
+
+TEST_F(PostgresFaultTest, StatementAndLockTimeoutsAreUnavailable) {
+  auto pool = OpenPool(/*size=*/2, /*retry_ms=*/5000,
+                       "SET lock_timeout = 50; SET statement_timeout = 200");
+  ASSERT_NE(pool, nullptr);
+  RawPg holder(schema_.url());
+  holder.Exec(
+      "CREATE TABLE one (id integer PRIMARY KEY); INSERT INTO one VALUES (1)");
+  holder.Exec("BEGIN");
+  holder.Exec("SELECT id FROM one FOR UPDATE");
+  Status locked =
+      pool->Transact(pg::Pool::Kind::kWrite, [](pg::Connection& conn) {
+        return conn.ExecScript("UPDATE one SET id = 2");
+      });
+  holder.Exec("COMMIT");
+  EXPECT_EQ(locked.code(), StatusCode::kUnavailable) << locked.ToString();
+  Status slow = pool->Transact(pg::Pool::Kind::kRead, [](pg::Connection& conn) {
+    return conn.ExecScript("SELECT pg_sleep(5)");
+  });
+  EXPECT_EQ(slow.code(), StatusCode::kUnavailable) << slow.ToString();
+}
+
 }  // namespace
 }  // namespace hpt::storage::testing
