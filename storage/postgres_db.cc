@@ -257,17 +257,14 @@ std::string Result::Bytes(int row, int column) const {
 
 StatusOr<std::unique_ptr<Connection>> Connection::Open(
     const std::string& url, const std::string& display) {
-  // A URL libpq cannot read: its message quotes the URL, password and all.
+  // A URL libpq cannot read: its message is left out, as it may quote the
+  // URL or a part of it, the (percent-decoded) password among them.
   char* parse_error = nullptr;
   if (PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &parse_error)) {
     PQconninfoFree(parsed);
   } else {
-    std::string message = OneLine(parse_error ? parse_error : "cannot be read");
     PQfreemem(parse_error);
-    for (size_t at; (at = message.find(url)) != std::string::npos;) {
-      message.replace(at, url.size(), display);
-    }
-    return InvalidArgument(display + ": not a PostgreSQL URL: " + message);
+    return InvalidArgument(display + ": not a PostgreSQL URL libpq can read");
   }
   // Keywords before the URL are defaults the URL may override. Keepalives
   // and a TCP user timeout: a peer gone without a word (a cut network, a
