@@ -125,6 +125,31 @@ TEST_F(PostgresFaultTest, LostLookupOfALostCommitIsNotTakenForTheCommit) {
   LostCommitThatNeverHappened(/*lose_lookup=*/true);
 }
 
+TEST_F(PostgresFaultTest, TrialWritesWaitingForADeleteFindTheTrialGone) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->CreateExperiment(MakeExperiment("e")).ok());
+  ASSERT_TRUE(store->CreateTrials("e", {MakeTrial("t", "0.1")}, "").ok());
+  // The test deletes the experiment (its trials go by cascade) and holds
+  // the delete open while a trial update and a report arrive.
+  RawPg deleter(schema_.url());
+  deleter.Exec("BEGIN");
+  deleter.Exec("DELETE FROM experiments WHERE name = 'e'");
+  Status updated = Internal("not run"), reported = Internal("not run");
+  TrialUpdate update;
+  update.phase = api::TrialPhase::kRunning;
+  std::thread a([&] { updated = store->UpdateTrial("e", "t", update); });
+  std::thread b([&] {
+    reported = store->AddObservations("e", "t", {Obs(1, {{"loss", 0.5}})});
+  });
+  EXPECT_TRUE(WaitForLockWaiters(2));
+  deleter.Exec("COMMIT");
+  a.join();
+  b.join();
+  EXPECT_EQ(updated.code(), StatusCode::kNotFound) << updated.ToString();
+  EXPECT_EQ(reported.code(), StatusCode::kNotFound) << reported.ToString();
+}
+
 TEST_F(PostgresFaultTest, TextOutputWithNulIsStoredWithoutIt) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
