@@ -1,6 +1,7 @@
 #include "storage/postgres_pool.h"
 
 #include <algorithm>
+#include <exception>
 #include <thread>
 #include <utility>
 
@@ -20,6 +21,25 @@ bool Retryable(const Connection& conn) {
 }
 
 constexpr int kTimeoutMs = 30000;
+
+// A connection an exception left checked out is closed (which ends its
+// transaction) and handed back as lost.
+class LostOnUnwind {
+ public:
+  LostOnUnwind(std::unique_ptr<Connection>& conn, std::function<void()> lost)
+      : conn_(conn), lost_(std::move(lost)) {}
+  ~LostOnUnwind() {
+    if (conn_ == nullptr) return;
+    conn_.reset();
+    lost_();
+  }
+  LostOnUnwind(const LostOnUnwind&) = delete;
+  LostOnUnwind& operator=(const LostOnUnwind&) = delete;
+
+ private:
+  std::unique_ptr<Connection>& conn_;
+  std::function<void()> lost_;
+};
 
 // Markers outlive the few seconds a lost COMMIT is looked up for by far.
 constexpr int kPruneEveryWrites = 256;
@@ -113,6 +133,7 @@ StatusOr<bool> Pool::Committed(int64_t marker, Clock::time_point deadline) {
   bool waited = false;
   HPT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn,
                        Acquire(&waited, deadline));
+  LostOnUnwind guard(conn, [this] { Release(nullptr); });
   // Waits for the lost transaction while it still holds its marker's row.
   // Sent as a script, so that a test's hook may cut this answer too.
   Status inserted = conn->ExecScriptWith(
@@ -138,8 +159,10 @@ StatusOr<bool> Pool::Committed(int64_t marker, Clock::time_point deadline) {
   return found->Text(0, 0) != "t";
 }
 
+// A function try block: no exception (std::bad_alloc, one a body let
+// through) crosses the Store interface.
 Status Pool::Transact(Kind kind,
-                      const std::function<Status(Connection&)>& body) {
+                      const std::function<Status(Connection&)>& body) try {
   const Clock::time_point deadline =
       Clock::now() + std::chrono::milliseconds(options_.retry_ms);
   std::chrono::milliseconds backoff(5);
@@ -193,6 +216,7 @@ Status Pool::Transact(Kind kind,
       continue;
     }
     std::unique_ptr<Connection> conn = std::move(acquired).value();
+    LostOnUnwind guard(conn, [this] { Release(nullptr); });
     Status answer = Status::Ok();
     Outcome outcome = Outcome::kDone;
     int64_t marker = 0;
@@ -202,7 +226,13 @@ Status Pool::Transact(Kind kind,
               ? "BEGIN"
               : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     }
-    if (answer.ok()) answer = body(*conn);
+    if (answer.ok()) {
+      try {
+        answer = body(*conn);
+      } catch (const std::exception& e) {
+        answer = Internal(options_.display + ": " + e.what());
+      }
+    }
     if (!answer.ok()) {
       outcome = Retryable(*conn) ? Outcome::kRetry : Outcome::kDone;
       if (kind != Kind::kRead && !conn->broken())
@@ -246,6 +276,8 @@ Status Pool::Transact(Kind kind,
       }
     }
   }
+} catch (const std::exception& e) {
+  return Internal(options_.display + ": " + e.what());
 }
 
 PoolStats Pool::Stats() const {

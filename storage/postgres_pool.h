@@ -73,7 +73,8 @@ class Pool {
   // Runs `body` in one transaction, retried as the header says. The body
   // may run more than once and must have no effect outside the database
   // but on what it returns. A body's own error (NotFound, ...) rolls back
-  // and is the answer.
+  // and is the answer; so does an exception it throws, as Internal (no
+  // exception leaves Transact).
   Status Transact(Kind kind, const std::function<Status(Connection&)>& body);
 
   PoolStats Stats() const;

@@ -150,6 +150,33 @@ TEST_F(PostgresFaultTest, TrialWritesWaitingForADeleteFindTheTrialGone) {
   EXPECT_EQ(reported.code(), StatusCode::kNotFound) << reported.ToString();
 }
 
+TEST_F(PostgresFaultTest, ExceptionInATransactionIsInternalAndRolledBack) {
+  auto store = Open();  // the schema, for a write's commit marker
+  ASSERT_NE(store, nullptr);
+  auto pool = OpenPool(/*size=*/1, /*retry_ms=*/5000);
+  ASSERT_NE(pool, nullptr);
+  Status s = Status::Ok();
+  EXPECT_NO_THROW(
+      s = pool->Transact(pg::Pool::Kind::kWrite, [](pg::Connection& conn) {
+        (void)conn.ExecScript(
+            "INSERT INTO namespaces (name, spec_json) "
+            "VALUES ('thrown', '{}')");
+        throw std::runtime_error("a body's bug");
+        return Status::Ok();
+      }));
+  EXPECT_EQ(s.code(), StatusCode::kInternal) << s.ToString();
+  EXPECT_NE(s.message().find("a body's bug"), std::string::npos) << s.message();
+  EXPECT_EQ(pool->Stats().in_use, 0);
+  // Rolled back, and the pool's one connection serves the next call.
+  Status next = pool->Transact(pg::Pool::Kind::kRead, [](pg::Connection& conn) {
+    return conn.ExecScript("SELECT 1");
+  });
+  EXPECT_TRUE(next.ok()) << next.ToString();
+  EXPECT_EQ(RawPg(schema_.url())
+                .Query("SELECT count(*) FROM namespaces WHERE name = 'thrown'"),
+            "0");
+}
+
 TEST_F(PostgresFaultTest, TextOutputWithNulIsStoredWithoutIt) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
