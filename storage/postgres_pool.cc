@@ -58,7 +58,7 @@ StatusOr<std::unique_ptr<Pool>> Pool::Open(PoolOptions options) {
   std::unique_ptr<Pool> pool(new Pool(std::move(options)));
   HPT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> first, pool->Connect());
   std::lock_guard<std::mutex> lock(pool->mu_);
-  pool->idle_.push_back(std::move(first));
+  pool->idle_.push_back({0, std::move(first)});
   pool->open_ = 1;
   return pool;
 }
@@ -80,10 +80,23 @@ StatusOr<std::unique_ptr<Connection>> Pool::Connect() {
 
 StatusOr<std::unique_ptr<Connection>> Pool::Acquire(
     bool* waited, std::chrono::steady_clock::time_point deadline) {
+  std::vector<std::unique_ptr<Connection>> stale;  // closed after unlocking
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
+    // Idle since before a connection was found lost: after a server
+    // restart each would cost a failed try (and a doubled backoff), so
+    // they are closed unused and replaced as needed.
+    for (auto it = idle_.begin(); it != idle_.end();) {
+      if (it->generation < generation_) {
+        stale.push_back(std::move(it->conn));
+        it = idle_.erase(it);
+        --open_;
+      } else {
+        ++it;
+      }
+    }
     if (!idle_.empty()) {
-      std::unique_ptr<Connection> conn = std::move(idle_.back());
+      std::unique_ptr<Connection> conn = std::move(idle_.back().conn);
       idle_.pop_back();
       ++in_use_;
       return conn;
@@ -116,10 +129,11 @@ void Pool::Release(std::unique_ptr<Connection> conn) {
   std::lock_guard<std::mutex> lock(mu_);
   --in_use_;
   if (conn != nullptr && !conn->broken()) {
-    idle_.push_back(std::move(conn));
+    idle_.push_back({generation_, std::move(conn)});
   } else {
     --open_;
     ++counters_.reconnects;  // the next Acquire opens its replacement
+    ++generation_;
   }
   released_.notify_one();
 }

@@ -7,7 +7,10 @@
 // - Transact runs a body in one transaction and retries it, with backoff,
 //   for up to `retry_ms`: after a serialization failure or a deadlock
 //   (SQLSTATE 40001, 40P01), and after a lost connection (it reconnects).
-//   Then: Unavailable naming the database and the last problem. A caller
+//   Then: Unavailable naming the database and the last problem. A lost
+//   connection also retires every connection idle since before it was
+//   found lost (after a server restart all are dead): they are replaced,
+//   not each tried once. A caller
 //   waiting for a free connection waits no longer than that either.
 // - Each connection's statements, lock waits and idle transactions time
 //   out (SQLSTATE 57014, 55P03: Unavailable) after max(30 s, 6 x retry_ms).
@@ -98,7 +101,15 @@ class Pool {
   const PoolOptions options_;
   mutable std::mutex mu_;
   std::condition_variable released_;
-  std::vector<std::unique_ptr<Connection>> idle_;  // guarded by mu_
+  struct Idle {
+    int64_t generation;  // generation_ when released
+    std::unique_ptr<Connection> conn;
+  };
+  std::vector<Idle> idle_;  // guarded by mu_
+  // Guarded by mu_: one more each time a connection is found lost (the
+  // server may have restarted); idle connections of an older generation
+  // are closed, not used.
+  int64_t generation_ = 0;
   int open_ = 0;            // guarded by mu_: idle + in use + opening
   int in_use_ = 0;          // guarded by mu_
   PoolStats counters_;      // guarded by mu_: waits, retries, ...

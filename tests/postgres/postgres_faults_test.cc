@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "storage/postgres_pool.h"
 #include "storage/postgres_store.h"
@@ -175,6 +176,37 @@ TEST_F(PostgresFaultTest, ExceptionInATransactionIsInternalAndRolledBack) {
   EXPECT_EQ(RawPg(schema_.url())
                 .Query("SELECT count(*) FROM namespaces WHERE name = 'thrown'"),
             "0");
+}
+
+TEST_F(PostgresFaultTest, IdleConnectionsDeadAfterARestartCostOneTry) {
+  auto store = Open();  // the schema, for a write's commit marker
+  ASSERT_NE(store, nullptr);
+  store.reset();
+  auto pool = OpenPool(/*size=*/8, /*retry_ms=*/5000);
+  ASSERT_NE(pool, nullptr);
+  // Eight connections at once: all open, then all idle.
+  std::latch all_in(8);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&] {
+      (void)pool->Transact(pg::Pool::Kind::kRead, [&](pg::Connection&) {
+        all_in.arrive_and_wait();
+        return Status::Ok();
+      });
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  ASSERT_EQ(pool->Stats().open, 8);
+  // As a restart would: every server process of the pool ends.
+  ASSERT_EQ(TerminateBackends(schema_.base_url(), schema_.name()), 8);
+  const int64_t retries = pool->Stats().retries;
+  Status written = pool->Transact(
+      pg::Pool::Kind::kWrite,
+      [](pg::Connection& conn) { return conn.ExecScript("SELECT 1"); });
+  ASSERT_TRUE(written.ok()) << written.ToString();
+  // The first dead one retires the other seven.
+  EXPECT_EQ(pool->Stats().retries - retries, 1);
+  EXPECT_EQ(pool->Stats().open, 1);
 }
 
 TEST_F(PostgresFaultTest, TextOutputWithNulIsStoredWithoutIt) {
