@@ -2,23 +2,9 @@
 
 #include <strings.h>
 
-#include <cctype>
-
 #include "storage/postgres_store.h"
 
 namespace hpt::storage {
-namespace {
-
-// A URL's scheme is case-insensitive (RFC 3986), libpq's is not.
-std::string LowercaseScheme(std::string url) {
-  for (size_t i = 0; i < url.size() && url[i] != ':'; ++i) {
-    url[i] =
-        static_cast<char>(std::tolower(static_cast<unsigned char>(url[i])));
-  }
-  return url;
-}
-
-}  // namespace
 
 bool IsPostgresUrl(const std::string& db) {
   return strncasecmp(db.c_str(), "postgresql://", 13) == 0 ||
@@ -26,7 +12,7 @@ bool IsPostgresUrl(const std::string& db) {
 }
 
 std::string DisplayDb(const std::string& db) {
-  return IsPostgresUrl(db) ? pg::DisplayUrl(LowercaseScheme(db)) : db;
+  return IsPostgresUrl(db) ? pg::DisplayUrl(db) : db;
 }
 
 StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& db,
@@ -36,7 +22,7 @@ StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& db,
     postgres.pool_size = options.pool_size;
     postgres.read_only = options.read_only;
     StatusOr<std::unique_ptr<PostgresStore>> store =
-        OpenPostgresStore(LowercaseScheme(db), postgres);
+        OpenPostgresStore(db, postgres);
     // Its messages name the database (without a password) first.
     if (!store.ok())
       return Status(store.status().code(), "--db " + store.status().message());

@@ -3,6 +3,7 @@
 #include <libpq-fe.h>
 #include <poll.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -94,9 +95,20 @@ std::string OneLine(const std::string& message) {
   return out;
 }
 
+// A URL's scheme is case-insensitive (RFC 3986), libpq's is not.
+std::string LowercaseScheme(std::string url) {
+  const size_t scheme = url.find("://");
+  for (size_t i = 0; scheme != std::string::npos && i < scheme; ++i) {
+    url[i] =
+        static_cast<char>(std::tolower(static_cast<unsigned char>(url[i])));
+  }
+  return url;
+}
+
 }  // namespace
 
-std::string DisplayUrl(const std::string& url) {
+std::string DisplayUrl(const std::string& given) {
+  const std::string url = LowercaseScheme(given);
   char* error = nullptr;
   PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
   if (options == nullptr) {
@@ -256,7 +268,8 @@ std::string Result::Bytes(int row, int column) const {
 // ---- Connection ----
 
 StatusOr<std::unique_ptr<Connection>> Connection::Open(
-    const std::string& url, const std::string& display) {
+    const std::string& given, const std::string& display) {
+  const std::string url = LowercaseScheme(given);
   // A URL libpq cannot read: its message is left out, as it may quote the
   // URL or a part of it, the (percent-decoded) password among them.
   char* parse_error = nullptr;
