@@ -7,10 +7,12 @@
 namespace hpt::cli {
 
 // Overwrites the value of every --token-file in argv (as "--token-file P"
-// or "--token-file=P") with '*', so that /proc/<pid>/cmdline, which any
-// process of the same user (and ps, for everyone) reads, no longer names
-// the file. Call once the arguments are parsed, before any thread or
-// child starts.
+// or "--token-file=P") with '*', and the password in every --db
+// PostgreSQL URL (postgresql://user:PASSWORD@host/db, or ?password=...),
+// in place and at the same length, so that /proc/<pid>/cmdline, which
+// any process of the same user (and ps, for everyone) reads, no longer
+// names the file or shows the password. Call once the arguments are
+// parsed, before any thread or child starts.
 void HideSecretArguments(int argc, char** argv);
 
 // Marks this process non-dumpable: /proc/<pid>/environ, mem, fd and maps

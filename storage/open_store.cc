@@ -1,11 +1,14 @@
 #include "storage/open_store.h"
 
+#include <strings.h>
+
 #include "storage/postgres_store.h"
 
 namespace hpt::storage {
 
 bool IsPostgresUrl(const std::string& db) {
-  return db.rfind("postgresql://", 0) == 0 || db.rfind("postgres://", 0) == 0;
+  return strncasecmp(db.c_str(), "postgresql://", 13) == 0 ||
+         strncasecmp(db.c_str(), "postgres://", 11) == 0;
 }
 
 std::string DisplayDb(const std::string& db) {

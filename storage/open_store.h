@@ -1,8 +1,8 @@
 #pragma once
 // OpenStore: the one place that turns a `--db` value into a Store.
 //
-// - "postgresql://user@host:port/db" (or "postgres://"): the PostgreSQL
-//   store, shared by several servers (storage/postgres_store.h).
+// - "postgresql://user@host:port/db" (or "postgres://", the scheme in any
+//   case): the PostgreSQL store (storage/postgres_store.h).
 // - anything else: a SQLite file (storage/store.h, OpenSqliteStore).
 
 #include <memory>

@@ -3,6 +3,7 @@
 #include <libpq-fe.h>
 #include <poll.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -94,9 +95,20 @@ std::string OneLine(const std::string& message) {
   return out;
 }
 
+// A URL's scheme is case-insensitive (RFC 3986), libpq's is not.
+std::string LowercaseScheme(std::string url) {
+  const size_t scheme = url.find("://");
+  for (size_t i = 0; scheme != std::string::npos && i < scheme; ++i) {
+    url[i] =
+        static_cast<char>(std::tolower(static_cast<unsigned char>(url[i])));
+  }
+  return url;
+}
+
 }  // namespace
 
-std::string DisplayUrl(const std::string& url) {
+std::string DisplayUrl(const std::string& given) {
+  const std::string url = LowercaseScheme(given);
   char* error = nullptr;
   PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
   if (options == nullptr) {
@@ -256,23 +268,31 @@ std::string Result::Bytes(int row, int column) const {
 // ---- Connection ----
 
 StatusOr<std::unique_ptr<Connection>> Connection::Open(
-    const std::string& url, const std::string& display) {
-  // A URL libpq cannot read: its message quotes the URL, password and all.
+    const std::string& given, const std::string& display) {
+  const std::string url = LowercaseScheme(given);
+  // A URL libpq cannot read: its message is left out, as it may quote the
+  // URL or a part of it, the (percent-decoded) password among them.
   char* parse_error = nullptr;
   if (PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &parse_error)) {
     PQconninfoFree(parsed);
   } else {
-    std::string message = OneLine(parse_error ? parse_error : "cannot be read");
     PQfreemem(parse_error);
-    for (size_t at; (at = message.find(url)) != std::string::npos;) {
-      message.replace(at, url.size(), display);
-    }
-    return InvalidArgument(display + ": not a PostgreSQL URL: " + message);
+    return InvalidArgument(display + ": not a PostgreSQL URL libpq can read");
   }
-  // Keywords before the URL are defaults the URL may override.
-  const char* keywords[] = {"connect_timeout", "application_name", "dbname",
+  // Keywords before the URL are defaults the URL may override. Keepalives
+  // and a TCP user timeout: a peer gone without a word (a cut network, a
+  // host that died) fails a call in about 30 s instead of never.
+  const char* keywords[] = {"connect_timeout",
+                            "application_name",
+                            "keepalives",
+                            "keepalives_idle",
+                            "keepalives_interval",
+                            "keepalives_count",
+                            "tcp_user_timeout",
+                            "dbname",
                             nullptr};
-  const char* values[] = {"5", "hpt", url.c_str(), nullptr};
+  const char* values[] = {"5", "hpt",   "1",         "10",   "5",
+                          "3", "30000", url.c_str(), nullptr};
   PGconn* conn = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
   if (conn == nullptr) return Unavailable(display + ": out of memory");
   if (PQstatus(conn) != CONNECTION_OK) {
@@ -283,7 +303,13 @@ StatusOr<std::unique_ptr<Connection>> Connection::Open(
   // Notices ("relation already exists, skipping") are not for the user.
   PQsetNoticeProcessor(
       conn, [](void*, const char*) {}, nullptr);
-  return std::unique_ptr<Connection>(new Connection(conn, display));
+  std::unique_ptr<Connection> opened(new Connection(conn, display));
+  // What the readers here expect, whatever the server's or role's defaults:
+  // bytea as \x..., text in UTF-8, doubles that read back exactly.
+  HPT_RETURN_IF_ERROR(opened->ExecScript(
+      "SET bytea_output = hex; SET client_encoding = 'UTF8'; "
+      "SET extra_float_digits = 3"));
+  return opened;
 }
 
 Connection::~Connection() { PQfinish(conn_); }
@@ -314,9 +340,11 @@ Status Connection::Failure(PGresult* result, std::string_view what) {
   if (!what.empty()) text += " (in: " + std::string(what.substr(0, 80)) + ")";
   const std::string& s = last_sqlstate_;
   if (broken() || s.rfind("08", 0) == 0 || s.rfind("53", 0) == 0 ||
-      s.rfind("57P", 0) == 0 || IsRetryableSqlState(s)) {
-    // The server is gone, restarting or out of room, or the transaction
-    // lost a race: worth trying later.
+      s.rfind("57P", 0) == 0 || s == "57014" || s == "55P03" ||
+      IsRetryableSqlState(s)) {
+    // The server is gone, restarting or out of room, the transaction lost
+    // a race, or a statement or lock wait ran past its timeout (the
+    // connection's, postgres_pool.h): worth trying later.
     return Unavailable(display_ + ": " + text);
   }
   if (s.rfind("23", 0) == 0 || s == "25006")

@@ -1,6 +1,7 @@
 #include "storage/postgres_pool.h"
 
 #include <algorithm>
+#include <exception>
 #include <thread>
 #include <utility>
 
@@ -19,6 +20,27 @@ bool Retryable(const Connection& conn) {
   return conn.broken() || IsRetryableSqlState(conn.last_sqlstate());
 }
 
+constexpr int kTimeoutMs = 30000;
+
+// A connection an exception left checked out is closed (which ends its
+// transaction) and handed back as lost.
+class LostOnUnwind {
+ public:
+  LostOnUnwind(std::unique_ptr<Connection>& conn, std::function<void()> lost)
+      : conn_(conn), lost_(std::move(lost)) {}
+  ~LostOnUnwind() {
+    if (conn_ == nullptr) return;
+    conn_.reset();
+    lost_();
+  }
+  LostOnUnwind(const LostOnUnwind&) = delete;
+  LostOnUnwind& operator=(const LostOnUnwind&) = delete;
+
+ private:
+  std::unique_ptr<Connection>& conn_;
+  std::function<void()> lost_;
+};
+
 // Markers outlive the few seconds a lost COMMIT is looked up for by far.
 constexpr int kPruneEveryWrites = 256;
 constexpr const char* kPruneMarkers =
@@ -36,7 +58,7 @@ StatusOr<std::unique_ptr<Pool>> Pool::Open(PoolOptions options) {
   std::unique_ptr<Pool> pool(new Pool(std::move(options)));
   HPT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> first, pool->Connect());
   std::lock_guard<std::mutex> lock(pool->mu_);
-  pool->idle_.push_back(std::move(first));
+  pool->idle_.push_back({0, std::move(first)});
   pool->open_ = 1;
   return pool;
 }
@@ -44,16 +66,37 @@ StatusOr<std::unique_ptr<Pool>> Pool::Open(PoolOptions options) {
 StatusOr<std::unique_ptr<Connection>> Pool::Connect() {
   HPT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn,
                        Connection::Open(options_.url, options_.display));
+  // No statement, lock wait or forgotten transaction holds a connection
+  // (and its locks) for ever; generous next to the retry window.
+  const std::string limit =
+      std::to_string(std::max(kTimeoutMs, 6 * options_.retry_ms));
+  HPT_RETURN_IF_ERROR(conn->ExecScript(
+      "SET statement_timeout = " + limit + "; SET lock_timeout = " + limit +
+      "; SET idle_in_transaction_session_timeout = " + limit));
   if (!options_.on_connect.empty())
     HPT_RETURN_IF_ERROR(conn->ExecScript(options_.on_connect));
   return conn;
 }
 
-StatusOr<std::unique_ptr<Connection>> Pool::Acquire(bool* waited) {
+StatusOr<std::unique_ptr<Connection>> Pool::Acquire(
+    bool* waited, std::chrono::steady_clock::time_point deadline) {
+  std::vector<std::unique_ptr<Connection>> stale;  // closed after unlocking
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
+    // Idle since before a connection was found lost: after a server
+    // restart each would cost a failed try (and a doubled backoff), so
+    // they are closed unused and replaced as needed.
+    for (auto it = idle_.begin(); it != idle_.end();) {
+      if (it->generation < generation_) {
+        stale.push_back(std::move(it->conn));
+        it = idle_.erase(it);
+        --open_;
+      } else {
+        ++it;
+      }
+    }
     if (!idle_.empty()) {
-      std::unique_ptr<Connection> conn = std::move(idle_.back());
+      std::unique_ptr<Connection> conn = std::move(idle_.back().conn);
       idle_.pop_back();
       ++in_use_;
       return conn;
@@ -73,7 +116,12 @@ StatusOr<std::unique_ptr<Connection>> Pool::Acquire(bool* waited) {
     }
     if (!*waited) ++counters_.waits;
     *waited = true;
-    released_.wait(lock);
+    if (released_.wait_until(lock, deadline) == std::cv_status::timeout &&
+        idle_.empty() && open_ >= options_.size) {
+      return Unavailable(options_.display + ": all " +
+                         std::to_string(options_.size) +
+                         " connections of the pool stayed in use");
+    }
   }
 }
 
@@ -81,10 +129,11 @@ void Pool::Release(std::unique_ptr<Connection> conn) {
   std::lock_guard<std::mutex> lock(mu_);
   --in_use_;
   if (conn != nullptr && !conn->broken()) {
-    idle_.push_back(std::move(conn));
+    idle_.push_back({generation_, std::move(conn)});
   } else {
     --open_;
     ++counters_.reconnects;  // the next Acquire opens its replacement
+    ++generation_;
   }
   released_.notify_one();
 }
@@ -94,21 +143,40 @@ int64_t Pool::NewMarker() {
   return static_cast<int64_t>(random_() >> 1);
 }
 
-StatusOr<bool> Pool::Committed(int64_t marker) {
+StatusOr<bool> Pool::Committed(int64_t marker, Clock::time_point deadline) {
   bool waited = false;
-  HPT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Acquire(&waited));
+  HPT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn,
+                       Acquire(&waited, deadline));
+  LostOnUnwind guard(conn, [this] { Release(nullptr); });
   // Waits for the lost transaction while it still holds its marker's row.
-  StatusOr<Result> inserted = conn->Exec(
-      "INSERT INTO commit_markers (id) VALUES ($1)", Params().Add(marker));
-  const std::string state = conn->last_sqlstate();
+  // Sent as a script, so that a test's hook may cut this answer too.
+  Status inserted = conn->ExecScriptWith(
+      "INSERT INTO commit_markers (id, fence) VALUES (" +
+          std::to_string(marker) + ", true)",
+      &options_.after_commit_sent);
+  // A row already there is the write's own marker, or this lookup's fence
+  // from an earlier try whose answer was lost (then the write did not
+  // commit either).
+  if (inserted.ok() || conn->last_sqlstate() != "23505") {
+    Release(std::move(conn));
+    if (inserted.ok()) return false;
+    return inserted;
+  }
+  StatusOr<Result> found = conn->Exec(
+      "SELECT fence FROM commit_markers WHERE id = $1", Params().Add(marker));
   Release(std::move(conn));
-  if (inserted.ok()) return false;
-  if (state == "23505") return true;
-  return inserted.status();
+  if (!found.ok()) return found.status();
+  if (found->rows() == 0) {
+    return Internal(options_.display + ": commit marker " +
+                    std::to_string(marker) + " vanished while looked up");
+  }
+  return found->Text(0, 0) != "t";
 }
 
+// A function try block: no exception (std::bad_alloc, one a body let
+// through) crosses the Store interface.
 Status Pool::Transact(Kind kind,
-                      const std::function<Status(Connection&)>& body) {
+                      const std::function<Status(Connection&)>& body) try {
   const Clock::time_point deadline =
       Clock::now() + std::chrono::milliseconds(options_.retry_ms);
   std::chrono::milliseconds backoff(5);
@@ -147,7 +215,7 @@ Status Pool::Transact(Kind kind,
                            std::chrono::milliseconds(500));
     }
     if (unknown_marker != 0) {
-      StatusOr<bool> committed = Committed(unknown_marker);
+      StatusOr<bool> committed = Committed(unknown_marker, deadline);
       if (!committed.ok()) {
         problem = committed.status();
         continue;
@@ -156,12 +224,13 @@ Status Pool::Transact(Kind kind,
       unknown_marker = 0;  // never stored: run it again
     }
     bool waited = false;
-    StatusOr<std::unique_ptr<Connection>> acquired = Acquire(&waited);
+    StatusOr<std::unique_ptr<Connection>> acquired = Acquire(&waited, deadline);
     if (!acquired.ok()) {
       problem = acquired.status();
       continue;
     }
     std::unique_ptr<Connection> conn = std::move(acquired).value();
+    LostOnUnwind guard(conn, [this] { Release(nullptr); });
     Status answer = Status::Ok();
     Outcome outcome = Outcome::kDone;
     int64_t marker = 0;
@@ -171,7 +240,13 @@ Status Pool::Transact(Kind kind,
               ? "BEGIN"
               : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     }
-    if (answer.ok()) answer = body(*conn);
+    if (answer.ok()) {
+      try {
+        answer = body(*conn);
+      } catch (const std::exception& e) {
+        answer = Internal(options_.display + ": " + e.what());
+      }
+    }
     if (!answer.ok()) {
       outcome = Retryable(*conn) ? Outcome::kRetry : Outcome::kDone;
       if (kind != Kind::kRead && !conn->broken())
@@ -215,6 +290,8 @@ Status Pool::Transact(Kind kind,
       }
     }
   }
+} catch (const std::exception& e) {
+  return Internal(options_.display + ": " + e.what());
 }
 
 PoolStats Pool::Stats() const {

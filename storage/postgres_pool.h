@@ -7,14 +7,21 @@
 // - Transact runs a body in one transaction and retries it, with backoff,
 //   for up to `retry_ms`: after a serialization failure or a deadlock
 //   (SQLSTATE 40001, 40P01), and after a lost connection (it reconnects).
-//   Then: Unavailable naming the database and the last problem.
+//   Then: Unavailable naming the database and the last problem. A lost
+//   connection also retires every connection idle since before it was
+//   found lost (after a server restart all are dead): they are replaced,
+//   not each tried once. A caller
+//   waiting for a free connection waits no longer than that either.
+// - Each connection's statements, lock waits and idle transactions time
+//   out (SQLSTATE 57014, 55P03: Unavailable) after max(30 s, 6 x retry_ms).
 // - A write is never applied twice. Each write transaction inserts a row
 //   with a random id into commit_markers before COMMIT. When the connection
 //   dies while COMMIT is in flight, the pool reconnects and inserts that
-//   same id itself: a unique violation means the write committed (done);
-//   success means it did not, and now never can (its own insert would
-//   collide), so the write is run again. Markers older than an hour are
-//   pruned now and then.
+//   same id itself, as a fence: finding the write's own row there means
+//   it committed (done); success, or finding a fence of an earlier lookup
+//   whose answer was lost too, means it did not, and now never can (its
+//   own insert would collide), so the write is run again. Markers older
+//   than an hour are pruned now and then.
 
 #include <chrono>
 #include <condition_variable>
@@ -40,7 +47,8 @@ struct PoolOptions {
   // on").
   std::string on_connect;
   // For tests: runs after a write's COMMIT was sent, before its answer is
-  // read, with the connection's socket (a test may cut it there).
+  // read, with the connection's socket (a test may cut it there); and
+  // likewise after a lost COMMIT's lookup (its fence insert) was sent.
   std::function<void(int socket)> after_commit_sent;
 };
 
@@ -68,7 +76,8 @@ class Pool {
   // Runs `body` in one transaction, retried as the header says. The body
   // may run more than once and must have no effect outside the database
   // but on what it returns. A body's own error (NotFound, ...) rolls back
-  // and is the answer.
+  // and is the answer; so does an exception it throws, as Internal (no
+  // exception leaves Transact).
   Status Transact(Kind kind, const std::function<Status(Connection&)>& body);
 
   PoolStats Stats() const;
@@ -78,19 +87,29 @@ class Pool {
   explicit Pool(PoolOptions options);
   // A connection for one transaction: an idle one, a new one while there
   // are fewer than `size`, else the next released. Null with the reason
-  // when a new one cannot be opened.
-  StatusOr<std::unique_ptr<Connection>> Acquire(bool* waited);
+  // when a new one cannot be opened, or none came free by `deadline`.
+  StatusOr<std::unique_ptr<Connection>> Acquire(
+      bool* waited, std::chrono::steady_clock::time_point deadline);
   void Release(std::unique_ptr<Connection> conn);  // null: it was lost
   StatusOr<std::unique_ptr<Connection>> Connect();
   int64_t NewMarker();
   // After a COMMIT whose answer was lost: true when marker `marker` is
   // stored (the write committed), false when it now never can.
-  StatusOr<bool> Committed(int64_t marker);
+  StatusOr<bool> Committed(int64_t marker,
+                           std::chrono::steady_clock::time_point deadline);
 
   const PoolOptions options_;
   mutable std::mutex mu_;
   std::condition_variable released_;
-  std::vector<std::unique_ptr<Connection>> idle_;  // guarded by mu_
+  struct Idle {
+    int64_t generation;  // generation_ when released
+    std::unique_ptr<Connection> conn;
+  };
+  std::vector<Idle> idle_;  // guarded by mu_
+  // Guarded by mu_: one more each time a connection is found lost (the
+  // server may have restarted); idle connections of an older generation
+  // are closed, not used.
+  int64_t generation_ = 0;
   int open_ = 0;            // guarded by mu_: idle + in use + opening
   int in_use_ = 0;          // guarded by mu_
   PoolStats counters_;      // guarded by mu_: waits, retries, ...

@@ -114,6 +114,11 @@ CREATE TABLE commit_markers (
 );
 CREATE INDEX commit_markers_by_age ON commit_markers (created_at);
 )sql",
+    // Version 2: a marker the pool inserts itself, to fence off a write
+    // whose COMMIT answer was lost, is told from the write's own.
+    R"sql(
+ALTER TABLE commit_markers ADD COLUMN fence boolean NOT NULL DEFAULT false;
+)sql",
 };
 
 constexpr int kLatestVersion =

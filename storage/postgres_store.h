@@ -97,10 +97,14 @@ class PostgresStore final : public Store {
                                         const std::string& name,
                                         bool lock = false);
   // The row id of a trial; NotFound naming the experiment when that is
-  // what is missing, else naming the trial.
+  // what is missing, else naming the trial. A write passes `lock`: the
+  // trial's row is locked FOR NO KEY UPDATE, so the write waits for a
+  // delete in flight (and then finds the trial gone), writes to one trial
+  // take their turns (observation write ids ascend in commit order), and
+  // every write locks the trial before its metrics (no deadlock).
   static StatusOr<int64_t> TrialId(pg::Connection& conn,
                                    const std::string& experiment,
-                                   const std::string& trial);
+                                   const std::string& trial, bool lock = false);
   // Appends observations and merges them into the trial's summaries; with
   // `summaries`, also answers every summary of the trial as it stands
   // after (sorted by name) in the same statement.

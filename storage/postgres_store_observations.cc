@@ -40,6 +40,11 @@ struct PendingSummary {
   }
 };
 
+std::string WithoutNul(std::string text) {
+  text.erase(std::remove(text.begin(), text.end(), '\0'), text.end());
+  return text;
+}
+
 // One statement: the observations' rows (one write id for the call, each
 // observation's place in it as write_index), the summaries' upsert, and
 // every summary of the trial as it stands after, sorted by name (the
@@ -100,7 +105,9 @@ Status PostgresStore::AddObservationsTo(
       values.push_back(value);
       pending[name].Add(o.step, value);
     }
-    for (const auto& [name, text] : o.texts) texts[name] = text;
+    // Without NUL, as Params cleans text: jsonb refuses "\u0000".
+    for (const auto& [name, text] : o.texts)
+      texts[WithoutNul(name)] = WithoutNul(text);
   }
   std::vector<std::string> summary_names;
   std::vector<double> mins, maxs, latests;
@@ -155,7 +162,8 @@ Status PostgresStore::AddObservations(
     const std::string& experiment, const std::string& trial,
     const std::vector<api::Observation>& obs) {
   return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
-    HPT_ASSIGN_OR_RETURN(int64_t trial_id, TrialId(conn, experiment, trial));
+    HPT_ASSIGN_OR_RETURN(int64_t trial_id,
+                         TrialId(conn, experiment, trial, /*lock=*/true));
     return AddObservationsTo(conn, trial_id, obs, nullptr);
   });
 }
@@ -168,7 +176,7 @@ PostgresStore::AddObservationsAndSummarize(
   HPT_RETURN_IF_ERROR(
       pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
         HPT_ASSIGN_OR_RETURN(int64_t trial_id,
-                             TrialId(conn, experiment, trial));
+                             TrialId(conn, experiment, trial, /*lock=*/true));
         return AddObservationsTo(conn, trial_id, obs, &summaries);
       }));
   return summaries;

@@ -82,12 +82,16 @@ api::MetricSummary ReadSummary(const Result& row, int r, int first) {
 
 StatusOr<int64_t> PostgresStore::TrialId(Connection& conn,
                                          const std::string& experiment,
-                                         const std::string& trial) {
-  HPT_ASSIGN_OR_RETURN(Result row,
-                       conn.Exec("SELECT t.id FROM trials t JOIN experiments e "
-                                 "ON e.id = t.experiment_id WHERE e.name = $1 "
-                                 "AND t.name = $2",
-                                 Params().Add(experiment).Add(trial)));
+                                         const std::string& trial, bool lock) {
+  HPT_ASSIGN_OR_RETURN(
+      Result row,
+      conn.Exec(lock ? "SELECT t.id FROM trials t JOIN experiments e "
+                       "ON e.id = t.experiment_id WHERE e.name = $1 "
+                       "AND t.name = $2 FOR NO KEY UPDATE OF t"
+                     : "SELECT t.id FROM trials t JOIN experiments e "
+                       "ON e.id = t.experiment_id WHERE e.name = $1 "
+                       "AND t.name = $2",
+                Params().Add(experiment).Add(trial)));
   if (row.rows() > 0) return row.Int(0, 0);
   // Missing: say which of the two names is.
   HPT_RETURN_IF_ERROR(ExperimentId(conn, experiment).status());
@@ -316,7 +320,8 @@ Status PostgresStore::UpdateTrial(const std::string& experiment,
     params.AddNull();
   }
   return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
-    HPT_ASSIGN_OR_RETURN(int64_t trial_id, TrialId(conn, experiment, trial));
+    HPT_ASSIGN_OR_RETURN(int64_t trial_id,
+                         TrialId(conn, experiment, trial, /*lock=*/true));
     Params with_id = params;
     with_id.Set(7, trial_id);
     HPT_RETURN_IF_ERROR(

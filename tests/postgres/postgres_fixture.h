@@ -70,6 +70,19 @@ class RawPg {
   PGconn* conn_;
 };
 
+// Ends the server processes of the connections named `application_name`
+// (only those waiting for a lock when `waiting`) and waits until they have
+// exited; returns how many.
+inline int TerminateBackends(const std::string& url,
+                             const std::string& application_name,
+                             bool waiting = false) {
+  return std::stoi(RawPg(url).Query(
+      "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) "
+      "FROM pg_stat_activity WHERE application_name = '" +
+      application_name + "'" +
+      (waiting ? " AND wait_event_type = 'Lock'" : "")));
+}
+
 // A schema of the test's own ("t_<random>") on the test server, dropped
 // with everything in it at the end; url() connects into it.
 class TestSchema {
