@@ -15,7 +15,9 @@
 //     LocalModelOptions (suggestion/local_model.h), to find the threshold;
 //     --background-from, --min-lag and --lag-percent RefitOptions
 //     (suggestion/bo_refit.h; --background-from 1000000 refits inline, as
-//     before issue 36's background refits).
+//     before issue 36's background refits). --unseeded: the GP's spec has
+//     no random_state, so background fits are adopted when done, never
+//     waited for.
 //
 //   hpt_bench_gp_scale quality [--sizes 1000,5000] [--seeds 3] [--steps 20]
 //       [--functions branin,hartmann6,...] [--exact-up-to N]
@@ -94,8 +96,11 @@ double Evaluate(const QualityFunction& f, const api::Assignment& a) {
   return f.evaluate(values);
 }
 
+// seed < 0: no random_state (an unseeded experiment).
 api::ExperimentSpec SpecFor(const QualityFunction& f,
                             const std::string& algorithm, int seed) {
+  nlohmann::json settings = nlohmann::json::array();
+  if (seed >= 0) settings.push_back({{"name", "random_state"}, {"value", std::to_string(seed)}});
   nlohmann::json j = {
       {"name", "gp-scale"},
       {"maxTrialCount", 100000},
@@ -103,8 +108,7 @@ api::ExperimentSpec SpecFor(const QualityFunction& f,
       {"objective", {{"type", "minimize"}, {"objectiveMetricName", "loss"}}},
       {"algorithm",
        {{"algorithmName", algorithm},
-        {"algorithmSettings",
-         {{{"name", "random_state"}, {"value", std::to_string(seed)}}}}}},
+        {"algorithmSettings", settings}}},
       {"parameters", f.parameters}};
   StatusOr<api::ExperimentSpec> spec = api::SpecFromJson(j);
   if (!spec.ok()) {
@@ -156,7 +160,7 @@ std::map<int, double> OptunaLatency(const std::vector<int>& sizes, int calls) {
 }
 
 int Latency(const std::vector<int>& sizes, int calls, bool optuna, bool trace,
-            const LocalModelOptions& local, const RefitOptions& refit) {
+            bool unseeded, const LocalModelOptions& local, const RefitOptions& refit) {
   const QualityFunction& f = FunctionNamed("hartmann6");
   std::map<int, double> peer;
   if (optuna) peer = OptunaLatency(sizes, calls);
@@ -167,7 +171,7 @@ int Latency(const std::vector<int>& sizes, int calls, bool optuna, bool trace,
   for (int n : sizes) {
     std::vector<api::Trial> history = RandomHistory(f, n, 7);
     api::ExperimentSpec spec =
-        SpecFor(f, BayesianOptimization::kName, 1);
+        SpecFor(f, BayesianOptimization::kName, unseeded ? -1 : 1);
     // One factor cache and fit worker throughout.
     BayesianOptimization bo(nullptr, local, nullptr, refit);
     auto start = Clock::now();
@@ -275,7 +279,7 @@ int Main(int argc, char** argv) {
   std::string sizes = mode == "latency" ? "1000,5000,10000" : "1000,5000";
   std::string functions = "branin,hartmann6,rosenbrock4,ackley5,levy5,mixed";
   int calls = 10, seeds = 3, steps = 20;
-  bool optuna = false, trace = false;
+  bool optuna = false, trace = false, unseeded = false;
   LocalModelOptions local;
   RefitOptions refit;
   for (int i = 2; i < argc; ++i) {
@@ -294,6 +298,7 @@ int Main(int argc, char** argv) {
     else if (flag == "--functions") functions = value();
     else if (flag == "--optuna") optuna = true;
     else if (flag == "--trace") trace = true;
+    else if (flag == "--unseeded") unseeded = true;
     else if (flag == "--exact-up-to") local.exact_up_to = std::stoi(value());
     else if (flag == "--local-points") local.points = std::stoi(value());
     else if (flag == "--background-from") refit.background_from = std::stoi(value());
@@ -306,7 +311,7 @@ int Main(int argc, char** argv) {
     }
   }
   if (mode == "latency") {
-    return Latency(ParseList(sizes), calls, optuna, trace, local, refit);
+    return Latency(ParseList(sizes), calls, optuna, trace, unseeded, local, refit);
   }
   std::vector<std::string> names;
   std::stringstream ss(functions);

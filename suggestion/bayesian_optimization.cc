@@ -292,6 +292,8 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
   std::optional<BoState> parsed = ParseState(state_text);
   BoState state = parsed.value_or(BoState{});
   if (!parsed) state.seed = MakeRng(settings.random_state, 0)();
+  RefitOptions refit = refit_;
+  refit.adopt_when_ready = !settings.random_state.has_value();
 
   const UnitCube cube(spec.parameters);
   const int dim = cube.dim();
@@ -344,7 +346,7 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
         feasibility_rng, centre ? &*centre : nullptr, local_.points);
     if (!multi) {
       ProposeFromModel(cube, spec, settings, local_, data, feasibility.get(), Mix(seen),
-                       /*refit_always=*/false, *cache_, refit_, *fits_, state, &used, &batch,
+                       /*refit_always=*/false, *cache_, refit, *fits_, state, &used, &batch,
                        count);
     }
     // ParEGO: one weight vector, one scalarisation and one model per
@@ -357,7 +359,7 @@ StatusOr<Suggestion> BO::Suggest(const api::ExperimentSpec& spec,
           cube, spec, history, ParegoLosses(history, spec.objective, weights));
       const size_t before = batch.size();
       ProposeFromModel(cube, spec, settings, local_, scalar, feasibility.get(), stream,
-                       /*refit_always=*/true, *cache_, refit_, *fits_, state, &used, &batch,
+                       /*refit_always=*/true, *cache_, refit, *fits_, state, &used, &batch,
                        static_cast<int>(before) + 1);
       if (batch.size() == before) break;
     }

@@ -89,7 +89,10 @@
 // hyperparameters in use were fitted at most 2n/25 points ago, against
 // n/10 inline (bo_refit.h has the measurements). A fit's result depends
 // only on the first n_r points and the seed, so a seeded run repeats
-// exactly whatever the timing. With the local model every call continues
+// exactly whatever the timing. An experiment without random_state, which
+// promises no repeatable run, never waits: the first call after the fit
+// finished adopts it, and calls before keep the last hyperparameters
+// (RefitOptions::adopt_when_ready). With the local model every call continues
 // the last fit instead: one warm-started L-BFGS run of at most 6
 // evaluations on at most 160 of the local points, so no call waits for a
 // full refit. An unreadable state is

@@ -79,15 +79,27 @@ std::unique_ptr<KernelFactor> RefitExact(const Eigen::MatrixXd& x,
     state.refit_at = 0;
   }
   std::unique_ptr<KernelFactor> factor;
-  if (state.refit_at > 0 && n >= state.refit_at + Lag(state.refit_at, options)) {
-    const FitJob job =
-        BackgroundJob(x, value, state.refit_at, *state.theta, fit, state.seed);
-    std::optional<FitResult> done = worker.Take(job);
-    FitResult result = done ? std::move(*done) : RunFitJob(job);
+  auto adopt = [&](FitResult result) {
     state.theta = std::move(result.theta);
     state.fit_points = state.refit_at;
     state.refit_at = 0;
     factor = std::move(result.factor);
+  };
+  if (state.refit_at > 0 && options.adopt_when_ready) {
+    const FitJob job =
+        BackgroundJob(x, value, state.refit_at, *state.theta, fit, state.seed);
+    bool known = true;
+    std::optional<FitResult> done = worker.TakeIfDone(job, &known);
+    if (done) {
+      adopt(std::move(*done));
+    } else if (!known) {
+      worker.Submit(job);  // lost (a restart, another process): again
+    }
+  } else if (state.refit_at > 0 && n >= state.refit_at + Lag(state.refit_at, options)) {
+    const FitJob job =
+        BackgroundJob(x, value, state.refit_at, *state.theta, fit, state.seed);
+    std::optional<FitResult> done = worker.Take(job);
+    adopt(done ? std::move(*done) : RunFitJob(job));
   }
   if (state.refit_at > 0) return factor;  // one background fit at a time
 

@@ -10,8 +10,10 @@
 // hyperparameters of the time as the warm start, and a generator from the
 // state's seed and n_r. The first call with n_r + lag points or more
 // adopts its result, from the worker when it has the job (waiting while
-// it runs) or by computing it. So suggestions depend on the history and
-// the state only, never on timing, a restart or another process.
+// it runs) or by computing it. So a seeded experiment's suggestions
+// depend on the history and the state only, never on timing, a restart or
+// another process. An unseeded one adopts the fit whenever it is done
+// instead (RefitOptions::adopt_when_ready), and never waits.
 
 #include <Eigen/Core>
 #include <cstdint>
@@ -47,6 +49,13 @@ struct RefitOptions {
   // Past background_from a refit falls due every
   // max(1, fit * interval_percent / 100) new points.
   int interval_percent = 4;
+  // Set for an experiment without random_state, which promises no
+  // repeatable run: a background fit is adopted by the first call after it
+  // finished, however few points later, and never waited for (a call while
+  // it runs keeps the last hyperparameters; one lost with a restart is
+  // submitted again). A seeded experiment keeps the schedule above, which
+  // depends on the history alone.
+  bool adopt_when_ready = false;
 };
 
 // The values the GP fits: warped observations (output_transform.h),

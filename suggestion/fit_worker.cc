@@ -159,12 +159,26 @@ std::optional<FitResult> FitWorker::Take(const FitJob& job) {
     done_cv_.wait(lock, [&] { return entry->phase == Entry::Phase::kDone; });
     --waiters_;
   }
+  return TakeResult(*entry);
+}
+
+std::optional<FitResult> FitWorker::TakeIfDone(const FitJob& job, bool* known) {
+  const uint64_t key = KeyOf(job);
+  std::lock_guard<std::mutex> lock(mu_);
+  EntryPtr entry = Find(job, key);
+  *known = entry != nullptr;
+  if (!entry || entry->phase != Entry::Phase::kDone) return std::nullopt;
+  ++counts_.done;
+  return TakeResult(*entry);
+}
+
+FitResult FitWorker::TakeResult(Entry& entry) {
   FitResult result;
-  result.theta = entry->theta;
-  if (entry->factor) {
-    if (!entry->dropped) bytes_ -= FactorBytes(entry->factor.get());
-    entry->bytes -= FactorBytes(entry->factor.get());
-    result.factor = std::move(entry->factor);
+  result.theta = entry.theta;
+  if (entry.factor) {
+    if (!entry.dropped) bytes_ -= FactorBytes(entry.factor.get());
+    entry.bytes -= FactorBytes(entry.factor.get());
+    result.factor = std::move(entry.factor);
   }
   return result;
 }

@@ -80,6 +80,9 @@ class FitWorker {
   // when there is no such job. The job stays known (a repeated call gets
   // the same theta); its factor goes to the first caller only.
   std::optional<FitResult> Take(const FitJob& job);
+  // Take without waiting or computing: the result when the job is done,
+  // else nullopt, with *known false when there is no such job.
+  std::optional<FitResult> TakeIfDone(const FitJob& job, bool* known);
 
   // How Take calls found their jobs, since construction.
   struct Counts {
@@ -113,6 +116,8 @@ class FitWorker {
   // Under mu_: the live entry with job's inputs (moved to the front of
   // the LRU list), or null.
   EntryPtr Find(const FitJob& job, uint64_t key);
+  // Under mu_: a done entry's theta, and its factor for the first caller.
+  FitResult TakeResult(Entry& entry);
   // Under mu_: records a finished entry's result and enforces the limits.
   void Publish(Entry& entry, FitResult result);
   void Evict();

@@ -26,10 +26,12 @@ using testing::Finished;
 using testing::MakeSpec;
 using testing::Numbers;
 
-api::ExperimentSpec Spec() {
+api::ExperimentSpec Spec(bool seeded = true) {
+  std::vector<api::AlgorithmSetting> settings;
+  if (seeded) settings.push_back({"random_state", "11"});
   return MakeSpec("bayesianoptimization",
                   {DoubleParam("a", 0, 1), DoubleParam("b", 0, 1), DoubleParam("c", 0, 1)},
-                  {{"random_state", "11"}});
+                  settings);
 }
 
 double Objective(const api::Assignment& a) {
@@ -57,8 +59,8 @@ struct Trace {
 // instances sharing `worker`. `before` runs before each call, `after` after.
 Trace Steps(std::shared_ptr<FitWorker> worker, int steps,
           const std::function<void(FitWorker&)>& before,
-          const std::function<void(FitWorker&)>& after) {
-  api::ExperimentSpec spec = Spec();
+          const std::function<void(FitWorker&)>& after, bool seeded = true) {
+  api::ExperimentSpec spec = Spec(seeded);
   RandomSearch random;
   StatusOr<Suggestion> start =
       random.Suggest(MakeSpec("random", spec.parameters, {{"random_state", "3"}}), {}, "",
@@ -122,6 +124,31 @@ TEST(BoRefitTest, SameRunWhetherTheFitFinishedWasWaitedForQueuedOrMissing) {
   EXPECT_EQ(finished.states, queued.states);
   EXPECT_EQ(finished.keys, missing.keys);
   EXPECT_EQ(finished.states, missing.states);
+}
+
+// Without random_state nothing promises a repeatable run: a call never
+// waits for (or computes) a background fit, and adopts it once done.
+TEST(BoRefitTest, AnUnseededExperimentNeverWaitsAndAdoptsAFitOnceDone) {
+  auto paused = std::make_shared<FitWorker>();
+  paused->SetPausedForTesting(true);
+  Trace held = Steps(paused, kSteps, [](FitWorker&) {}, [](FitWorker&) {}, /*seeded=*/false);
+  ASSERT_EQ(held.states.size(), static_cast<size_t>(kSteps));
+  EXPECT_EQ(paused->counts().waited + paused->counts().ran_here, 0);
+  std::optional<BoState> last = ParseState(held.states.back());
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->refit_at, 55) << "the first background fit is still pending";
+  EXPECT_LE(last->fit_points, 50);
+
+  auto ready = std::make_shared<FitWorker>();
+  Trace adopted = Steps(ready, kSteps, [](FitWorker&) {},
+                        [](FitWorker& w) { w.WaitIdleForTesting(); }, /*seeded=*/false);
+  EXPECT_EQ(ready->counts().waited + ready->counts().ran_here, 0);
+  EXPECT_GE(ready->counts().done, 3);
+  // Submitted at 55 points (states[5]), finished before the next call:
+  // adopted there, at 56.
+  std::optional<BoState> at56 = ParseState(adopted.states[6]);
+  ASSERT_TRUE(at56.has_value()) << adopted.states[6];
+  EXPECT_EQ(at56->fit_points, 55) << adopted.states[6];
 }
 
 // A state written before background refits (no refit=) is read, and its
