@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -26,7 +27,6 @@
 #include "server/http_server.h"
 #include "storage/db_lock.h"
 #include "storage/open_store.h"
-#include "storage/postgres_server_lock.h"
 #include "storage/store.h"
 #include "trial-runner/cgroup.h"
 #include "trial-runner/container_command.h"
@@ -40,6 +40,21 @@ constexpr size_t kMaxTokenBytes = 4096;
 // A database (or logs' folder) of an older hpt, or made by hand, may be
 // open to other users: trials that run as other users (runAsUser) must
 // not read it. Not fatal: the server can run without.
+// This server's lease owner id: random, so that two servers never share
+// one (a restarted server waits for its old leases to expire).
+std::string NewServerId() {
+  std::random_device random;
+  std::ostringstream id;
+  id << std::hex << random() << random();
+  return id.str();
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return "";
+  return name;
+}
+
 void KeepPrivate(const std::string& path) {
   StatusOr<unsigned> was = api::RestrictToOwner(path);
   if (!was.ok()) {
@@ -91,9 +106,10 @@ class ServerAppImpl : public ServerApp {
     // Before anything else: a second server on this database must not
     // touch the first one's trials.
     const bool postgres = storage::IsPostgresUrl(options.db_path);
-    if (postgres) {
-      HPT_ASSIGN_OR_RETURN(postgres_lock_, storage::PostgresServerLock::Acquire(options.db_path));
-    } else {
+    // PostgreSQL: several servers may share the database; each experiment
+    // is driven by the one holding its lease (leasing starts below, once
+    // this server's URL is known).
+    if (!postgres) {
       HPT_ASSIGN_OR_RETURN(db_lock_, storage::DatabaseLock::Acquire(options.db_path));
     }
     HPT_ASSIGN_OR_RETURN(store_, storage::OpenStore(options.db_path, store_options));
@@ -110,6 +126,16 @@ class ServerAppImpl : public ServerApp {
     http.advertise_url = options.advertise_url;
     http.ui_dir = options.ui_dir;
     HPT_ASSIGN_OR_RETURN(http_, server::HttpServer::Listen(http));
+    if (storage::LeaseStore* leases = store_->leases()) {
+      storage::LeaseIdentity id;
+      id.owner = NewServerId();
+      id.url = options.advertise_url.empty() ? url() : options.advertise_url;
+      id.host = HostName();
+      id.lease_seconds = options.lease_seconds;
+      HPT_RETURN_IF_ERROR(leases->StartLeasing(id));
+      spdlog::info("server {} on host {}: experiments leased for {} s", id.owner, id.host,
+                   id.lease_seconds);
+    }
 
     runner::ContainerOptions containers;
     containers.podman = runner::FindPodman();
@@ -237,7 +263,6 @@ class ServerAppImpl : public ServerApp {
 
   // First: released last. One of the two, by the kind of database.
   std::unique_ptr<storage::DatabaseLock> db_lock_;
-  std::unique_ptr<storage::PostgresServerLock> postgres_lock_;
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<controller::Builtins> builtins_;
   std::unique_ptr<controller::Controller> controller_;
