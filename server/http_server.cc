@@ -9,7 +9,10 @@
 namespace hpt::server {
 namespace {
 
-constexpr int kForwardTimeoutMs = 120000;
+// A forwarded write's whole exchange: room for a :suggest that waits for a
+// slot, yet an owner that is paused (its lease not yet expired) holds the
+// caller no longer than this.
+constexpr int kForwardTimeoutMs = 30000;
 
 const char kUnauthenticated[] =
     "missing or wrong bearer token (send 'Authorization: Bearer <token>')";
@@ -97,7 +100,6 @@ std::optional<HttpResponse> HttpServer::ForwardToOwner(const HttpRequest& reques
   named.headers = request.headers;
   const std::string owner = controller_->OwnerUrl(ExperimentKeyOf(named));
   if (owner.empty()) return std::nullopt;
-  // Long enough for a :suggest that waits for a free slot.
   StatusOr<HttpResponse> answer = Forward(request, owner, kForwardTimeoutMs);
   return answer.ok() ? *answer : ErrorResponse(answer.status());
 }
