@@ -242,9 +242,23 @@ class ServerAppImpl : public ServerApp {
     executors_.clear();  // kills what still runs as a direct child
     controller_.reset();
     http_.reset();
+    ReleaseLeases();
   }
 
  private:
+  // After a clean stop (nothing of this server writes any more), its
+  // experiments' leases expire at once: another server takes them over
+  // without waiting out --lease-seconds.
+  void ReleaseLeases() {
+    storage::LeaseStore* leases = store_ ? store_->leases() : nullptr;
+    if (leases == nullptr || !leases->Leasing()) return;
+    auto all = leases->ListLeases();
+    if (!all.ok()) return;
+    for (const storage::Lease& lease : *all) {
+      if (lease.owner == leases->identity().owner) (void)leases->ReleaseLease(lease.experiment);
+    }
+  }
+
   // With users, trials of a namespace without runAsUser run as this
   // server's user: they can read its token and database. Said once.
   void WarnAboutSharedFiles() {

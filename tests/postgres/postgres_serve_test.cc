@@ -5,6 +5,7 @@
 
 #include <signal.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -55,6 +56,14 @@ TEST_F(PostgresServerTest, TwoServersShareTheDatabase) {
   std::string out, err;
   EXPECT_EQ(RunHpt({"list", "--db", schema_.url()}, &out, &err), 0) << err;
   EXPECT_NE(out.find("shared"), std::string::npos) << out;
+  // A clean stop lets its leases go: the other server drives the
+  // experiment at once, not after --lease-seconds (10).
+  first.Kill(SIGTERM);
+  const auto stopped = std::chrono::steady_clock::now();
+  auto asked = second.Client()->Json("POST", "/api/v1/experiments/shared/trials:suggest",
+                                     {{"count", 1}});
+  EXPECT_TRUE(asked.ok()) << asked.status().ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - stopped, std::chrono::seconds(5));
 }
 
 TEST_F(PostgresServerTest, TrialsRunAndEverythingSurvivesKill9) {
