@@ -21,6 +21,11 @@ std::string CheckAnswer(const StatusOr<hpt::client::HttpResult>& result) {
 
 LoadResult RunLoad(const std::string& url, const LoadOptions& options,
                    const Request& request) {
+  return RunLoad(std::vector<std::string>{url}, options, request);
+}
+
+LoadResult RunLoad(const std::vector<std::string>& urls, const LoadOptions& options,
+                   const Request& request) {
   const int n = options.clients;
   std::vector<int64_t> ok(n, 0), failed(n, 0);
   std::mutex error_mu;
@@ -33,6 +38,7 @@ LoadResult RunLoad(const std::string& url, const LoadOptions& options,
   std::vector<std::thread> threads;
   for (int i = 0; i < n; ++i) {
     threads.emplace_back([&, i] {
+      const std::string& url = urls[i % urls.size()];
       auto client = options.raw_client ? NewRawClient(url) : hpt::client::NewApiClient(url, "");
       int64_t iteration = 0;
       for (; iteration < options.warmup_requests; ++iteration) {

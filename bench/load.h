@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "client/api_client.h"
 
@@ -33,6 +34,10 @@ using Request =
 
 // Thread-safe to call; blocks until every client thread has finished.
 LoadResult RunLoad(const std::string& url, const LoadOptions& options,
+                   const Request& request);
+// The same, with the clients spread over several servers: client i talks to
+// urls[i % urls.size()]. `urls` must not be empty.
+LoadResult RunLoad(const std::vector<std::string>& urls, const LoadOptions& options,
                    const Request& request);
 
 // "" when `result` is a 2xx answer, else a one-line reason.

@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/fresh_database.h"
 #include "bench/raw_client.h"
 #include "bench/server_process.h"
 
@@ -69,6 +70,20 @@ double Loss(const json& trial) {
   return loss;
 }
 
+// The database of a fresh server: "" (a new SQLite file in its folder) or a
+// new PostgreSQL database.
+StatusOr<std::string> FreshDb(const BenchConfig& config) {
+  if (config.postgres_url.empty()) return std::string();
+  return FreshPostgresDatabase(config.postgres_url);
+}
+
+StatusOr<std::unique_ptr<ServerProcess>> StartFreshHpt(const BenchConfig& config,
+                                                       const TempDir& dir,
+                                                       const std::vector<std::string>& extra = {}) {
+  HPT_ASSIGN_OR_RETURN(std::string db, FreshDb(config));
+  return StartHpt(config.hpt_binary, dir, extra, db);
+}
+
 }  // namespace
 
 StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients, bool raw_client) {
@@ -90,7 +105,7 @@ StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients, bool ra
 StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config, bool raw_client,
                                        int batch) {
   TempDir dir;
-  HPT_ASSIGN_OR_RETURN(auto hpt, StartHpt(config.hpt_binary, dir));
+  HPT_ASSIGN_OR_RETURN(auto hpt, StartFreshHpt(config, dir));
   auto client = raw_client ? NewRawClient(hpt->url()) : hpt::client::NewApiClient(hpt->url(), "");
   const int total = batch > 1 ? config.asktell_batch_trials : config.asktell_trials;
   HPT_RETURN_IF_ERROR(
@@ -136,11 +151,62 @@ StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config, bool raw_clien
   return result;
 }
 
+StatusOr<LoadResult> MeasureAskTellConcurrent(const BenchConfig& config, int clients,
+                                              int servers, int experiments) {
+  if (servers > 1 && config.postgres_url.empty()) {
+    return InvalidArgument("several servers share a PostgreSQL database, not a SQLite file");
+  }
+  HPT_ASSIGN_OR_RETURN(std::string db, FreshDb(config));
+  std::vector<std::unique_ptr<TempDir>> dirs;  // each server's log
+  std::vector<std::unique_ptr<ServerProcess>> hpts;
+  std::vector<std::string> urls;
+  for (int s = 0; s < servers; ++s) {
+    dirs.push_back(std::make_unique<TempDir>());
+    auto started = StartHpt(config.hpt_binary, *dirs.back(), {}, db);
+    if (!started.ok()) {
+      if (s == 0) return started.status();
+      return FailedPrecondition(std::string(kNeedsSeveralServers) + ": server " +
+                                std::to_string(s + 1) + " did not start beside the first: " +
+                                started.status().message());
+    }
+    urls.push_back((*started)->url());
+    hpts.push_back(std::move(*started));
+  }
+  std::vector<std::string> bases;  // each experiment's trials path
+  for (int e = 0; e < experiments; ++e) {
+    const std::string name = "asktell-" + std::to_string(e);
+    json spec = ClientRunSpec(name, 10'000'000);
+    spec["parallelTrialCount"] = (clients + experiments - 1 - e) / experiments;
+    HPT_RETURN_IF_ERROR(hpt::client::NewApiClient(urls[e % servers], "")
+                            ->Json("POST", kExperiments, spec)
+                            .status());
+    bases.push_back(kExperiments + "/" + name + "/trials");
+  }
+  // Client i's server is urls[i % servers] (RunLoad), its experiment
+  // bases[i % experiments].
+  LoadOptions options;
+  options.clients = clients;
+  options.seconds = config.seconds;
+  options.warmup_requests = 5;
+  return RunLoad(urls, options, [&bases](int i, int64_t, hpt::client::ApiClient& client) {
+    const std::string& base = bases[i % bases.size()];
+    auto suggested = client.Call("POST", base + ":suggest", R"({"count": 1})");
+    if (std::string e = CheckAnswer(suggested); !e.empty()) return "suggest: " + e;
+    json trials = json::parse(suggested->body, nullptr, false)["trials"];
+    if (!trials.is_array() || trials.empty()) return "suggest: no trial: " + suggested->body;
+    char body[96];
+    std::snprintf(body, sizeof(body), R"({"metrics": {"loss": %.17g}})", Loss(trials[0]));
+    std::string e = CheckAnswer(client.Call(
+        "POST", base + "/" + trials[0]["name"].get<std::string>() + ":complete", body));
+    return e.empty() ? e : "complete: " + e;
+  });
+}
+
 StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int clients,
                                               bool sync_full, bool raw_client) {
   TempDir dir;
   HPT_ASSIGN_OR_RETURN(auto hpt,
-                       StartHpt(config.hpt_binary, dir,
+                       StartFreshHpt(config, dir,
                                 sync_full ? std::vector<std::string>{"--sync-full"}
                                           : std::vector<std::string>{}));
   auto setup = hpt::client::NewApiClient(hpt->url(), "");
@@ -164,7 +230,7 @@ StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int cli
 
 StatusOr<LoadResult> MeasureBatchedObservations(const BenchConfig& config) {
   TempDir dir;
-  HPT_ASSIGN_OR_RETURN(auto hpt, StartHpt(config.hpt_binary, dir));
+  HPT_ASSIGN_OR_RETURN(auto hpt, StartFreshHpt(config, dir));
   auto setup = hpt::client::NewApiClient(hpt->url(), "");
   HPT_ASSIGN_OR_RETURN(std::vector<std::string> trials,
                        SuggestTrials(*setup, "batched", 100, 1));
@@ -193,7 +259,7 @@ StatusOr<LoadResult> MeasureBatchedObservations(const BenchConfig& config) {
 
 StatusOr<RunnerResult> MeasureRunner(const BenchConfig& config) {
   TempDir dir;
-  HPT_ASSIGN_OR_RETURN(auto hpt, StartHpt(config.hpt_binary, dir));
+  HPT_ASSIGN_OR_RETURN(auto hpt, StartFreshHpt(config, dir));
   auto client = hpt::client::NewApiClient(hpt->url(), "");
   json spec = ClientRunSpec("runner", config.runner_trials);
   spec["parameters"] = json::array({{{"name", "x"},

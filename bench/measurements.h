@@ -21,6 +21,10 @@ struct BenchConfig {
   int runner_trials = 1000;
   int batch_size = 1000;      // observations per batched POST
   int runner_timeout_seconds = 180;
+  // "": each hpt server gets a new SQLite file in a temporary folder. Else
+  // a postgresql:// URL: each gets a new database on that server instead
+  // (bench/fresh_database.h).
+  std::string postgres_url;
 };
 
 // 1. The bare endpoint answering small POSTs. `raw_client`: measured with
@@ -43,6 +47,19 @@ struct AskTellResult {
 // all, over asktell_batch_trials.
 StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config,
                                        bool raw_client = false, int batch = 1);
+
+// 2b. Ask/tell from `clients` keep-alive clients at once, each looping
+// suggest {"count":1} then :complete for config.seconds; ok counts trials.
+// Client i works on experiment i % experiments (each with
+// parallelTrialCount = its clients) through server i % servers. With
+// `servers` > 1, that many `hpt serve` share one PostgreSQL database;
+// experiment e is created through server e % servers, so with as many
+// experiments as servers each server serves its own. A server that refuses
+// to start beside the first gives FailedPrecondition starting with
+// kNeedsSeveralServers.
+inline constexpr const char* kNeedsSeveralServers = "needs several servers";
+StatusOr<LoadResult> MeasureAskTellConcurrent(const BenchConfig& config, int clients,
+                                              int servers = 1, int experiments = 1);
 
 // 3. Single-observation writes, each client to its own Running trial.
 // `sync_full`: the server runs with --sync-full (an fsync per commit, the

@@ -99,9 +99,10 @@ void ServerProcess::Stop() {
 
 StatusOr<std::unique_ptr<ServerProcess>> StartHpt(const std::string& hpt_binary,
                                                   const TempDir& dir,
-                                                  const std::vector<std::string>& extra) {
+                                                  const std::vector<std::string>& extra,
+                                                  const std::string& db) {
   std::vector<std::string> argv = {hpt_binary, "serve", "--port", "0", "--db",
-                                   dir.path() + "/hpt.db", "--gpus", "none"};
+                                   db.empty() ? dir.path() + "/hpt.db" : db, "--gpus", "none"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   return ServerProcess::Start(argv, dir.path() + "/serve.log");
 }

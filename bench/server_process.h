@@ -49,9 +49,11 @@ class ServerProcess {
 };
 
 // `hpt serve --port 0 --db <dir>/hpt.db --gpus none [extra...]`, its log
-// in <dir>.
+// in <dir>; `db`, when not empty, replaces <dir>/hpt.db (a postgresql://
+// URL).
 StatusOr<std::unique_ptr<ServerProcess>> StartHpt(const std::string& hpt_binary,
                                                   const TempDir& dir,
-                                                  const std::vector<std::string>& extra = {});
+                                                  const std::vector<std::string>& extra = {},
+                                                  const std::string& db = "");
 
 }  // namespace hpt::bench

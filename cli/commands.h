@@ -134,6 +134,16 @@ struct NasDartsOptions {
 };
 int NasDarts(const NasDartsOptions& options);
 
+// `hpt db copy FROM TO`: every row of one database (read only) into a new,
+// empty one that no server uses, then both compared row by row
+// (storage/store_copy.h, storage/store_compare.h).
+struct DbCopyOptions {
+  std::string from;
+  std::string to;
+  bool skip_unreadable = false;  // leave out (and list) rows FROM cannot decode
+};
+int DbCopy(const DbCopyOptions& options);
+
 // This hpt binary's path ("" when /proc cannot say).
 std::string SelfPath();
 // The dashboard built into the source tree (ui/dist), unless $HPT_UI_DIR

@@ -274,6 +274,23 @@ int main(int argc, char** argv) {
   darts_cmd->add_flag("--random-genotype", darts.random_genotype,
                       "Skip the search: train and test a random genotype (a baseline)");
 
+  DbCopyOptions db_copy;
+  auto* db_cmd = app.add_subcommand("db", "Work on a database directly, without a server")
+                     ->require_subcommand(1);
+  auto* db_copy_cmd = db_cmd->add_subcommand(
+      "copy", "Copy every namespace, user, experiment, trial, observation and audit entry of "
+              "one database into a new, empty one, then compare the two row by row");
+  db_copy_cmd
+      ->add_option("FROM", db_copy.from,
+                   "The database to copy, opened read-only (a server may keep running on it)")
+      ->required();
+  db_copy_cmd
+      ->add_option("TO", db_copy.to,
+                   "The database to copy into: new or empty, and no server running on it")
+      ->required();
+  db_copy_cmd->add_flag("--skip-unreadable", db_copy.skip_unreadable,
+                        "Leave out (and list) rows FROM cannot decode instead of refusing");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -298,6 +315,7 @@ int main(int argc, char** argv) {
   if (*serve_cmd) return Serve(serve);
   if (*validate_cmd) return Validate(file);
   if (*darts_cmd) return NasDarts(darts);
+  if (*db_copy_cmd) return DbCopy(db_copy);
   if (std::optional<int> code = tenancy.Dispatch()) return *code;
   // The experiment commands' namespace: --namespace, else $HPT_NAMESPACE.
   std::string& namespace_name = *run_cmd ? run.namespace_name : conn.namespace_name;

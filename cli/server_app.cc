@@ -27,6 +27,7 @@
 #include "server/http_server.h"
 #include "storage/db_lock.h"
 #include "storage/open_store.h"
+#include "storage/postgres_server_lock.h"
 #include "storage/store.h"
 #include "trial-runner/cgroup.h"
 #include "trial-runner/container_command.h"
@@ -106,10 +107,15 @@ class ServerAppImpl : public ServerApp {
     // Before anything else: a second server on this database must not
     // touch the first one's trials.
     const bool postgres = storage::IsPostgresUrl(options.db_path);
-    // PostgreSQL: several servers may share the database; each experiment
-    // is driven by the one holding its lease (leasing starts below, once
-    // this server's URL is known).
-    if (!postgres) {
+    // PostgreSQL: several servers may share the database (its lock taken
+    // shared: only `hpt db copy` takes it alone); each experiment is
+    // driven by the one holding its lease (leasing starts below, once this
+    // server's URL is known).
+    if (postgres) {
+      HPT_ASSIGN_OR_RETURN(postgres_lock_,
+                           storage::PostgresServerLock::Acquire(
+                               options.db_path, storage::PostgresServerLock::Mode::kShared));
+    } else {
       HPT_ASSIGN_OR_RETURN(db_lock_, storage::DatabaseLock::Acquire(options.db_path));
     }
     HPT_ASSIGN_OR_RETURN(store_, storage::OpenStore(options.db_path, store_options));
@@ -277,6 +283,7 @@ class ServerAppImpl : public ServerApp {
 
   // First: released last. One of the two, by the kind of database.
   std::unique_ptr<storage::DatabaseLock> db_lock_;
+  std::unique_ptr<storage::PostgresServerLock> postgres_lock_;
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<controller::Builtins> builtins_;
   std::unique_ptr<controller::Controller> controller_;

@@ -144,6 +144,8 @@ class PostgresStore final : public Store, public LeaseStore {
                                                 bool lock);
   static StatusOr<int> CountIn(pg::Connection& conn,
                                const std::string& namespace_name);
+  // AppendAudit for a batch in which some entries keep their ids.
+  Status AppendAuditWithIds(const std::vector<AuditEntry>& entries);
 
   // Leases (postgres_store_leases.cc), inside a write's transaction: OK
   // when leasing is off or the experiment's lease row is this server's with

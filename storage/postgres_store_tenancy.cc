@@ -1,8 +1,10 @@
 // PostgresStore's namespaces, users and audit log (storage/tenancy_store.h).
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "api/tenancy_codec.h"
+#include "storage/postgres_schema.h"
 #include "storage/postgres_store.h"
 
 namespace hpt::storage {
@@ -236,6 +238,9 @@ Status PostgresStore::DeleteUser(const std::string& name) {
 
 Status PostgresStore::AppendAudit(const std::vector<AuditEntry>& entries) {
   if (entries.empty()) return Status::Ok();
+  const bool any_id = std::any_of(entries.begin(), entries.end(),
+                                  [](const AuditEntry& e) { return e.id != 0; });
+  if (any_id) return AppendAuditWithIds(entries);
   std::vector<int64_t> times, statuses;
   std::vector<std::string> actors, methods, paths, details;
   for (const AuditEntry& e : entries) {
@@ -250,6 +255,11 @@ Status PostgresStore::AppendAudit(const std::vector<AuditEntry>& entries) {
   params.AddArray(times).AddArray(actors).AddArray(methods).AddArray(paths);
   params.AddArray(statuses).AddArray(details);
   return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+    // One appender at a time, across servers: ids are drawn under the lock,
+    // so they commit in id order and a reader paging by `after_id` never
+    // passes an id whose entry commits later.
+    HPT_RETURN_IF_ERROR(
+        conn.ExecScript("SELECT pg_advisory_xact_lock(" + pg::AdvisoryKeySql("audit") + ")"));
     // Ids in the entries' order.
     return conn
         .Exec(
@@ -261,6 +271,45 @@ Status PostgresStore::AppendAudit(const std::vector<AuditEntry>& entries) {
             "ORDER BY ord",
             params)
         .status();
+  });
+}
+
+// A copy's entries (storage/store_copy.h) keep their ids: one by one, each
+// given id past the identity's sequence, which is then moved up to the
+// largest id so that entries without one still come after every stored id.
+Status PostgresStore::AppendAuditWithIds(const std::vector<AuditEntry>& entries) {
+  return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+    // The lock AppendAudit takes: ids commit in id order.
+    HPT_RETURN_IF_ERROR(
+        conn.ExecScript("SELECT pg_advisory_xact_lock(" + pg::AdvisoryKeySql("audit") + ")"));
+    for (const AuditEntry& e : entries) {
+      Params params;
+      params.Add(e.time_ms).Add(e.actor).Add(e.method).Add(e.path);
+      params.Add(static_cast<int64_t>(e.status)).Add(e.detail);
+      if (e.id == 0) {
+        HPT_RETURN_IF_ERROR(
+            conn.Exec("INSERT INTO audit (time_ms, actor, method, path, status, detail) "
+                      "VALUES ($1, $2, $3, $4, $5::integer, $6)",
+                      params)
+                .status());
+        continue;
+      }
+      params.Add(e.id);
+      StatusOr<Result> inserted =
+          conn.Exec("INSERT INTO audit (time_ms, actor, method, path, status, detail, id) "
+                    "OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5::integer, $6, $7)",
+                    params);
+      if (!inserted.ok() && conn.last_sqlstate() == "23505") {
+        return AlreadyExists("audit entry id " + std::to_string(e.id) + " is taken");
+      }
+      HPT_RETURN_IF_ERROR(inserted.status());
+      HPT_RETURN_IF_ERROR(
+          conn.Exec("SELECT setval(pg_get_serial_sequence('audit', 'id'), "
+                    "(SELECT MAX(id) FROM audit))",
+                    Params())
+              .status());
+    }
+    return Status::Ok();
   });
 }
 

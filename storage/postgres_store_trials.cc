@@ -155,9 +155,16 @@ Status PostgresStore::AddTrials(const std::string& experiment,
     int64_t seq = last.Int(0, 0);
     for (size_t i = 0; i < trials.size(); ++i) {
       const api::Trial& trial = trials[i];
+      if (batch.keep_index && trial.index <= seq) {
+        return InvalidArgument("trial '" + trial.name + "': index " +
+                               std::to_string(trial.index) +
+                               " is not above the experiment's last, " +
+                               std::to_string(seq));
+      }
+      seq = batch.keep_index ? trial.index : seq + 1;
       Params params;
       params.Add(experiment_id)
-          .Add(++seq)
+          .Add(seq)
           .Add(trial.name)
           .Add(AssignmentToJson(trial.assignment));
       params.Add(api::ToString(trial.phase))

@@ -220,16 +220,27 @@ Status SqliteStore::AppendAudit(const std::vector<AuditEntry>& entries) {
   HPT_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*db_, Transaction::Kind::kWrite));
   HPT_ASSIGN_OR_RETURN(
       Statement insert,
-      db_->Prepare("INSERT INTO audit (time_ms, actor, method, path, status, detail) "
-                   "VALUES (?, ?, ?, ?, ?, ?)"));
+      db_->Prepare("INSERT INTO audit (id, time_ms, actor, method, path, status, detail) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?)"));
   for (const AuditEntry& e : entries) {
-    insert.Bind(1, e.time_ms);
-    insert.Bind(2, e.actor);
-    insert.Bind(3, e.method);
-    insert.Bind(4, e.path);
-    insert.Bind(5, e.status);
-    insert.Bind(6, e.detail);
-    HPT_RETURN_IF_ERROR(insert.Run());
+    // NULL: SQLite's next rowid, one past the largest.
+    if (e.id != 0) {
+      insert.Bind(1, e.id);
+    } else {
+      insert.BindNull(1);
+    }
+    insert.Bind(2, e.time_ms);
+    insert.Bind(3, e.actor);
+    insert.Bind(4, e.method);
+    insert.Bind(5, e.path);
+    insert.Bind(6, e.status);
+    insert.Bind(7, e.detail);
+    if (Status s = insert.Run(); !s.ok()) {
+      if (insert.last_error() == SQLITE_CONSTRAINT_PRIMARYKEY) {
+        return AlreadyExists("audit entry id " + std::to_string(e.id) + " is taken");
+      }
+      return s;
+    }
   }
   return txn.Commit();
 }

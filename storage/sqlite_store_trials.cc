@@ -153,8 +153,13 @@ Status SqliteStore::AddTrials(const std::string& experiment, const NewTrials& ba
                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   for (size_t i = 0; i < trials.size(); ++i) {
     const api::Trial& trial = trials[i];
+    if (batch.keep_index && trial.index <= seq) {
+      return InvalidArgument("trial '" + trial.name + "': index " + std::to_string(trial.index) +
+                             " is not above the experiment's last, " + std::to_string(seq));
+    }
+    seq = batch.keep_index ? trial.index : seq + 1;
     insert.Bind(1, experiment_id);
-    insert.Bind(2, ++seq);
+    insert.Bind(2, seq);
     insert.Bind(3, trial.name);
     insert.Bind(4, AssignmentToJson(trial.assignment));
     insert.Bind(5, api::ToString(trial.phase));

@@ -90,6 +90,11 @@ struct NewTrials {
   std::optional<std::string> algorithm_state;  // unset: unchanged
   // The experiment's new queue (what is left of it); unset: unchanged.
   std::optional<std::vector<api::Assignment>> queue;
+  // A copy of another store's trials (storage/store_copy.h): each trial
+  // keeps its `index`, which must be above the experiment's last one and
+  // increase through the batch (InvalidArgument otherwise), so the gap a
+  // left-out row makes stays. False: numbered after the last, as always.
+  bool keep_index = false;
 };
 
 using MetricPoint = api::MetricPoint;
@@ -125,7 +130,9 @@ class Store : public TenancyStore {
 
   // Adds trials, their first observations, the algorithm's new state and
   // the experiment's new queue in one transaction; the trials are numbered
-  // after the experiment's last trial (`index` is not read). AlreadyExists
+  // after the experiment's last trial (`index` is not read, unless
+  // batch.keep_index). An observation with texts and no metrics adds no
+  // observation, only the trial's outputs. AlreadyExists
   // if a trial name is taken; NotFound without the experiment.
   virtual Status AddTrials(const std::string& experiment, const NewTrials& batch) = 0;
   // AddTrials with just trials and the algorithm's state.

@@ -25,7 +25,9 @@ struct StoredUser {
 
 // One mutating API call: who, what, when, and the answer.
 struct AuditEntry {
-  int64_t id = 0;  // set by the store, increasing
+  // Set by the store, increasing; AppendAudit keeps one that is not 0 (a
+  // copy of another store's log, storage/store_copy.h).
+  int64_t id = 0;
   int64_t time_ms = 0;
   std::string actor;   // "admin", "user:ann", "trial:<experiment>/<trial>", "anonymous"
   std::string method;  // "POST"
@@ -64,7 +66,9 @@ class TenancyStore {
   // NotFound when absent.
   virtual Status DeleteUser(const std::string& name) = 0;
 
-  // Appends in one transaction; ids are assigned in order.
+  // Appends in one transaction; ids are assigned in order to entries whose
+  // id is 0, after the largest stored. An entry with an id keeps it:
+  // AlreadyExists when that id is taken.
   virtual Status AppendAudit(const std::vector<AuditEntry>& entries) = 0;
   virtual StatusOr<std::vector<AuditEntry>> ListAudit(const AuditQuery& query) = 0;
 };

@@ -477,7 +477,7 @@ TEST(CliHelpTest, EverySubcommandHasHelp) {
                                              "get",   "trials", "best",     "logs",
                                              "export", "stop",  "delete",
                                              "login", "logout", "whoami", "namespace",
-                                             "quota", "user", "audit"};
+                                             "quota", "user", "audit", "db"};
   for (const auto& cmd : commands) {
     EXPECT_NE(out.find("  " + cmd + " "), std::string::npos) << cmd << " missing in:\n" << out;
     std::string sub_out, sub_err;

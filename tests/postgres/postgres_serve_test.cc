@@ -56,6 +56,13 @@ TEST_F(PostgresServerTest, TwoServersShareTheDatabase) {
   std::string out, err;
   EXPECT_EQ(RunHpt({"list", "--db", schema_.url()}, &out, &err), 0) << err;
   EXPECT_NE(out.find("shared"), std::string::npos) << out;
+  // A copy into the database does not run beside its servers (they hold
+  // its lock shared, a copy needs it alone).
+  EXPECT_EQ(RunHpt({"db", "copy", schema_.url(), schema_.url()}, &out, &err), 4) << out;
+  EXPECT_NE(err.find("is in use by another hpt server (its connection: backend pid"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("password"), std::string::npos) << err;
   // A clean stop lets its leases go: the other server drives the
   // experiment at once, not after --lease-seconds (10).
   first.Kill(SIGTERM);
