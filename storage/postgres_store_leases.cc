@@ -146,13 +146,26 @@ StatusOr<Acquired> PostgresStore::AcquireLease(const std::string& experiment) {
                   "ON CONFLICT (experiment) DO UPDATE SET owner = EXCLUDED.owner, "
                   "owner_url = EXCLUDED.owner_url, owner_host = EXCLUDED.owner_host, "
                   "fencing = l.fencing + CASE WHEN l.owner = EXCLUDED.owner THEN 0 ELSE 1 END, "
-                  "expires_at = EXCLUDED.expires_at RETURNING fencing",
+                  "expires_at = EXCLUDED.expires_at "
+                  // With no row to lock above, another server may insert
+                  // one first: then its live lease stands.
+                  "WHERE l.owner = EXCLUDED.owner OR l.expires_at <= now() "
+                  "RETURNING fencing",
                   Params()
                       .Add(experiment)
                       .Add(identity_.owner)
                       .Add(identity_.url)
                       .Add(identity_.host)
                       .Add(identity_.lease_seconds)));
+    if (row.rows() == 0) {
+      acquired.ours = false;
+      acquired.taken_over = false;
+      HPT_ASSIGN_OR_RETURN(
+          Result now_held, conn.Exec(std::string(kSelectLease) + "WHERE experiment = $1",
+                                     Params().Add(experiment)));
+      if (now_held.rows() > 0) acquired.previous = ReadLease(now_held, 0);
+      return Status::Ok();
+    }
     fencing = row.Int(0, 0);
     return Status::Ok();
   }));

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "storage/postgres_store.h"
 #include "tests/postgres/postgres_fixture.h"
@@ -164,6 +165,28 @@ TEST_F(PostgresLeaseTest, AReleasedLeaseIsTakenAtOnceAndNotRevivedByRenewal) {
   // A new experiment of the same name: a higher number still.
   ASSERT_TRUE(a_->CreateExperiment(MakeExperiment("e")).ok());
   EXPECT_EQ(Fencing("e"), "3");
+}
+
+TEST_F(PostgresLeaseTest, TwoServersTakingAnUnleasedExperimentAtOnceGetOneOwner) {
+  // Experiments stored without leases (a copy, an older hpt): the first
+  // acquire inserts the row, and only one of two racing servers may.
+  auto plain = OpenPostgresStore(schema_.url());
+  ASSERT_TRUE(plain.ok());
+  for (int i = 0; i < 20; ++i) {
+    const std::string name = "e" + std::to_string(i);
+    ASSERT_TRUE((*plain)->CreateExperiment(MakeExperiment(name)).ok());
+    StatusOr<Acquired> got_a = Acquired(), got_b = Acquired();
+    std::thread ta([&] { got_a = a_->AcquireLease(name); });
+    std::thread tb([&] { got_b = b_->AcquireLease(name); });
+    ta.join();
+    tb.join();
+    ASSERT_TRUE(got_a.ok()) << got_a.status().ToString();
+    ASSERT_TRUE(got_b.ok()) << got_b.status().ToString();
+    EXPECT_NE(got_a->ours, got_b->ours) << name;
+    EXPECT_EQ(a_->HoldsLease(name), got_a->ours);
+    EXPECT_EQ(b_->HoldsLease(name), got_b->ours);
+    EXPECT_EQ(Fencing(name), "1") << name;
+  }
 }
 
 TEST_F(PostgresLeaseTest, BadIdentitiesAreRefused) {
