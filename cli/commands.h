@@ -52,6 +52,7 @@ struct ServeOptions {
   std::string slurm_account;
   int slurm_shards_per_gpu = 0;
   std::string advertise_url;
+  int lease_seconds = 10;  // --lease-seconds (PostgreSQL)
   // --parent-pid: stop when this process ends (cli/parent_watch.h); 0: no.
   int64_t parent_pid = 0;
   // --parent-temp-dir: a folder of the parent's, removed when the server

@@ -87,8 +87,8 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--port", serve.port, "Port (0: any free port)")->check(CLI::Range(0, 65535));
   serve_cmd->add_option("--db", serve.db,
                         "SQLite database file (default hpt-data/hpt.db), or a PostgreSQL "
-                        "database: postgresql://USER[:PASSWORD]@HOST:PORT/DB (one server per "
-                        "database)");
+                        "database: postgresql://USER[:PASSWORD]@HOST:PORT/DB (several servers "
+                        "may share one: see --lease-seconds)");
   serve_cmd->add_option("--log-dir", serve.log_dir,
                         "Folder of the trials' logs (default: logs beside the SQLite file; "
                         "hpt-data/logs with PostgreSQL)");
@@ -118,6 +118,12 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--advertise-url", serve.advertise_url,
                         "The URL trials reach this server at (HPT_URL), e.g. "
                         "http://head-node:8750 when trials run on a cluster's nodes");
+  serve_cmd
+      ->add_option("--lease-seconds", serve.lease_seconds,
+                   "With PostgreSQL: how long a server's hold on an experiment lasts "
+                   "unrenewed; after that another server on the database takes it over "
+                   "(default 10)")
+      ->check(CLI::Range(1, 3600));
   serve_cmd
       ->add_option("--parent-pid", serve.parent_pid,
                    "Stop (as on SIGTERM) when this process ends: a server that belongs to "

@@ -94,6 +94,7 @@ int Serve(const ServeOptions& options) {
   so.slurm_account = options.slurm_account;
   so.slurm_shards_per_gpu = options.slurm_shards_per_gpu;
   so.advertise_url = options.advertise_url;
+  so.lease_seconds = options.lease_seconds;
   so.containers = options.containers.engine;
   so.container_runtime = options.containers.runtime;
   so.container_ulimits = options.containers.ulimits;

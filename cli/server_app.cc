@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -40,6 +41,21 @@ constexpr size_t kMaxTokenBytes = 4096;
 // A database (or logs' folder) of an older hpt, or made by hand, may be
 // open to other users: trials that run as other users (runAsUser) must
 // not read it. Not fatal: the server can run without.
+// This server's lease owner id: random, so that two servers never share
+// one (a restarted server waits for its old leases to expire).
+std::string NewServerId() {
+  std::random_device random;
+  std::ostringstream id;
+  id << std::hex << random() << random();
+  return id.str();
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return "";
+  return name;
+}
+
 void KeepPrivate(const std::string& path) {
   StatusOr<unsigned> was = api::RestrictToOwner(path);
   if (!was.ok()) {
@@ -91,8 +107,14 @@ class ServerAppImpl : public ServerApp {
     // Before anything else: a second server on this database must not
     // touch the first one's trials.
     const bool postgres = storage::IsPostgresUrl(options.db_path);
+    // PostgreSQL: several servers may share the database (its lock taken
+    // shared: only `hpt db copy` takes it alone); each experiment is
+    // driven by the one holding its lease (leasing starts below, once this
+    // server's URL is known).
     if (postgres) {
-      HPT_ASSIGN_OR_RETURN(postgres_lock_, storage::PostgresServerLock::Acquire(options.db_path));
+      HPT_ASSIGN_OR_RETURN(postgres_lock_,
+                           storage::PostgresServerLock::Acquire(
+                               options.db_path, storage::PostgresServerLock::Mode::kShared));
     } else {
       HPT_ASSIGN_OR_RETURN(db_lock_, storage::DatabaseLock::Acquire(options.db_path));
     }
@@ -110,6 +132,16 @@ class ServerAppImpl : public ServerApp {
     http.advertise_url = options.advertise_url;
     http.ui_dir = options.ui_dir;
     HPT_ASSIGN_OR_RETURN(http_, server::HttpServer::Listen(http));
+    if (storage::LeaseStore* leases = store_->leases()) {
+      storage::LeaseIdentity id;
+      id.owner = NewServerId();
+      id.url = options.advertise_url.empty() ? url() : options.advertise_url;
+      id.host = HostName();
+      id.lease_seconds = options.lease_seconds;
+      HPT_RETURN_IF_ERROR(leases->StartLeasing(id));
+      spdlog::info("server {} on host {}: experiments leased for {} s", id.owner, id.host,
+                   id.lease_seconds);
+    }
 
     runner::ContainerOptions containers;
     containers.podman = runner::FindPodman();
@@ -216,9 +248,23 @@ class ServerAppImpl : public ServerApp {
     executors_.clear();  // kills what still runs as a direct child
     controller_.reset();
     http_.reset();
+    ReleaseLeases();
   }
 
  private:
+  // After a clean stop (nothing of this server writes any more), its
+  // experiments' leases expire at once: another server takes them over
+  // without waiting out --lease-seconds.
+  void ReleaseLeases() {
+    storage::LeaseStore* leases = store_ ? store_->leases() : nullptr;
+    if (leases == nullptr || !leases->Leasing()) return;
+    auto all = leases->ListLeases();
+    if (!all.ok()) return;
+    for (const storage::Lease& lease : *all) {
+      if (lease.owner == leases->identity().owner) (void)leases->ReleaseLease(lease.experiment);
+    }
+  }
+
   // With users, trials of a namespace without runAsUser run as this
   // server's user: they can read its token and database. Said once.
   void WarnAboutSharedFiles() {

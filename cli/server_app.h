@@ -60,13 +60,16 @@ struct ServerAppOptions {
   std::string containers;
   std::string container_runtime;  // podman --runtime (e.g. runc); "": podman's
   std::vector<std::string> container_ulimits;  // each a podman --ulimit
+  // PostgreSQL: how long an experiment's lease lasts without renewal
+  // (storage/lease_store.h); another server takes it over after that.
+  int lease_seconds = 10;
 };
 
 class ServerApp {
  public:
   // Takes the database's lock, opens the store, starts listening, recovers
   // experiments left running and starts serving. Unavailable when the port
-  // is taken; FailedPrecondition when another server holds the database.
+  // is taken; FailedPrecondition when another server holds the (SQLite) database.
   static StatusOr<std::unique_ptr<ServerApp>> Start(const ServerAppOptions& options);
   virtual ~ServerApp() = default;
 

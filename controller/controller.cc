@@ -42,6 +42,9 @@ Controller::Controller(storage::Store* store,
           options_.capacity, options_.clock ? options_.clock : api::RealClock())),
       pool_(std::max(1, options_.worker_threads)) {
   deps_.store = store_;
+  if (storage::LeaseStore* leases = store_->leases(); leases && leases->Leasing()) {
+    leases_ = leases;
+  }
   deps_.stopping = &stopping_;
   deps_.algorithms = algorithms_;
   deps_.policies = policies_;
@@ -128,6 +131,14 @@ Status Controller::Start(const std::map<std::string, runner::Executor*>& executo
     for (const auto& row : *unreadable) spdlog::warn("skipped: {}", row.error);
   }
   for (Experiment& exp : experiments) {
+    // With leases: only the unfinished experiments nobody else drives;
+    // the others are taken when first used (Find) or when their lease
+    // expires (LeaseTick).
+    if (leases_) {
+      if (api::IsFinished(exp.phase)) continue;
+      auto acquired = leases_->AcquireLease(api::KeyOf(exp.spec));
+      if (!acquired.ok() || !acquired->ours) continue;
+    }
     auto trials = store_->ListTrials(api::KeyOf(exp.spec));
     if (!trials.ok()) {
       spdlog::error("experiment {}: cannot read its trials: {}", exp.spec.name,
@@ -186,6 +197,7 @@ std::string Controller::TrialTokenFor(const std::string& experiment, const std::
 }
 
 StatusOr<Controller::Entry> Controller::Find(const std::string& name) {
+  if (leases_) return TakeOver(name);
   if (auto entry = FindLoaded(name)) return *entry;
   if (IsEvicted(name)) return Reload(name);
   HPT_RETURN_IF_ERROR(store_->GetExperiment(name).status());
@@ -254,6 +266,12 @@ Status Controller::StopExperiment(const std::string& name) {
 
 Status Controller::DeleteExperiment(const std::string& name) {
   auto entry = FindLoaded(name);
+  if (leases_ && (!entry || !leases_->HoldsLease(name))) {
+    // Deleted by the server that drives it (taken over first if free).
+    auto found = Find(name);
+    if (found.ok()) entry = *found;
+    if (!found.ok() && found.status().code() != StatusCode::kNotFound) return found.status();
+  }
   // An unreadable row has no runner; deleting it is how it goes away.
   std::vector<std::string> stopping;  // killed jobs, whose exits are to come
   if (entry) {
@@ -353,7 +371,9 @@ void Controller::SweepLoop() {
   MutexLock lock(&sweep_mu_);
   while (!shutdown_) {
     sweep_cv_.wait_for(sweep_mu_, kSweepInterval);
-    if (!shutdown_) Sweep();
+    if (shutdown_) break;
+    LeaseTick();
+    Sweep();
   }
 }
 

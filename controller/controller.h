@@ -12,6 +12,7 @@
 // algorithm call, store commit or trial start never holds up another
 // experiment.
 
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -158,6 +159,19 @@ class Controller : public runner::ExecutorListener {
   // recovery retry) has come. The sweep thread does this every 500 ms;
   // tests call it after advancing a fake clock.
   void Sweep();
+  // Several servers on one database (storage/lease_store.h; on when the
+  // store's leasing was started before this controller was built): this
+  // server drives only the experiments it holds leases for
+  // (controller_leases.cc). LeaseTick() renews them, drops the experiments
+  // whose lease was lost, and takes over unfinished experiments whose
+  // lease expired (their trials recovered as after a restart). The sweep
+  // thread calls it every 500 ms; it acts every lease_seconds / 3.
+  void LeaseTick();
+  // The URL of the live server that drives `experiment`, when that is
+  // another server (its lease has not expired); "" otherwise (this server
+  // drives it or may take it, no leases, no such experiment).
+  std::string OwnerUrl(const std::string& experiment);
+
   // Returns once none of the work posted to the experiments' strands runs
   // or waits (work posted meanwhile included): tests, after Sweep().
   void WaitIdle() { pool_.WaitIdle(); }
@@ -196,8 +210,16 @@ class Controller : public runner::ExecutorListener {
   bool IsEvicted(const std::string& name) const;
   void RemoveExperimentFolder(const std::string& key);
   void SweepLoop();
+  // Leases (controller_leases.cc). TakeOver: the lease, then the
+  // experiment built from the store and recovered as Start() does;
+  // FailedPrecondition naming the server that drives it.
+  StatusOr<Entry> TakeOver(const std::string& name);
+  // Drops a runner whose lease was lost (its trials are the new owner's).
+  void DropLost(const std::string& name);
 
   storage::Store* store_;
+  storage::LeaseStore* leases_ = nullptr;  // null: one server per database
+  std::chrono::steady_clock::time_point next_lease_tick_;  // sweep thread's
   const Registry<suggestion::Algorithm>* algorithms_;
   const Registry<earlystop::Policy>* policies_;
   ControllerOptions options_;

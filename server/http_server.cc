@@ -2,10 +2,17 @@
 
 #include "api/types.h"
 #include "controller/trial_token.h"
+#include "server/api_handlers.h"
+#include "server/forward.h"
 #include "server/request_path.h"
 
 namespace hpt::server {
 namespace {
+
+// A forwarded write's whole exchange: room for a :suggest that waits for a
+// slot, yet an owner that is paused (its lease not yet expired) holds the
+// caller no longer than this.
+constexpr int kForwardTimeoutMs = 30000;
 
 const char kUnauthenticated[] =
     "missing or wrong bearer token (send 'Authorization: Bearer <token>')";
@@ -64,6 +71,12 @@ HttpResponse HttpServer::Handle(HttpRequest& request) {
   if (!route.found && static_files_ && request.method == "GET") {
     if (auto file = static_files_->Serve(request.path)) return *file;
   }
+  // Before authorising: a trial's own token is known to its server only.
+  if (mutating && route.found) {
+    if (std::optional<HttpResponse> forwarded = ForwardToOwner(request, route)) {
+      return *forwarded;
+    }
+  }
   HttpResponse response;
   if (Status allowed = Authorize(request, route); !allowed.ok()) {
     response = ErrorResponse(allowed);
@@ -73,6 +86,22 @@ HttpResponse HttpServer::Handle(HttpRequest& request) {
   if (mutating && audit_ != nullptr) Audit(request, response);
   if (head) response.body.clear();
   return response;
+}
+
+std::optional<HttpResponse> HttpServer::ForwardToOwner(const HttpRequest& request,
+                                                       const Router::Resolution& route) {
+  if (controller_ == nullptr || !route.vars.count("name") ||
+      !request.Header(kForwardedHeader).empty()) {
+    return std::nullopt;
+  }
+  HttpRequest named;
+  named.vars = route.vars;
+  named.query = request.query;
+  named.headers = request.headers;
+  const std::string owner = controller_->OwnerUrl(ExperimentKeyOf(named));
+  if (owner.empty()) return std::nullopt;
+  StatusOr<HttpResponse> answer = Forward(request, owner, kForwardTimeoutMs);
+  return answer.ok() ? *answer : ErrorResponse(answer.status());
 }
 
 void HttpServer::Audit(const HttpRequest& request, const HttpResponse& response) {

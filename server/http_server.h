@@ -65,6 +65,11 @@ class HttpServer {
   std::optional<HttpResponse> Prepare(HttpRequest& request, Router::Resolution* route);
   Status Authorize(HttpRequest& request, const Router::Resolution& route) const;
   void Audit(const HttpRequest& request, const HttpResponse& response);
+  // A write for an experiment another live server drives (several servers
+  // on one database): that server's answer (server/forward.h); nullopt
+  // when this server answers it.
+  std::optional<HttpResponse> ForwardToOwner(const HttpRequest& request,
+                                             const Router::Resolution& route);
 
   const HttpServerOptions options_;
   const OriginPolicy origin_policy_;

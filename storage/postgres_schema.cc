@@ -119,6 +119,20 @@ CREATE INDEX commit_markers_by_age ON commit_markers (created_at);
     R"sql(
 ALTER TABLE commit_markers ADD COLUMN fence boolean NOT NULL DEFAULT false;
 )sql",
+    // Version 3: several servers on one database (lease_store.h). One row
+    // per experiment that a server drove; kept (expired) after release so
+    // that fencing numbers only rise. expires_at is the database's clock.
+    R"sql(
+CREATE TABLE experiment_leases (
+  experiment text PRIMARY KEY,
+  owner      text NOT NULL,
+  owner_url  text NOT NULL DEFAULT '',
+  owner_host text NOT NULL DEFAULT '',
+  fencing    bigint NOT NULL,
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX experiment_leases_by_owner ON experiment_leases (owner);
+)sql",
 };
 
 constexpr int kLatestVersion =

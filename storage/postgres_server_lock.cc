@@ -5,14 +5,17 @@
 namespace hpt::storage {
 
 StatusOr<std::unique_ptr<PostgresServerLock>> PostgresServerLock::Acquire(
-    const std::string& url) {
+    const std::string& url, Mode mode) {
+  const bool shared = mode == Mode::kShared;
   const std::string display = pg::DisplayUrl(url);
   StatusOr<std::unique_ptr<pg::Connection>> conn =
       pg::Connection::Open(url, display);
   if (!conn.ok())
     return Status(conn.status().code(), "--db " + conn.status().message());
   StatusOr<pg::Result> locked = (*conn)->Exec(
-      "SELECT pg_try_advisory_lock(" + pg::AdvisoryKeySql("server") + ")");
+      std::string(shared ? "SELECT pg_try_advisory_lock_shared("
+                         : "SELECT pg_try_advisory_lock(") +
+      pg::AdvisoryKeySql("server") + ")");
   if (!locked.ok()) {
     return Status(locked.status().code(),
                   "--db " + display + ": cannot take the server lock: " +
@@ -28,6 +31,7 @@ StatusOr<std::unique_ptr<PostgresServerLock>> PostgresServerLock::Acquire(
       "a.application_name "
       "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
       "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 "
+      "AND l.pid <> pg_backend_pid() "
       "AND l.classid = hashtext('hpt')::oid "
       "AND l.objid = hashtext('server:' || coalesce(current_schema(), "
       "''))::oid");
@@ -37,6 +41,12 @@ StatusOr<std::unique_ptr<PostgresServerLock>> PostgresServerLock::Acquire(
         who->Text(0, 1) +
         (who->Text(0, 2).empty() ? "" : ", application " + who->Text(0, 2)) +
         ")";
+  }
+  if (shared) {
+    // Only an exclusive holder stops a server: a copy into the database.
+    return FailedPrecondition("--db " + display +
+                              ": database is being written by hpt db copy" + holder +
+                              "; start the server once the copy has finished");
   }
   return FailedPrecondition(
       "--db " + display + ": database is in use by another hpt server" +

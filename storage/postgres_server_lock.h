@@ -1,15 +1,14 @@
 #pragma once
-// PostgresServerLock: one server per PostgreSQL database, as DatabaseLock
-// (db_lock.h) is for a SQLite file. `hpt serve --db postgresql://...`
-// takes it before it opens the store, so a second server on the same
-// database refuses to start instead of "recovering" (and killing) the
-// first one's live trials. Until experiments are leased to servers one by
-// one, a database has one server.
+// PostgresServerLock: who may write a PostgreSQL database. Servers share
+// it (several `hpt serve` on one database, each experiment leased to one:
+// lease_store.h); `hpt db copy` into the database takes it alone, so a copy
+// never runs beside a server, nor a server beside a copy.
 //
-// A session-level pg_try_advisory_lock, keyed by hpt and the connection's
-// current schema, on a connection of its own held for the object's
-// lifetime: the lock dies with the server process (its connection closes),
-// crash included. Read-only opens (`hpt list --db URL`) do not take it.
+// A session-level pg advisory lock (shared or exclusive), keyed by hpt and
+// the connection's current schema, on a connection of its own held for the
+// object's lifetime: the lock dies with the process (its connection
+// closes), crash included. Read-only opens (`hpt list --db URL`) do not
+// take it.
 
 #include <memory>
 #include <string>
@@ -21,11 +20,15 @@ namespace hpt::storage {
 
 class PostgresServerLock {
  public:
-  // FailedPrecondition naming the holder's connection when another server
-  // holds it; Unavailable when the database cannot be reached. Messages
-  // start "--db <url without password>".
+  enum class Mode {
+    kShared,     // a server: other servers may hold it too
+    kExclusive,  // a copy into the database: nobody else
+  };
+  // FailedPrecondition naming a holder's connection when it is held in the
+  // other mode (or, exclusive, at all); Unavailable when the database
+  // cannot be reached. Messages start "--db <url without password>".
   static StatusOr<std::unique_ptr<PostgresServerLock>> Acquire(
-      const std::string& url);
+      const std::string& url, Mode mode = Mode::kExclusive);
   ~PostgresServerLock();
   PostgresServerLock(const PostgresServerLock&) = delete;
   PostgresServerLock& operator=(const PostgresServerLock&) = delete;

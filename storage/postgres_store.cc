@@ -184,7 +184,8 @@ Status PostgresStore::CreateExperiment(const api::Experiment& experiment) {
           "experiment '" + experiment.spec.name + "' already exists" +
           (ns == api::kDefaultNamespace ? "" : " in namespace '" + ns + "'"));
     }
-    return inserted.status();
+    HPT_RETURN_IF_ERROR(inserted.status());
+    return TakeNewLease(conn, name);
   });
 }
 
@@ -261,6 +262,7 @@ Status PostgresStore::UpdateExperiment(const std::string& name,
     params.AddNull();
   }
   return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+    HPT_RETURN_IF_ERROR(CheckLease(conn, name));
     // A NULL parameter keeps the stored value.
     HPT_ASSIGN_OR_RETURN(
         Result updated,
@@ -284,7 +286,8 @@ Status PostgresStore::UpdateExperiment(const std::string& name,
 }
 
 Status PostgresStore::DeleteExperiment(const std::string& name) {
-  return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+  Status deleted = pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+    HPT_RETURN_IF_ERROR(CheckLease(conn, name));
     // Trials, metric summaries and observations go by ON DELETE CASCADE.
     HPT_ASSIGN_OR_RETURN(Result deleted,
                          conn.Exec("DELETE FROM experiments WHERE name = $1",
@@ -293,6 +296,8 @@ Status PostgresStore::DeleteExperiment(const std::string& name) {
       return NotFound("experiment '" + name + "' not found");
     return Status::Ok();
   });
+  if (deleted.ok()) ForgetLease(name);
+  return deleted;
 }
 
 }  // namespace hpt::storage

@@ -10,8 +10,16 @@
 // committed (durable) when it returns OK. Writes that touch one row take
 // its row lock first (FOR UPDATE), so READ COMMITTED suffices; reads of
 // several statements share one REPEATABLE READ snapshot.
+//
+// Several servers may share the database: the store is its own LeaseStore
+// (lease_store.h; postgres_store_leases.cc), and once leasing is on every
+// experiment write checks the server's lease and fencing number in its
+// transaction.
 
+#include <atomic>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <utility>
@@ -19,6 +27,7 @@
 
 #include "api/status.h"
 #include "api/types.h"
+#include "storage/lease_store.h"
 #include "storage/postgres_pool.h"
 #include "storage/store.h"
 
@@ -34,7 +43,7 @@ struct PostgresOptions {
   std::function<void(int socket)> after_commit_sent;
 };
 
-class PostgresStore final : public Store {
+class PostgresStore final : public Store, public LeaseStore {
  public:
   explicit PostgresStore(std::unique_ptr<pg::Pool> pool)
       : pool_(std::move(pool)) {}
@@ -42,6 +51,17 @@ class PostgresStore final : public Store {
   // The pool's counters, for /metrics and tests.
   pg::PoolStats PoolStats() const { return pool_->Stats(); }
   std::vector<std::pair<std::string, double>> Metrics() override;
+  LeaseStore* leases() override { return this; }
+
+  // LeaseStore (postgres_store_leases.cc).
+  Status StartLeasing(const LeaseIdentity& identity) override;
+  bool Leasing() const override { return leasing_.load(); }
+  const LeaseIdentity& identity() const override { return identity_; }
+  StatusOr<Acquired> AcquireLease(const std::string& experiment) override;
+  StatusOr<std::vector<std::string>> RenewLeases() override;
+  Status ReleaseLease(const std::string& experiment) override;
+  StatusOr<std::vector<Lease>> ListLeases() override;
+  bool HoldsLease(const std::string& experiment) const override;
 
   Status CreateExperiment(const api::Experiment& experiment) override;
   StatusOr<api::Experiment> GetExperiment(const std::string& name) override;
@@ -131,7 +151,22 @@ class PostgresStore final : public Store {
   // AppendAudit for a batch in which some entries keep their ids.
   Status AppendAuditWithIds(const std::vector<AuditEntry>& entries);
 
+  // Leases (postgres_store_leases.cc), inside a write's transaction: OK
+  // when leasing is off or the experiment's lease row is this server's with
+  // the fencing number it took (the row locked FOR SHARE until commit);
+  // else FailedPrecondition naming the holder, and the lease is forgotten.
+  Status CheckLease(pg::Connection& conn, const std::string& experiment);
+  // CreateExperiment's: the new experiment's lease, to this server.
+  Status TakeNewLease(pg::Connection& conn, const std::string& experiment);
+  // Forgets a lease once its experiment's deletion committed.
+  void ForgetLease(const std::string& experiment);
+
   std::unique_ptr<pg::Pool> pool_;
+
+  std::atomic<bool> leasing_{false};
+  LeaseIdentity identity_;  // set once, before leasing_
+  mutable std::mutex lease_mu_;
+  std::map<std::string, int64_t> held_;  // guarded by lease_mu_: fencing
 };
 
 // Opens the store at `url` (postgresql://user[:password]@host:port/db?...)

@@ -162,6 +162,7 @@ Status PostgresStore::AddObservations(
     const std::string& experiment, const std::string& trial,
     const std::vector<api::Observation>& obs) {
   return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+    HPT_RETURN_IF_ERROR(CheckLease(conn, experiment));
     HPT_ASSIGN_OR_RETURN(int64_t trial_id,
                          TrialId(conn, experiment, trial, /*lock=*/true));
     return AddObservationsTo(conn, trial_id, obs, nullptr);
@@ -175,6 +176,7 @@ PostgresStore::AddObservationsAndSummarize(
   std::vector<api::MetricSummary> summaries;
   HPT_RETURN_IF_ERROR(
       pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+        HPT_RETURN_IF_ERROR(CheckLease(conn, experiment));
         HPT_ASSIGN_OR_RETURN(int64_t trial_id,
                              TrialId(conn, experiment, trial, /*lock=*/true));
         return AddObservationsTo(conn, trial_id, obs, &summaries);

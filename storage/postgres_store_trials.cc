@@ -132,6 +132,7 @@ Status PostgresStore::AddTrials(const std::string& experiment,
     names.push_back(trial.name);
   }
   return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+    HPT_RETURN_IF_ERROR(CheckLease(conn, experiment));
     // The experiment's row lock: one AddTrials at a time numbers its trials.
     HPT_ASSIGN_OR_RETURN(int64_t experiment_id,
                          ExperimentId(conn, experiment, /*lock=*/true));
@@ -320,6 +321,7 @@ Status PostgresStore::UpdateTrial(const std::string& experiment,
     params.AddNull();
   }
   return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+    HPT_RETURN_IF_ERROR(CheckLease(conn, experiment));
     HPT_ASSIGN_OR_RETURN(int64_t trial_id,
                          TrialId(conn, experiment, trial, /*lock=*/true));
     Params with_id = params;

@@ -21,6 +21,7 @@
 
 #include "api/status.h"
 #include "api/types.h"
+#include "storage/lease_store.h"
 #include "storage/tenancy_store.h"
 
 namespace hpt::storage {
@@ -186,6 +187,11 @@ class Store : public TenancyStore {
   // name, value); a name ending in _total is a counter. The default has
   // none (SQLite); PostgresStore reports its connection pool.
   virtual std::vector<std::pair<std::string, double>> Metrics() { return {}; }
+
+  // Experiments leased to servers one by one (lease_store.h), where the
+  // backend shares one database between servers (PostgreSQL); null where
+  // one server holds the whole database (SQLite).
+  virtual LeaseStore* leases() { return nullptr; }
 };
 
 struct SqliteOptions {

@@ -1,10 +1,11 @@
 // `hpt serve --db postgresql://...`: the real binary on the test server.
-// One server per database (a second one refuses to start), and a server
+// Two servers share one database, and a server
 // that runs an experiment's trials, is killed with SIGKILL and restarted,
 // finds everything it stored.
 
 #include <signal.h>
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -34,37 +35,59 @@ class PostgresServerTest : public ::testing::Test {
   hpt::testing::TempDir dir_;
 };
 
-TEST_F(PostgresServerTest, SecondServerOnTheDatabaseIsRefused) {
-  // A password the test server's trust authentication ignores: it must
-  // show neither in messages nor on the running server's command line.
+TEST_F(PostgresServerTest, TwoServersShareTheDatabase) {
+  // Several servers on one database (each experiment driven by the one
+  // holding its lease: postgres_failover_test.cc). A password the test
+  // server's trust authentication ignores: it must show neither in
+  // messages nor on a running server's command line.
   const std::string password = "pg-s3cret-pw";
   std::string url = schema_.url();
   ASSERT_NE(url.find("postgres@"), std::string::npos) << url;
   url.replace(url.find("postgres@"), 9, "postgres:" + password + "@");
-  HptProcess first(url, Args("logs1"));
-  std::ifstream cmdline_file("/proc/" + std::to_string(first.pid()) +
-                             "/cmdline");
+  HptProcess first(url, Args("logs"));
+  HptProcess second(url, Args("logs"));
+  std::ifstream cmdline_file("/proc/" + std::to_string(first.pid()) + "/cmdline");
   const std::string cmdline((std::istreambuf_iterator<char>(cmdline_file)),
                             std::istreambuf_iterator<char>());
   EXPECT_NE(cmdline.find("postgres:" + std::string(password.size(), '*') + "@"),
             std::string::npos)
       << cmdline;
   EXPECT_EQ(cmdline.find(password), std::string::npos) << cmdline;
+  nlohmann::json spec = {
+      {"name", "shared"},
+      {"objective", {{"type", "minimize"}, {"objectiveMetricName", "loss"}}},
+      {"algorithm", {{"algorithmName", "random"}}},
+      {"maxTrialCount", 3},
+      {"parameters",
+       {{{"name", "x"},
+         {"parameterType", "double"},
+         {"feasibleSpace", {{"min", "0"}, {"max", "1"}}}}}}};
+  auto created = first.Client()->Json("POST", "/api/v1/experiments", spec);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  auto read = second.Client()->Json("GET", "/api/v1/experiments/shared");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ((*read)["name"], "shared");
+  // A reader needs no server.
   std::string out, err;
-  EXPECT_EQ(RunHpt({"serve", "--port", "0", "--gpus", "none", "--db", url,
-                    "--log-dir", dir_.File("logs2")},
-                   &out, &err, 30),
-            4)
-      << out << err;
-  EXPECT_NE(err.find("database is in use by another hpt server (its "
-                     "connection: backend pid"),
+  EXPECT_EQ(RunHpt({"list", "--db", url}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("shared"), std::string::npos) << out;
+  EXPECT_EQ(err.find(password), std::string::npos) << err;
+  // A copy into the database does not run beside its servers (they hold
+  // its lock shared, a copy needs it alone).
+  EXPECT_EQ(RunHpt({"db", "copy", url, url}, &out, &err), 4) << out;
+  EXPECT_NE(err.find("is in use by another hpt server (its connection: backend pid"),
             std::string::npos)
       << err;
   EXPECT_EQ(err.find(password), std::string::npos) << err;
   EXPECT_EQ(out.find(password), std::string::npos) << out;
-  // A reader needs no lock.
-  EXPECT_EQ(RunHpt({"list", "--db", url}, &out, &err), 0) << err;
-  EXPECT_EQ(err.find(password), std::string::npos) << err;
+  // A clean stop lets its leases go: the other server drives the
+  // experiment at once, not after --lease-seconds (10).
+  first.Kill(SIGTERM);
+  const auto stopped = std::chrono::steady_clock::now();
+  auto asked = second.Client()->Json("POST", "/api/v1/experiments/shared/trials:suggest",
+                                     {{"count", 1}});
+  EXPECT_TRUE(asked.ok()) << asked.status().ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - stopped, std::chrono::seconds(5));
 }
 
 TEST_F(PostgresServerTest, TrialsRunAndEverythingSurvivesKill9) {
