@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "storage/pending_summary.h"
 #include "storage/postgres_store.h"
 
 namespace hpt::storage {
@@ -15,30 +16,6 @@ namespace {
 using pg::Connection;
 using pg::Params;
 using pg::Result;
-
-// The summary of one metric over the observations of one call, merged
-// into the stored row by the upsert below. NaN is ignored by min and max
-// unless every value is NaN (then they are NULL).
-struct PendingSummary {
-  double min = NAN;
-  double max = NAN;
-  double latest = NAN;
-  int64_t latest_step = 0;
-  bool empty = true;
-
-  void Add(int64_t step, double value) {
-    if (!std::isnan(value)) {
-      min = std::isnan(min) ? value : std::min(min, value);
-      max = std::isnan(max) ? value : std::max(max, value);
-    }
-    // >=: of two values at the same step the later write wins.
-    if (empty || step >= latest_step) {
-      latest = value;
-      latest_step = step;
-    }
-    empty = false;
-  }
-};
 
 std::string WithoutNul(std::string text) {
   text.erase(std::remove(text.begin(), text.end(), '\0'), text.end());

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "storage/pending_summary.h"
 #include "storage/sqlite_store.h"
 
 namespace hpt::storage {
@@ -15,30 +16,6 @@ namespace {
 
 using sqlite::Statement;
 using sqlite::Transaction;
-
-// The summary of one metric over the observations of one AddObservations
-// call, merged into the stored row with a single upsert. NaN (stored NULL)
-// is ignored by min and max unless every value is NaN.
-struct PendingSummary {
-  double min = NAN;
-  double max = NAN;
-  double latest = NAN;
-  int64_t latest_step = 0;
-  bool empty = true;
-
-  void Add(int64_t step, double value) {
-    if (!std::isnan(value)) {
-      min = std::isnan(min) ? value : std::min(min, value);
-      max = std::isnan(max) ? value : std::max(max, value);
-    }
-    // >=: of two values at the same step the later write wins.
-    if (empty || step >= latest_step) {
-      latest = value;
-      latest_step = step;
-    }
-    empty = false;
-  }
-};
 
 constexpr const char* kUpsertSummary =
     "INSERT INTO trial_metrics (trial_id, name, min_value, max_value, "
