@@ -18,25 +18,14 @@
 #include "storage/postgres_pool.h"
 #include "storage/postgres_store.h"
 #include "tests/postgres/postgres_fixture.h"
+#include "tests/postgres/postgres_store_fixture.h"
 #include "tests/storage/store_test_util.h"
 
 namespace hpt::storage::testing {
 namespace {
 
-class PostgresFaultTest : public ::testing::Test {
+class PostgresFaultTest : public PostgresStoreFixture {
  protected:
-  void SetUp() override {
-    if (!schema_.ok())
-      GTEST_SKIP() << "no PostgreSQL server for the tests: " << schema_.why();
-    // Named after the schema, so that a test finds its own connections.
-    url_ = schema_.url() + "&application_name=" + schema_.name();
-  }
-
-  std::unique_ptr<PostgresStore> Open(const PostgresOptions& options = {}) {
-    auto store = OpenPostgresStore(url_, options);
-    EXPECT_TRUE(store.ok()) << store.status().ToString();
-    return store.ok() ? std::move(store).value() : nullptr;
-  }
   std::unique_ptr<pg::Pool> OpenPool(int size, int retry_ms,
                                      const std::string& on_connect = "") {
     pg::PoolOptions options;
@@ -113,9 +102,6 @@ class PostgresFaultTest : public ::testing::Test {
     EXPECT_EQ(RawPg(schema_.url()).Query("SELECT count(*) FROM trials"), "1");
     EXPECT_EQ(store->ListTrials("e")->size(), 1u);
   }
-
-  TestSchema schema_;
-  std::string url_;
 };
 
 TEST_F(PostgresFaultTest, LostCommitThatNeverHappenedIsRunAgain) {

@@ -18,34 +18,20 @@
 #include "storage/postgres_schema.h"
 #include "storage/postgres_store.h"
 #include "tests/postgres/postgres_fixture.h"
+#include "tests/postgres/postgres_store_fixture.h"
 #include "tests/storage/store_test_util.h"
 
 namespace hpt::storage::testing {
 namespace {
 
-class PostgresStoreTest : public ::testing::Test {
+class PostgresStoreTest : public PostgresStoreFixture {
  protected:
-  void SetUp() override {
-    if (!schema_.ok())
-      GTEST_SKIP() << "no PostgreSQL server for the tests: " << schema_.why();
-    // Named after the schema, so that a test finds its own connections.
-    url_ = schema_.url() + "&application_name=" + schema_.name();
-  }
-
-  std::unique_ptr<PostgresStore> Open(const PostgresOptions& options = {}) {
-    auto store = OpenPostgresStore(url_, options);
-    EXPECT_TRUE(store.ok()) << store.status().ToString();
-    return store.ok() ? std::move(store).value() : nullptr;
-  }
   // Ends the server processes of this test's store connections and waits
   // for them to exit; returns how many. `waiting`: only those waiting for
   // a lock.
   int TerminateStoreConnections(bool waiting = false) {
     return TerminateBackends(schema_.base_url(), schema_.name(), waiting);
   }
-
-  TestSchema schema_;
-  std::string url_;
 };
 
 TEST_F(PostgresStoreTest, IdleConnectionsLostAreReplacedAndTheWriteStoredOnce) {

@@ -1,0 +1,34 @@
+#pragma once
+// A test over a PostgresStore in a schema of its own (TestSchema), whose
+// connections are named after the schema so that a test can find and end
+// them. Skips, saying why, where no PostgreSQL server runs.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "storage/postgres_store.h"
+#include "tests/postgres/postgres_fixture.h"
+
+namespace hpt::storage::testing {
+
+class PostgresStoreFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!schema_.ok())
+      GTEST_SKIP() << "no PostgreSQL server for the tests: " << schema_.why();
+    url_ = schema_.url() + "&application_name=" + schema_.name();
+  }
+
+  std::unique_ptr<PostgresStore> Open(const PostgresOptions& options = {}) {
+    auto store = OpenPostgresStore(url_, options);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    return store.ok() ? std::move(store).value() : nullptr;
+  }
+
+  TestSchema schema_;
+  std::string url_;
+};
+
+}  // namespace hpt::storage::testing
