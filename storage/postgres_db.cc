@@ -8,10 +8,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <utility>
 
 namespace hpt::storage::pg {
 namespace {
+
+constexpr const char* kRequirementMessage =
+    "postgres: a condition the write's one-round-trip form assumed does not hold";
 
 // libpq's messages, which may span lines ("...failed: Connection
 // refused\n\tIs the server running...\n"), as one line.
@@ -44,6 +48,11 @@ std::string LowercaseScheme(std::string url) {
 }
 
 }  // namespace
+
+bool IsRequirementFailed(const Status& status) {
+  return status.code() == StatusCode::kFailedPrecondition &&
+         status.message() == kRequirementMessage;
+}
 
 std::string DisplayUrl(const std::string& given) {
   const std::string url = LowercaseScheme(given);
@@ -163,24 +172,37 @@ Status Connection::Failure(PGresult* result, std::string_view what) {
     // connection's, postgres_pool.h): worth trying later.
     return Unavailable(display_ + ": " + text);
   }
+  if (s == kRequirementFailed) return FailedPrecondition(kRequirementMessage);
   if (s.rfind("23", 0) == 0 || s == "25006")
     return FailedPrecondition(std::move(text));
   return Internal(std::move(text));
 }
 
+StatusOr<std::string> Connection::PreparedName(const std::string& sql) {
+  auto it = prepared_.find(sql);
+  if (it != prepared_.end()) return it->second;
+  const std::string name = "hpt_" + std::to_string(prepared_.size() + 1);
+  ++round_trips_;
+  PGresult* prepared = PQprepare(conn_, name.c_str(), sql.c_str(), 0, nullptr);
+  if (prepared == nullptr || PQresultStatus(prepared) != PGRES_COMMAND_OK) {
+    return Failure(prepared, sql);
+  }
+  PQclear(prepared);
+  prepared_.emplace(sql, name);
+  return name;
+}
+
 StatusOr<Result> Connection::Exec(std::string_view sql, const Params& params) {
   last_sqlstate_.clear();
-  auto it = prepared_.find(std::string(sql));
-  if (it == prepared_.end()) {
-    const std::string name = "hpt_" + std::to_string(prepared_.size() + 1);
-    PGresult* prepared =
-        PQprepare(conn_, name.c_str(), std::string(sql).c_str(), 0, nullptr);
-    if (prepared == nullptr || PQresultStatus(prepared) != PGRES_COMMAND_OK) {
-      return Failure(prepared, sql);
-    }
-    PQclear(prepared);
-    it = prepared_.emplace(std::string(sql), name).first;
+  if (!queue_.empty()) {
+    // One round trip for what is queued and this.
+    std::optional<Result> rows;
+    Queue({std::string(sql), params, [&rows](Result r) { rows.emplace(std::move(r)); }});
+    HPT_RETURN_IF_ERROR(Flush());
+    if (!rows) return Internal(display_ + ": no answer to: " + std::string(sql.substr(0, 80)));
+    return std::move(*rows);
   }
+  HPT_ASSIGN_OR_RETURN(std::string name, PreparedName(std::string(sql)));
   const int n = params.size();
   std::vector<const char*> values(n);
   std::vector<int> lengths(n);
@@ -188,7 +210,8 @@ StatusOr<Result> Connection::Exec(std::string_view sql, const Params& params) {
     values[i] = params.null_[i] ? nullptr : params.values_[i].data();
     lengths[i] = static_cast<int>(params.values_[i].size());
   }
-  PGresult* result = PQexecPrepared(conn_, it->second.c_str(), n, values.data(),
+  ++round_trips_;
+  PGresult* result = PQexecPrepared(conn_, name.c_str(), n, values.data(),
                                     lengths.data(), params.formats_.data(), 0);
   const ExecStatusType status =
       result ? PQresultStatus(result) : PGRES_FATAL_ERROR;
@@ -203,7 +226,9 @@ Status Connection::ExecScript(const std::string& sql) {
 
 Status Connection::ExecScriptWith(
     const std::string& sql, const std::function<void(int socket)>* between) {
+  HPT_RETURN_IF_ERROR(Flush());
   last_sqlstate_.clear();
+  ++round_trips_;
   if (PQsendQuery(conn_, sql.c_str()) == 0) return Failure(nullptr, sql);
   if (between != nullptr && *between) (*between)(PQsocket(conn_));
   // Every statement's result; the first failure is the answer.

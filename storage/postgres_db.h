@@ -6,6 +6,10 @@
 // failure and whether the connection is lost are kept for the retry logic
 // (postgres_pool.h).
 //
+// Statements may also be queued (Queue) and sent together with the next
+// one in a single round trip, using libpq's pipeline mode: a transaction
+// whose statements need no answer before COMMIT costs one round trip.
+//
 // Thread safety: none. A connection is used by one thread at a time (the
 // pool hands it out).
 
@@ -53,6 +57,9 @@ class Params {
   Params& AddArray(const std::vector<int64_t>& values);
   // NaN elements are NULL when `nan_is_null`, else NaN.
   Params& AddArray(const std::vector<double>& values, bool nan_is_null = false);
+
+  // Adds `more`'s parameters after these.
+  Params& Append(const Params& more);
 
   // Replaces parameter `index` (0-based: $1 is 0) with an integer.
   void Set(int index, int64_t value);
@@ -103,9 +110,32 @@ class Connection {
   Connection& operator=(const Connection&) = delete;
 
   // Runs `sql` with `params`, prepared once per connection and cached.
+  // Statements queued before it go in the same round trip, ahead of it.
   StatusOr<Result> Exec(std::string_view sql, const Params& params = {});
-  // Runs one or more statements without parameters (schema, BEGIN, ...).
+  // Runs one or more statements without parameters (schema, BEGIN, ...),
+  // after sending what is queued.
   Status ExecScript(const std::string& sql);
+
+  // Queues one statement to be sent with the next Exec, ExecScript or
+  // Flush. `on_rows`, when given, receives its rows then. Statements with
+  // `prepare` are prepared once and cached as Exec's; others (BEGIN,
+  // COMMIT) are sent as they are.
+  struct Queued {
+    std::string sql;
+    Params params;
+    std::function<void(Result)> on_rows;
+    bool prepare = true;
+  };
+  void Queue(Queued statement) { queue_.push_back(std::move(statement)); }
+  // Sends every queued statement in one round trip, in order, and reads
+  // their answers (after `between`, a test's hook, as for ExecScriptWith).
+  // The first failure is the answer; the server skips the statements
+  // after it (and an open transaction is then aborted: ROLLBACK it).
+  Status Flush(const std::function<void(int socket)>* between = nullptr);
+  // Drops what is queued, unsent.
+  void DiscardQueue() { queue_.clear(); }
+  // A transaction block is open on the server (it may have failed).
+  bool InTransaction() const;
   // ExecScript in two halves: send, then (after `between`, a test's hook)
   // wait for the answer.
   Status ExecScriptWith(const std::string& sql,
@@ -117,6 +147,9 @@ class Connection {
   // The SQLSTATE of the last failed statement ("40001"), "" after success
   // or when the failure had none (a lost connection).
   const std::string& last_sqlstate() const { return last_sqlstate_; }
+  // Round trips to the server so far (each Exec, ExecScript, Flush, and
+  // each statement's first preparation).
+  int64_t round_trips() const { return round_trips_; }
   // The server process serving this connection (pg_backend_pid).
   int backend_pid() const;
 
@@ -124,14 +157,24 @@ class Connection {
   Connection(pg_conn* conn, std::string display)
       : conn_(conn), display_(std::move(display)) {}
   Status Failure(pg_result* result, std::string_view what);
+  // The cached name of `sql`'s prepared statement, preparing it if new.
+  StatusOr<std::string> PreparedName(const std::string& sql);
 
   pg_conn* conn_;
   std::string display_;
   std::string last_sqlstate_;
   bool lost_ = false;  // a failure without a SQLSTATE was seen
+  int64_t round_trips_ = 0;
   std::unordered_map<std::string, std::string>
       prepared_;  // sql -> statement name
+  std::vector<Queued> queue_;
 };
+
+// The SQLSTATE of hpt_require(false) (postgres_schema.cc): a write's
+// one-round-trip form found that a condition it assumed does not hold.
+inline constexpr const char* kRequirementFailed = "HP001";
+// The answer when a statement failed with kRequirementFailed.
+bool IsRequirementFailed(const Status& status);
 
 // SQLSTATEs worth running a transaction again for: serialization failure
 // and deadlock.

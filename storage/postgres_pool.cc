@@ -234,43 +234,54 @@ Status Pool::Transact(Kind kind,
     Status answer = Status::Ok();
     Outcome outcome = Outcome::kDone;
     int64_t marker = 0;
+    const int64_t round_trips_before = conn->round_trips();
     if (kind != Kind::kRead) {
-      answer = conn->ExecScript(
-          kind == Kind::kWrite
-              ? "BEGIN"
-              : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      // Sent with the body's first statement (or the COMMIT), not alone.
+      conn->Queue({kind == Kind::kWrite
+                       ? "BEGIN"
+                       : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+                   {}, {}, /*prepare=*/false});
     }
-    if (answer.ok()) {
-      try {
-        answer = body(*conn);
-      } catch (const std::exception& e) {
-        answer = Internal(options_.display + ": " + e.what());
-      }
+    try {
+      answer = body(*conn);
+    } catch (const std::exception& e) {
+      answer = Internal(options_.display + ": " + e.what());
     }
-    if (!answer.ok()) {
-      outcome = Retryable(*conn) ? Outcome::kRetry : Outcome::kDone;
-      if (kind != Kind::kRead && !conn->broken())
-        (void)conn->ExecScript("ROLLBACK");
-    } else if (kind == Kind::kSnapshotRead) {
-      answer = conn->ExecScript("COMMIT");
+    if (answer.ok() && kind == Kind::kSnapshotRead) {
+      conn->Queue({"COMMIT", {}, {}, /*prepare=*/false});
+      answer = conn->Flush();
       if (!answer.ok())
         outcome = Retryable(*conn) ? Outcome::kRetry : Outcome::kDone;
-    } else if (kind == Kind::kWrite) {
+    } else if (answer.ok() && kind == Kind::kWrite) {
+      // What the body queued, the marker and COMMIT: one round trip.
       marker = NewMarker();
-      answer = conn->ExecScriptWith("INSERT INTO commit_markers (id) VALUES (" +
-                                        std::to_string(marker) + "); COMMIT",
-                                    &options_.after_commit_sent);
+      conn->Queue({"INSERT INTO commit_markers (id) VALUES ($1)",
+                   Params().Add(marker)});
+      conn->Queue({"COMMIT", {}, {}, /*prepare=*/false});
+      answer = conn->Flush(&options_.after_commit_sent);
       if (!answer.ok() && conn->broken()) {
         outcome = Outcome::kUnknownCommit;
       } else if (!answer.ok()) {
         outcome = Retryable(*conn) ? Outcome::kRetry : Outcome::kDone;
-        (void)conn->ExecScript("ROLLBACK");
       }
+    } else if (answer.ok() && kind == Kind::kRead) {
+      answer = conn->Flush();  // what the body queued, if anything
+      if (!answer.ok())
+        outcome = Retryable(*conn) ? Outcome::kRetry : Outcome::kDone;
+    } else if (!answer.ok()) {
+      outcome = Retryable(*conn) ? Outcome::kRetry : Outcome::kDone;
+    }
+    if (!answer.ok()) {
+      conn->DiscardQueue();
+      if (!conn->broken() && conn->InTransaction())
+        (void)conn->ExecScript("ROLLBACK");
     }
     bool prune = false;
-    if (kind == Kind::kWrite && answer.ok()) {
+    {
       std::lock_guard<std::mutex> lock(mu_);
-      prune = ++writes_ % kPruneEveryWrites == 0;
+      counters_.round_trips += conn->round_trips() - round_trips_before;
+      if (kind == Kind::kWrite && answer.ok())
+        prune = ++writes_ % kPruneEveryWrites == 0;
     }
     if (prune) (void)conn->ExecScript(kPruneMarkers);
     Release(std::move(conn));

@@ -59,6 +59,7 @@ struct PoolStats {
   int64_t retries = 0;  // transactions run again (conflict or lost connection)
   int64_t reconnects = 0;       // connections opened to replace a lost one
   int64_t unknown_commits = 0;  // COMMITs whose answer was lost, then looked up
+  int64_t round_trips = 0;      // to the server, by transactions (BEGIN to COMMIT)
 };
 
 class Pool {

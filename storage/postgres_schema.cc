@@ -133,6 +133,22 @@ CREATE TABLE experiment_leases (
 );
 CREATE INDEX experiment_leases_by_owner ON experiment_leases (owner);
 )sql",
+    // Version 4: hpt_require(condition), which fails its statement (SQLSTATE
+    // HP001, pg::kRequirementFailed) unless the condition is true. A write
+    // sent in one round trip checks what it assumes (the lease, the trial)
+    // with it, since nothing can read an answer before its COMMIT.
+    R"sql(
+CREATE FUNCTION hpt_require(condition boolean) RETURNS boolean
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF condition IS NOT TRUE THEN
+    RAISE EXCEPTION 'hpt: a condition of this write does not hold'
+      USING ERRCODE = 'HP001';
+  END IF;
+  RETURN true;
+END
+$$;
+)sql",
 };
 
 constexpr int kLatestVersion =

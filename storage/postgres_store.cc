@@ -99,7 +99,8 @@ std::vector<std::pair<std::string, double>> PostgresStore::Metrics() {
       {"hpt_store_transaction_retries_total", static_cast<double>(s.retries)},
       {"hpt_store_connections_lost_total", static_cast<double>(s.reconnects)},
       {"hpt_store_unknown_commits_total",
-       static_cast<double>(s.unknown_commits)}};
+       static_cast<double>(s.unknown_commits)},
+      {"hpt_store_round_trips_total", static_cast<double>(s.round_trips)}};
 }
 
 // ---- helpers ----

@@ -131,6 +131,12 @@ class PostgresStore final : public Store, public LeaseStore {
   static Status AddObservationsTo(pg::Connection& conn, int64_t trial_id,
                                   const std::vector<api::Observation>& obs,
                                   std::vector<api::MetricSummary>* summaries);
+  // AddObservations and AddObservationsAndSummarize (`summaries` null or
+  // not): in one round trip when it can, else as the general way.
+  Status WriteObservations(const std::string& experiment,
+                           const std::string& trial,
+                           const std::vector<api::Observation>& obs,
+                           std::vector<api::MetricSummary>* summaries);
   // Metric summaries of one trial, sorted by name.
   static StatusOr<std::vector<api::MetricSummary>> TrialMetrics(
       pg::Connection& conn, int64_t trial_id);
@@ -156,6 +162,14 @@ class PostgresStore final : public Store, public LeaseStore {
   // the fencing number it took (the row locked FOR SHARE until commit);
   // else FailedPrecondition naming the holder, and the lease is forgotten.
   Status CheckLease(pg::Connection& conn, const std::string& experiment);
+  // CheckLease for a write sent in one round trip: a SQL condition, true
+  // while the lease is still this server's, that locks the lease row FOR
+  // SHARE as CheckLease does; its parameters are added to `params` (and
+  // numbered after those already there). "true" when leasing is off;
+  // nullopt when this server knows of no lease on `experiment` (the write
+  // must then take CheckLease's way, which says why).
+  std::optional<std::string> LeaseCondition(const std::string& experiment,
+                                            pg::Params& params);
   // CreateExperiment's: the new experiment's lease, to this server.
   Status TakeNewLease(pg::Connection& conn, const std::string& experiment);
   // Forgets a lease once its experiment's deletion committed.

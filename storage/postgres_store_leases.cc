@@ -8,6 +8,7 @@
 // write after it sees the new owner (READ COMMITTED re-reads the row).
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -92,6 +93,22 @@ Status PostgresStore::CheckLease(Connection& conn, const std::string& experiment
   if (fencing >= 0) ForgetLease(experiment);
   return FailedPrecondition("experiment '" + experiment +
                             "': this server holds no lease on it");
+}
+
+std::optional<std::string> PostgresStore::LeaseCondition(const std::string& experiment,
+                                                        Params& params) {
+  if (!leasing_.load()) return "true";
+  int64_t fencing = -1;
+  {
+    std::lock_guard<std::mutex> lock(lease_mu_);
+    if (auto it = held_.find(experiment); it != held_.end()) fencing = it->second;
+  }
+  if (fencing < 0) return std::nullopt;
+  const int first = params.size() + 1;
+  params.Add(experiment).Add(identity_.owner).Add(fencing);
+  return "EXISTS (SELECT 1 FROM experiment_leases WHERE experiment = $" +
+         std::to_string(first) + " AND owner = $" + std::to_string(first + 1) +
+         " AND fencing = $" + std::to_string(first + 2) + " FOR SHARE)";
 }
 
 Status PostgresStore::TakeNewLease(Connection& conn, const std::string& experiment) {

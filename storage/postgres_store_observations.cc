@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -26,19 +28,25 @@ std::string WithoutNul(std::string text) {
 // observation's place in it as write_index), the summaries' upsert, and
 // every summary of the trial as it stands after, sorted by name (the
 // outer SELECT reads the statement's snapshot, so the upserted rows come
-// from RETURNING and the others from the table).
-constexpr const char* kAddObservations = R"sql(
-WITH w AS (SELECT nextval('observation_writes') AS id),
+// from RETURNING and the others from the table). The trial is `tr`: by its
+// row id ($1, kTrialById) or by its experiment's and its own names ($1,
+// $12, kTrialByName).
+constexpr const char* kTrialById = "tr AS (SELECT $1::bigint AS id)";
+constexpr const char* kTrialByName =
+    "tr AS (SELECT t.id FROM trials t JOIN experiments e ON e.id = "
+    "t.experiment_id WHERE e.name = $1 AND t.name = $12)";
+constexpr const char* kAddObservations = R"sql(,
+w AS (SELECT nextval('observation_writes') AS id),
 ins AS (
   INSERT INTO observations (trial_id, write_id, write_index, step, ts_ms, name, value)
-  SELECT $1, w.id, u.k, u.s, u.ts, u.n, u.v FROM w,
+  SELECT tr.id, w.id, u.k, u.s, u.ts, u.n, u.v FROM tr, w,
     unnest($2::integer[], $3::bigint[], $4::bigint[], $5::text[], $6::float8[])
       WITH ORDINALITY AS u(k, s, ts, n, v, ord)
   ORDER BY u.ord),
 up AS (
   INSERT INTO trial_metrics AS m (trial_id, name, min_value, max_value, latest_value, latest_step)
-  SELECT $1, u.n, u.mn, u.mx, u.lv, u.ls
-    FROM unnest($7::text[], $8::float8[], $9::float8[], $10::float8[], $11::bigint[])
+  SELECT tr.id, u.n, u.mn, u.mx, u.lv, u.ls
+    FROM tr, unnest($7::text[], $8::float8[], $9::float8[], $10::float8[], $11::bigint[])
       AS u(n, mn, mx, lv, ls)
   ON CONFLICT (trial_id, name) DO UPDATE SET
     min_value = LEAST(m.min_value, excluded.min_value),
@@ -51,22 +59,33 @@ SELECT * FROM (
   SELECT name, min_value, max_value, latest_value FROM up
   UNION ALL
   SELECT name, min_value, max_value, latest_value FROM trial_metrics
-   WHERE trial_id = $1 AND name NOT IN (SELECT name FROM up)) s
+   WHERE trial_id = (SELECT id FROM tr) AND name NOT IN (SELECT name FROM up)) s
 ORDER BY name COLLATE "C"
 )sql";
 
-}  // namespace
+// jsonb's || merges the top level: each name keeps its last text.
+constexpr const char* kMergeTextsById =
+    "UPDATE trials SET outputs_json = (outputs_json::jsonb || $1::jsonb)::text "
+    "WHERE id = $2";
+constexpr const char* kMergeTextsByName =
+    "UPDATE trials t SET outputs_json = (t.outputs_json::jsonb || $1::jsonb)::text "
+    "FROM experiments e WHERE e.id = t.experiment_id AND e.name = $2 AND t.name = $3";
 
-Status PostgresStore::AddObservationsTo(
-    Connection& conn, int64_t trial_id,
-    const std::vector<api::Observation>& obs,
-    std::vector<api::MetricSummary>* summaries) {
-  if (obs.empty()) {
-    if (summaries != nullptr) {
-      HPT_ASSIGN_OR_RETURN(*summaries, TrialMetrics(conn, trial_id));
-    }
-    return Status::Ok();
-  }
+// Locks the trial's row as TrialId(lock = true) does: true when it is there.
+constexpr const char* kTrialThere =
+    "(SELECT count(*) FROM (SELECT t.id FROM trials t JOIN experiments e ON "
+    "e.id = t.experiment_id WHERE e.name = $1 AND t.name = $2 "
+    "FOR NO KEY UPDATE OF t) s) = 1";
+
+// An observation write's statements: the parameters after the trial's
+// ($2 ... $11 of kAddObservations), and its texts as one JSON object
+// (empty when there are none).
+struct ObservationRows {
+  Params params;
+  std::string texts;
+};
+
+ObservationRows RowsOf(const std::vector<api::Observation>& obs) {
   std::vector<int64_t> places, steps, times;
   std::vector<std::string> names;
   std::vector<double> values;
@@ -96,54 +115,114 @@ Status PostgresStore::AddObservationsTo(
     latests.push_back(s.latest);
     latest_steps.push_back(s.latest_step);
   }
-  Params params;
-  params.Add(trial_id)
-      .AddArray(places)
-      .AddArray(steps)
-      .AddArray(times)
-      .AddArray(names);
-  params.AddArray(values)
+  ObservationRows rows;
+  rows.params.AddArray(places).AddArray(steps).AddArray(times).AddArray(names);
+  rows.params.AddArray(values)
       .AddArray(summary_names)
       .AddArray(mins, /*nan_is_null=*/true);
-  params.AddArray(maxs, /*nan_is_null=*/true)
+  rows.params.AddArray(maxs, /*nan_is_null=*/true)
       .AddArray(latests)
       .AddArray(latest_steps);
-  HPT_ASSIGN_OR_RETURN(Result rows, conn.Exec(kAddObservations, params));
   if (!texts.empty()) {
-    // jsonb's || merges the top level: each name keeps its last text.
+    rows.texts = texts.dump(-1, ' ', false,
+                            nlohmann::json::error_handler_t::replace);
+  }
+  return rows;
+}
+
+// Params: `first`, then `rest`'s.
+Params Prefixed(Params first, const Params& rest) {
+  first.Append(rest);
+  return first;
+}
+
+void ReadSummaries(const Result& rows, std::vector<api::MetricSummary>* summaries) {
+  summaries->clear();
+  for (int r = 0; r < rows.rows(); ++r) {
+    api::MetricSummary summary;
+    summary.name = rows.Text(r, 0);
+    summary.min = rows.Double(r, 1);
+    summary.max = rows.Double(r, 2);
+    summary.latest = rows.Double(r, 3);
+    summaries->push_back(std::move(summary));
+  }
+}
+
+}  // namespace
+
+Status PostgresStore::AddObservationsTo(
+    Connection& conn, int64_t trial_id,
+    const std::vector<api::Observation>& obs,
+    std::vector<api::MetricSummary>* summaries) {
+  if (obs.empty()) {
+    if (summaries != nullptr) {
+      HPT_ASSIGN_OR_RETURN(*summaries, TrialMetrics(conn, trial_id));
+    }
+    return Status::Ok();
+  }
+  const ObservationRows rows = RowsOf(obs);
+  HPT_ASSIGN_OR_RETURN(
+      Result answer,
+      conn.Exec(std::string("WITH ") + kTrialById + kAddObservations,
+                Prefixed(Params().Add(trial_id), rows.params)));
+  if (!rows.texts.empty()) {
     HPT_RETURN_IF_ERROR(
-        conn.Exec("UPDATE trials SET outputs_json = (outputs_json::jsonb || "
-                  "$1::jsonb)::text "
-                  "WHERE id = $2",
-                  Params()
-                      .Add(texts.dump(-1, ' ', false,
-                                      nlohmann::json::error_handler_t::replace))
-                      .Add(trial_id))
+        conn.Exec(kMergeTextsById, Params().Add(rows.texts).Add(trial_id))
             .status());
   }
-  if (summaries != nullptr) {
-    summaries->clear();
-    for (int r = 0; r < rows.rows(); ++r) {
-      api::MetricSummary summary;
-      summary.name = rows.Text(r, 0);
-      summary.min = rows.Double(r, 1);
-      summary.max = rows.Double(r, 2);
-      summary.latest = rows.Double(r, 3);
-      summaries->push_back(std::move(summary));
-    }
-  }
+  if (summaries != nullptr) ReadSummaries(answer, summaries);
   return Status::Ok();
+}
+
+// The one-round-trip form queues every statement (pg::Connection::Queue)
+// and checks the lease and the trial with hpt_require. When either check
+// fails, nothing was written and the general form runs: it says what is
+// wrong (and forgets a lost lease).
+Status PostgresStore::WriteObservations(
+    const std::string& experiment, const std::string& trial,
+    const std::vector<api::Observation>& obs,
+    std::vector<api::MetricSummary>* summaries) {
+  if (!obs.empty()) {
+    const ObservationRows rows = RowsOf(obs);
+    bool no_lease = false;
+    Status fast = pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+      // One statement checks both, the lease first (CheckLease's order).
+      Params checked = Params().Add(experiment).Add(trial);
+      const std::optional<std::string> lease = LeaseCondition(experiment, checked);
+      if (!lease) {
+        no_lease = true;
+        return FailedPrecondition("no lease known");
+      }
+      conn.Queue({"SELECT hpt_require(" + *lease + ") AND hpt_require(" +
+                      kTrialThere + ")",
+                  std::move(checked)});
+      Params params = Prefixed(Params().Add(experiment), rows.params);
+      params.Add(trial);
+      std::function<void(Result)> on_rows;
+      if (summaries != nullptr)
+        on_rows = [summaries](Result r) { ReadSummaries(r, summaries); };
+      conn.Queue({std::string("WITH ") + kTrialByName + kAddObservations,
+                  std::move(params), std::move(on_rows)});
+      if (!rows.texts.empty()) {
+        conn.Queue({kMergeTextsByName,
+                    Params().Add(rows.texts).Add(experiment).Add(trial)});
+      }
+      return Status::Ok();
+    });
+    if (!no_lease && !pg::IsRequirementFailed(fast)) return fast;
+  }
+  return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+    HPT_RETURN_IF_ERROR(CheckLease(conn, experiment));
+    HPT_ASSIGN_OR_RETURN(int64_t trial_id,
+                         TrialId(conn, experiment, trial, /*lock=*/true));
+    return AddObservationsTo(conn, trial_id, obs, summaries);
+  });
 }
 
 Status PostgresStore::AddObservations(
     const std::string& experiment, const std::string& trial,
     const std::vector<api::Observation>& obs) {
-  return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
-    HPT_RETURN_IF_ERROR(CheckLease(conn, experiment));
-    HPT_ASSIGN_OR_RETURN(int64_t trial_id,
-                         TrialId(conn, experiment, trial, /*lock=*/true));
-    return AddObservationsTo(conn, trial_id, obs, nullptr);
-  });
+  return WriteObservations(experiment, trial, obs, nullptr);
 }
 
 StatusOr<std::vector<api::MetricSummary>>
@@ -151,13 +230,7 @@ PostgresStore::AddObservationsAndSummarize(
     const std::string& experiment, const std::string& trial,
     const std::vector<api::Observation>& obs) {
   std::vector<api::MetricSummary> summaries;
-  HPT_RETURN_IF_ERROR(
-      pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
-        HPT_RETURN_IF_ERROR(CheckLease(conn, experiment));
-        HPT_ASSIGN_OR_RETURN(int64_t trial_id,
-                             TrialId(conn, experiment, trial, /*lock=*/true));
-        return AddObservationsTo(conn, trial_id, obs, &summaries);
-      }));
+  HPT_RETURN_IF_ERROR(WriteObservations(experiment, trial, obs, &summaries));
   return summaries;
 }
 

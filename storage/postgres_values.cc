@@ -114,6 +114,13 @@ Params& Params::AddNull() {
   return *this;
 }
 
+Params& Params::Append(const Params& more) {
+  values_.insert(values_.end(), more.values_.begin(), more.values_.end());
+  null_.insert(null_.end(), more.null_.begin(), more.null_.end());
+  formats_.insert(formats_.end(), more.formats_.begin(), more.formats_.end());
+  return *this;
+}
+
 void Params::Set(int index, int64_t value) {
   values_.at(index) = std::to_string(value);
   null_.at(index) = false;
