@@ -117,14 +117,16 @@ class Connection {
   Status ExecScript(const std::string& sql);
 
   // Queues one statement to be sent with the next Exec, ExecScript or
-  // Flush. `on_rows`, when given, receives its rows then. Statements with
-  // `prepare` are prepared once and cached as Exec's; others (BEGIN,
-  // COMMIT) are sent as they are.
+  // Flush. `on_rows`, when given, receives its rows then; `on_failure` is
+  // called when it is the statement that failed. Statements with `prepare`
+  // are prepared once and cached as Exec's; others (BEGIN, COMMIT) are
+  // sent as they are.
   struct Queued {
     std::string sql;
     Params params;
     std::function<void(Result)> on_rows;
     bool prepare = true;
+    std::function<void()> on_failure;
   };
   void Queue(Queued statement) { queue_.push_back(std::move(statement)); }
   // Sends every queued statement in one round trip, in order, and reads

@@ -72,6 +72,7 @@ Status Connection::Flush(const std::function<void(int socket)>* between) {
       PQclear(result);
     } else {
       status = Failure(result, statement.sql);  // takes the result
+      if (statement.on_failure) statement.on_failure();
       if (broken()) return status;
     }
     // The statement's answer ends with a null result.

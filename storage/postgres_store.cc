@@ -4,6 +4,7 @@
 
 #include "storage/postgres_store.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -87,7 +88,8 @@ StatusOr<std::unique_ptr<PostgresStore>> OpenPostgresStore(
                              : pg::MigrateSchema(conn, display);
   });
   HPT_RETURN_IF_ERROR(schema);
-  return std::make_unique<PostgresStore>(std::move(pool));
+  int groups = std::clamp(options.write_groups, 1, std::max(1, options.pool_size));
+  return std::make_unique<PostgresStore>(std::move(pool), groups);
 }
 
 std::vector<std::pair<std::string, double>> PostgresStore::Metrics() {

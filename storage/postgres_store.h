@@ -17,10 +17,12 @@
 // transaction.
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +39,10 @@ struct PostgresOptions {
   int pool_size = 8;  // connections at most
   int retry_ms =
       5000;  // how long a transaction is retried (cf. SQLite's busy timeout)
+  // Groups of observation writes committed at once, each one transaction
+  // of the writes that queued while all were busy (WriteInGroup); 1 to
+  // pool_size. 2 measured best on 2 cores (bench/README.md, "PostgreSQL").
+  int write_groups = 2;
   // Reads only (`hpt list --db`): nothing is created, migrated or written.
   bool read_only = false;
   // For tests (pg::PoolOptions::after_commit_sent).
@@ -45,8 +51,8 @@ struct PostgresOptions {
 
 class PostgresStore final : public Store, public LeaseStore {
  public:
-  explicit PostgresStore(std::unique_ptr<pg::Pool> pool)
-      : pool_(std::move(pool)) {}
+  explicit PostgresStore(std::unique_ptr<pg::Pool> pool, int write_groups = 2)
+      : pool_(std::move(pool)), write_groups_(write_groups) {}
 
   // The pool's counters, for /metrics and tests.
   pg::PoolStats PoolStats() const { return pool_->Stats(); }
@@ -132,11 +138,41 @@ class PostgresStore final : public Store, public LeaseStore {
                                   const std::vector<api::Observation>& obs,
                                   std::vector<api::MetricSummary>* summaries);
   // AddObservations and AddObservationsAndSummarize (`summaries` null or
-  // not): in one round trip when it can, else as the general way.
+  // not), with the writes of other callers in one transaction when they
+  // come together (postgres_store_group_commit.cc).
   Status WriteObservations(const std::string& experiment,
                            const std::string& trial,
                            const std::vector<api::Observation>& obs,
                            std::vector<api::MetricSummary>* summaries);
+  struct ObservationRows;  // the statements' parameters, built once
+  static ObservationRows RowsOf(const std::vector<api::Observation>& obs);
+  // Queues a write's statements, which fail (pg::IsRequirementFailed)
+  // unless its lease and trial are as assumed (then `*check_failed` is set,
+  // when given); false, queuing nothing, when this server knows of no lease
+  // on the experiment.
+  bool QueueObservationWrite(pg::Connection& conn, const std::string& experiment,
+                             const std::string& trial, const ObservationRows& rows,
+                             std::vector<api::MetricSummary>* summaries,
+                             bool* check_failed = nullptr);
+  // One write in its own transaction: one round trip when `rows` is given
+  // and the checks hold, else the general way, which says what is wrong.
+  Status WriteObservationsAlone(const std::string& experiment, const std::string& trial,
+                                const std::vector<api::Observation>& obs,
+                                const ObservationRows* rows,
+                                std::vector<api::MetricSummary>* summaries);
+  // Group commit (postgres_store_group_commit.cc): a write that arrives
+  // while write_groups_ groups are being committed queues, and the next
+  // leader commits the queue in one transaction.
+  struct PendingWrite {
+    std::string order;  // groups lock their trials in this order
+    std::function<bool(pg::Connection&)> queue;  // QueueObservationWrite
+    std::function<Status()> alone;               // WriteObservationsAlone
+    Status result = Status::Ok();
+    bool check_failed = false;  // its checks failed the group's transaction
+    bool done = false;
+  };
+  void WriteInGroup(PendingWrite& write);
+  void CommitGroup(std::vector<PendingWrite*> group);
   // Metric summaries of one trial, sorted by name.
   static StatusOr<std::vector<api::MetricSummary>> TrialMetrics(
       pg::Connection& conn, int64_t trial_id);
@@ -176,6 +212,12 @@ class PostgresStore final : public Store, public LeaseStore {
   void ForgetLease(const std::string& experiment);
 
   std::unique_ptr<pg::Pool> pool_;
+  int write_groups_ = 2;
+  std::mutex group_mu_;
+  std::condition_variable group_cv_;
+  std::vector<PendingWrite*> queued_;  // guarded by group_mu_
+  int committing_ = 0;                 // guarded by group_mu_: leaders at work
+  size_t last_group_ = 0;              // guarded by group_mu_
 
   std::atomic<bool> leasing_{false};
   LeaseIdentity identity_;  // set once, before leasing_

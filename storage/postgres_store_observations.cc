@@ -77,15 +77,17 @@ constexpr const char* kTrialThere =
     "e.id = t.experiment_id WHERE e.name = $1 AND t.name = $2 "
     "FOR NO KEY UPDATE OF t) s) = 1";
 
+}  // namespace
+
 // An observation write's statements: the parameters after the trial's
 // ($2 ... $11 of kAddObservations), and its texts as one JSON object
 // (empty when there are none).
-struct ObservationRows {
+struct PostgresStore::ObservationRows {
   Params params;
   std::string texts;
 };
 
-ObservationRows RowsOf(const std::vector<api::Observation>& obs) {
+PostgresStore::ObservationRows PostgresStore::RowsOf(const std::vector<api::Observation>& obs) {
   std::vector<int64_t> places, steps, times;
   std::vector<std::string> names;
   std::vector<double> values;
@@ -129,6 +131,8 @@ ObservationRows RowsOf(const std::vector<api::Observation>& obs) {
   }
   return rows;
 }
+
+namespace {
 
 // Params: `first`, then `rest`'s.
 Params Prefixed(Params first, const Params& rest) {
@@ -175,48 +179,70 @@ Status PostgresStore::AddObservationsTo(
 }
 
 // The one-round-trip form queues every statement (pg::Connection::Queue)
-// and checks the lease and the trial with hpt_require. When either check
-// fails, nothing was written and the general form runs: it says what is
-// wrong (and forgets a lost lease).
-Status PostgresStore::WriteObservations(
-    const std::string& experiment, const std::string& trial,
-    const std::vector<api::Observation>& obs,
-    std::vector<api::MetricSummary>* summaries) {
-  if (!obs.empty()) {
-    const ObservationRows rows = RowsOf(obs);
+// and checks the lease and the trial with hpt_require.
+bool PostgresStore::QueueObservationWrite(Connection& conn,
+                                          const std::string& experiment,
+                                          const std::string& trial,
+                                          const ObservationRows& rows,
+                                          std::vector<api::MetricSummary>* summaries,
+                                          bool* check_failed) {
+  // One statement checks both, the lease first (CheckLease's order).
+  Params checked = Params().Add(experiment).Add(trial);
+  const std::optional<std::string> lease = LeaseCondition(experiment, checked);
+  if (!lease) return false;
+  std::function<void()> on_failure;
+  if (check_failed != nullptr) on_failure = [check_failed] { *check_failed = true; };
+  conn.Queue({"SELECT hpt_require(" + *lease + ") AND hpt_require(" + kTrialThere + ")",
+              std::move(checked), nullptr, /*prepare=*/true, std::move(on_failure)});
+  Params params = Prefixed(Params().Add(experiment), rows.params);
+  params.Add(trial);
+  std::function<void(Result)> on_rows;
+  if (summaries != nullptr) on_rows = [summaries](Result r) { ReadSummaries(r, summaries); };
+  conn.Queue({std::string("WITH ") + kTrialByName + kAddObservations, std::move(params),
+              std::move(on_rows)});
+  if (!rows.texts.empty()) {
+    conn.Queue({kMergeTextsByName, Params().Add(rows.texts).Add(experiment).Add(trial)});
+  }
+  return true;
+}
+
+// When a check of the one-round-trip form fails, nothing was written and
+// the general form runs: it says what is wrong (and forgets a lost lease).
+Status PostgresStore::WriteObservationsAlone(const std::string& experiment,
+                                             const std::string& trial,
+                                             const std::vector<api::Observation>& obs,
+                                             const ObservationRows* rows,
+                                             std::vector<api::MetricSummary>* summaries) {
+  if (rows != nullptr) {
     bool no_lease = false;
     Status fast = pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
-      // One statement checks both, the lease first (CheckLease's order).
-      Params checked = Params().Add(experiment).Add(trial);
-      const std::optional<std::string> lease = LeaseCondition(experiment, checked);
-      if (!lease) {
-        no_lease = true;
-        return FailedPrecondition("no lease known");
-      }
-      conn.Queue({"SELECT hpt_require(" + *lease + ") AND hpt_require(" +
-                      kTrialThere + ")",
-                  std::move(checked)});
-      Params params = Prefixed(Params().Add(experiment), rows.params);
-      params.Add(trial);
-      std::function<void(Result)> on_rows;
-      if (summaries != nullptr)
-        on_rows = [summaries](Result r) { ReadSummaries(r, summaries); };
-      conn.Queue({std::string("WITH ") + kTrialByName + kAddObservations,
-                  std::move(params), std::move(on_rows)});
-      if (!rows.texts.empty()) {
-        conn.Queue({kMergeTextsByName,
-                    Params().Add(rows.texts).Add(experiment).Add(trial)});
-      }
-      return Status::Ok();
+      if (QueueObservationWrite(conn, experiment, trial, *rows, summaries)) return Status::Ok();
+      no_lease = true;
+      return FailedPrecondition("no lease known");
     });
     if (!no_lease && !pg::IsRequirementFailed(fast)) return fast;
   }
   return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
     HPT_RETURN_IF_ERROR(CheckLease(conn, experiment));
-    HPT_ASSIGN_OR_RETURN(int64_t trial_id,
-                         TrialId(conn, experiment, trial, /*lock=*/true));
+    HPT_ASSIGN_OR_RETURN(int64_t trial_id, TrialId(conn, experiment, trial, /*lock=*/true));
     return AddObservationsTo(conn, trial_id, obs, summaries);
   });
+}
+
+Status PostgresStore::WriteObservations(const std::string& experiment,
+                                        const std::string& trial,
+                                        const std::vector<api::Observation>& obs,
+                                        std::vector<api::MetricSummary>* summaries) {
+  if (obs.empty()) return WriteObservationsAlone(experiment, trial, obs, nullptr, summaries);
+  const ObservationRows rows = RowsOf(obs);
+  PendingWrite write;
+  write.order = experiment + std::string(1, '\0') + trial;
+  write.queue = [&](Connection& conn) {
+    return QueueObservationWrite(conn, experiment, trial, rows, summaries, &write.check_failed);
+  };
+  write.alone = [&] { return WriteObservationsAlone(experiment, trial, obs, &rows, summaries); };
+  WriteInGroup(write);
+  return write.result;
 }
 
 Status PostgresStore::AddObservations(
