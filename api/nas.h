@@ -130,4 +130,20 @@ StatusOr<std::vector<AlgorithmSetting>> ParseSettingsLiteral(
 StatusOr<std::vector<std::string>> ParsePrimitivesLiteral(
     const std::string& text, const std::string& what);
 
+// Whether this build can run a DARTS search: OK where CMake found libtorch
+// (HPT_HAVE_TORCH, defined for every source), else Unavailable with the
+// reason. In a header so that what only asks (the controller's "darts"
+// algorithm) links none of nas/: only the binaries that search (hpt-nas,
+// cli/nas_main.cc) load libtorch, whose start-up costs every process that
+// loads it ~0.5 s of CPU.
+inline Status DartsAvailable() {
+#if defined(HPT_HAVE_TORCH)
+  return Status::Ok();
+#else
+  return Unavailable(
+      "darts: this hpt was built without libtorch (install libtorch-dev, "
+      "or point -DTorch_DIR at a PyTorch's libtorch, and rebuild)");
+#endif
+}
+
 }  // namespace hpt::api

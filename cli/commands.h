@@ -132,7 +132,10 @@ struct NasDartsOptions {
   std::string genotype;            // evaluate this genotype; no search
   bool random_genotype = false;    // evaluate a random one; no search
 };
-int NasDarts(const NasDartsOptions& options);
+int NasDarts(const NasDartsOptions& options);  // in hpt-nas only
+// `hpt nas ARGS...`: replaces this process with hpt-nas ARGS... (beside
+// this binary); returns (1) only when that cannot run.
+int RunNas(int argc, char** argv);
 
 // `hpt db copy FROM TO`: every row of one database (read only) into a new,
 // empty one that no server uses, then both compared row by row

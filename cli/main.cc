@@ -58,6 +58,9 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "trial-shim") {
     return hpt::runner::RunTrialShim(std::vector<std::string>(argv + 2, argv + argc));
   }
+  // `hpt nas ...` is hpt-nas, beside this binary: it links libtorch, whose
+  // start-up (~0.5 s of CPU) every other command is spared.
+  if (argc >= 2 && std::string(argv[1]) == "nas") return hpt::cli::RunNas(argc, argv);
   // A server's trials run as its user: from its first instruction in main
   // on, they cannot open its memory or attach to it (hide_secrets.h).
   if (argc >= 2 && (std::string(argv[1]) == "serve" || std::string(argv[1]) == "run")) {
@@ -251,28 +254,10 @@ int main(int argc, char** argv) {
 
   TenancyCli tenancy(app, conn, connection_flags, kNameCheck);
 
-  NasDartsOptions darts;
-  auto* nas_cmd = app.add_subcommand("nas", "Neural architecture search")->require_subcommand(1);
-  auto* darts_cmd = nas_cmd->add_subcommand(
-      "darts", "Run one DARTS search (and its evaluation stage) on this machine, printing "
-               "its metrics and Best-Genotype as a trial does");
-  darts_cmd->add_option("--algorithm-settings", darts.algorithm_settings,
-                        "Settings, a dict: \"{'num_epochs': '2', 'dataset': 'fashion-mnist'}\"");
-  darts_cmd->add_option("--search-space", darts.search_space,
-                        "Operations, a list: \"['separable_convolution_3x3', 'max_pooling_3x3']\"")
-      ->required();
-  darts_cmd->add_option("--num-layers", darts.num_layers, "Cells in the network (1 to 64)")
-      ->required();
-  darts_cmd->add_option("--set", darts.set, "NAME=VALUE: one setting, over --algorithm-settings");
-  darts_cmd->add_option("--genotype", darts.genotype,
-                        "Skip the search: train and test this Genotype(...) from scratch")
-      ->check(CLI::Validator(
-          [](std::string& value) {
-            return value.empty() ? std::string("is empty (give a Genotype(...))") : "";
-          },
-          "GENOTYPE"));
-  darts_cmd->add_flag("--random-genotype", darts.random_genotype,
-                      "Skip the search: train and test a random genotype (a baseline)");
+  // Run by hpt-nas (RunNas), which alone loads libtorch; listed here for --help.
+  app.add_subcommand("nas", "Neural architecture search (hpt nas darts --help)")
+      ->allow_extras()
+      ->prefix_command();
 
   DbCopyOptions db_copy;
   auto* db_cmd = app.add_subcommand("db", "Work on a database directly, without a server")
@@ -314,7 +299,6 @@ int main(int argc, char** argv) {
   HideSecretArguments(argc, argv);
   if (*serve_cmd) return Serve(serve);
   if (*validate_cmd) return Validate(file);
-  if (*darts_cmd) return NasDarts(darts);
   if (*db_copy_cmd) return DbCopy(db_copy);
   if (std::optional<int> code = tenancy.Dispatch()) return *code;
   // The experiment commands' namespace: --namespace, else $HPT_NAMESPACE.

@@ -3,13 +3,13 @@
 #include "api/container.h"
 #include "api/text.h"
 #include "api/validation.h"
-#include "nas/darts.h"
+#include "api/nas.h"
 
 namespace hpt::controller {
 
 std::unique_ptr<Builtins> NewBuiltins() {
   auto builtins = std::make_unique<Builtins>();
-  suggestion::RegisterBuiltins(builtins->algorithms, nas::DartsAvailable());
+  suggestion::RegisterBuiltins(builtins->algorithms, api::DartsAvailable());
   earlystop::RegisterBuiltins(builtins->policies);
   runner::RegisterBuiltinExecutors(builtins->executors);
   return builtins;
@@ -17,7 +17,7 @@ std::unique_ptr<Builtins> NewBuiltins() {
 
 std::map<std::string, std::string> UnavailableAlgorithms() {
   std::map<std::string, std::string> out;
-  if (Status s = nas::DartsAvailable(); !s.ok()) out["darts"] = s.message();
+  if (Status s = api::DartsAvailable(); !s.ok()) out["darts"] = s.message();
   return out;
 }
 

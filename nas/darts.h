@@ -29,6 +29,8 @@
 
 namespace hpt::nas {
 
+using api::DartsAvailable;  // api/nas.h
+
 // What one DARTS trial searches.
 struct DartsJob {
   api::DartsSettings settings;
@@ -56,9 +58,6 @@ struct DartsSummary {
   double search_seconds = 0;
   double eval_seconds = 0;
 };
-
-// OK when this build has libtorch; else Unavailable with the reason.
-Status DartsAvailable();
 
 // Runs the search (and the evaluation stage when settings.eval_epochs > 0)
 // on `data`: the search splits data.train in halves (weights / alpha; after

@@ -158,8 +158,6 @@ StatusOr<DartsSummary> Search(const DartsJob& job, const DataSplit& data,
 
 }  // namespace
 
-Status DartsAvailable() { return Status::Ok(); }
-
 StatusOr<DartsSummary> RunDarts(const DartsJob& job, const DataSplit& data,
                                 std::ostream& out, std::ostream& log) {
   try {

@@ -5,12 +5,6 @@
 
 namespace hpt::nas {
 
-Status DartsAvailable() {
-  return Unavailable(
-      "darts: this hpt was built without libtorch (install libtorch-dev, "
-      "or point -DTorch_DIR at a PyTorch's libtorch, and rebuild)");
-}
-
 StatusOr<DartsSummary> RunDarts(const DartsJob&, const DataSplit&,
                                 std::ostream&, std::ostream&) {
   return DartsAvailable();

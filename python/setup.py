@@ -28,21 +28,26 @@ def _binary():
 
 
 class BuildPy(build_py):
-    """build_py, plus hpt/VERSION and (where asked) hpt/_bin/hpt."""
+    """build_py, plus hpt/VERSION and (where asked) hpt/_bin/hpt, with the
+    hpt-nas beside it (`hpt nas` runs it) where the build made one."""
 
     def run(self):
         super().run()
         package = os.path.join(self.build_lib, "hpt")
         if os.path.exists(_VERSION):
             self.copy_file(_VERSION, os.path.join(package, "VERSION"), preserve_mode=False)
-        target = os.path.join(package, "_bin", "hpt")
         binary = _binary()
-        if binary:
-            self.mkpath(os.path.dirname(target))
-            self.copy_file(binary, target)
-            os.chmod(target, 0o755)
-        elif os.path.exists(target):  # left by an earlier build with a binary
-            os.remove(target)
+        for name in ("hpt", "hpt-nas"):
+            target = os.path.join(package, "_bin", name)
+            source = binary and os.path.join(os.path.dirname(binary), name)
+            if source and name != "hpt" and not os.path.isfile(source):
+                source = None  # a build without libtorch has no hpt-nas
+            if source:
+                self.mkpath(os.path.dirname(target))
+                self.copy_file(binary if name == "hpt" else source, target)
+                os.chmod(target, 0o755)
+            elif os.path.exists(target):  # left by an earlier build
+                os.remove(target)
 
 
 cmdclass = {"build_py": BuildPy}
