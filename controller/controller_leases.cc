@@ -16,8 +16,6 @@
 // their clients' leases run on here.
 #include <spdlog/spdlog.h>
 
-#include <set>
-
 #include "controller/controller.h"
 
 namespace hpt::controller {
@@ -79,16 +77,10 @@ void Controller::LeaseTick() {
   }
   for (const std::string& name : *lost) DropLost(name);
   // Unfinished experiments whose lease expired (or that never had one).
-  auto leases = leases_->ListLeases();
-  auto experiments = store_->ListExperiments();
-  if (!leases.ok() || !experiments.ok()) return;
-  std::set<std::string> live;
-  for (const storage::Lease& lease : *leases) {
-    if (!lease.expired) live.insert(lease.experiment);
-  }
-  for (const api::Experiment& exp : *experiments) {
-    const std::string name = api::KeyOf(exp.spec);
-    if (api::IsFinished(exp.phase) || live.count(name) || FindLoaded(name)) continue;
+  auto untended = leases_->ListUntended();
+  if (!untended.ok()) return;
+  for (const std::string& name : *untended) {
+    if (FindLoaded(name)) continue;
     auto taken = TakeOver(name);
     if (!taken.ok()) {
       spdlog::info("experiment {}: not taken over: {}", name, taken.status().message());
@@ -99,15 +91,11 @@ void Controller::LeaseTick() {
 
 std::string Controller::OwnerUrl(const std::string& experiment) {
   if (!leases_ || leases_->HoldsLease(experiment)) return "";
-  auto leases = leases_->ListLeases();
-  if (!leases.ok()) return "";
-  for (const storage::Lease& lease : *leases) {
-    if (lease.experiment == experiment && !lease.expired &&
-        lease.owner != leases_->identity().owner) {
-      return lease.owner_url;
-    }
-  }
-  return "";
+  auto lease = leases_->GetLease(experiment);
+  if (!lease.ok() || !lease->has_value()) return "";
+  const storage::Lease& l = **lease;
+  if (l.expired || l.owner == leases_->identity().owner) return "";
+  return l.owner_url;
 }
 
 }  // namespace hpt::controller

@@ -20,6 +20,7 @@
 // - CreateExperiment takes the new experiment's lease in its transaction.
 // - Thread-safe.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,8 +59,10 @@ class LeaseStore {
  public:
   virtual ~LeaseStore() = default;
 
-  // Turns leasing on for this server. InvalidArgument for an empty owner
-  // or lease_seconds < 1.
+  // Turns leasing on for this server. Leases held by an earlier run of it
+  // (another owner with the same host and URL, which cannot still serve
+  // there) expire now, for this run to take back at once. InvalidArgument
+  // for an empty owner or lease_seconds < 1.
   virtual Status StartLeasing(const LeaseIdentity& identity) = 0;
   virtual bool Leasing() const = 0;
   virtual const LeaseIdentity& identity() const = 0;
@@ -77,6 +80,12 @@ class LeaseStore {
   virtual Status ReleaseLease(const std::string& experiment) = 0;
   // Every lease row, by experiment name.
   virtual StatusOr<std::vector<Lease>> ListLeases() = 0;
+  // One experiment's lease row; nullopt when it has none.
+  virtual StatusOr<std::optional<Lease>> GetLease(const std::string& experiment) = 0;
+  // Unfinished experiments (not Succeeded, Failed or Stopped) on which no
+  // server holds a live lease: what a server may take over. One query,
+  // however many experiments and leases there are.
+  virtual StatusOr<std::vector<std::string>> ListUntended() = 0;
   // Whether this server believes it holds the lease (as of its last
   // acquire, renewal or write).
   virtual bool HoldsLease(const std::string& experiment) const = 0;

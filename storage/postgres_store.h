@@ -67,6 +67,8 @@ class PostgresStore final : public Store, public LeaseStore {
   StatusOr<std::vector<std::string>> RenewLeases() override;
   Status ReleaseLease(const std::string& experiment) override;
   StatusOr<std::vector<Lease>> ListLeases() override;
+  StatusOr<std::optional<Lease>> GetLease(const std::string& experiment) override;
+  StatusOr<std::vector<std::string>> ListUntended() override;
   bool HoldsLease(const std::string& experiment) const override;
 
   Status CreateExperiment(const api::Experiment& experiment) override;

@@ -51,6 +51,19 @@ Status PostgresStore::StartLeasing(const LeaseIdentity& identity) {
                            " is not a whole number of seconds >= 1");
   }
   if (leasing_.load()) return FailedPrecondition("leasing: already started");
+  // An earlier run of this server (same host, same URL: it cannot still
+  // be serving there; where either is unknown, nothing is assumed) lets its leases go now rather than at expiry, so a
+  // restart takes its experiments back at once. Its writes, should it
+  // somehow live on, are fenced off by the takeover as any stale owner's.
+  if (!identity.host.empty() && !identity.url.empty()) {
+    HPT_RETURN_IF_ERROR(pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
+      return conn
+        .Exec("UPDATE experiment_leases SET expires_at = now() - interval '1 second' "
+              "WHERE owner_host = $1 AND owner_url = $2 AND owner <> $3 AND expires_at > now()",
+              Params().Add(identity.host).Add(identity.url).Add(identity.owner))
+        .status();
+    }));
+  }
   identity_ = identity;
   leasing_ = true;
   return Status::Ok();
@@ -253,6 +266,38 @@ StatusOr<std::vector<Lease>> PostgresStore::ListLeases() {
     return Status::Ok();
   }));
   return leases;
+}
+
+StatusOr<std::optional<Lease>> PostgresStore::GetLease(const std::string& experiment) {
+  std::optional<Lease> lease;
+  HPT_RETURN_IF_ERROR(pool_->Transact(Kind::kRead, [&](Connection& conn) -> Status {
+    HPT_ASSIGN_OR_RETURN(Result rows, conn.Exec(std::string(kSelectLease) + "WHERE experiment = $1",
+                                                Params().Add(experiment)));
+    lease.reset();
+    if (rows.rows() > 0) lease = ReadLease(rows, 0);
+    return Status::Ok();
+  }));
+  return lease;
+}
+
+StatusOr<std::vector<std::string>> PostgresStore::ListUntended() {
+  const std::vector<std::string> finished = {
+      api::ToString(api::ExperimentPhase::kSucceeded), api::ToString(api::ExperimentPhase::kFailed),
+      api::ToString(api::ExperimentPhase::kStopped)};
+  std::vector<std::string> names;
+  HPT_RETURN_IF_ERROR(pool_->Transact(Kind::kRead, [&](Connection& conn) -> Status {
+    HPT_ASSIGN_OR_RETURN(
+        Result rows,
+        conn.Exec("SELECT e.name FROM experiments e LEFT JOIN experiment_leases l "
+                  "ON l.experiment = e.name WHERE e.phase <> ALL ($1::text[]) "
+                  "AND (l.experiment IS NULL OR l.expires_at <= now()) "
+                  "ORDER BY e.id",
+                  Params().AddArray(finished)));
+    names.clear();
+    for (int r = 0; r < rows.rows(); ++r) names.push_back(rows.Text(r, 0));
+    return Status::Ok();
+  }));
+  return names;
 }
 
 }  // namespace hpt::storage

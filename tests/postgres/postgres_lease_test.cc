@@ -26,14 +26,15 @@ class PostgresLeaseTest : public ::testing::Test {
     ASSERT_NE(b_, nullptr);
   }
 
-  std::unique_ptr<PostgresStore> Open(const std::string& owner, const std::string& url) {
+  std::unique_ptr<PostgresStore> Open(const std::string& owner, const std::string& url,
+                                      std::string host = "") {
     auto store = OpenPostgresStore(schema_.url());
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     if (!store.ok()) return nullptr;
     LeaseIdentity id;
     id.owner = owner;
     id.url = url;
-    id.host = owner + "-host";
+    id.host = host.empty() ? owner + "-host" : host;
     id.lease_seconds = 60;
     EXPECT_TRUE((*store)->StartLeasing(id).ok());
     return std::move(store).value();
@@ -187,6 +188,61 @@ TEST_F(PostgresLeaseTest, TwoServersTakingAnUnleasedExperimentAtOnceGetOneOwner)
     EXPECT_EQ(b_->HoldsLease(name), got_b->ours);
     EXPECT_EQ(Fencing(name), "1") << name;
   }
+}
+
+TEST_F(PostgresLeaseTest, ARestartedServerTakesBackItsOwnLeasesAtOnce) {
+  Create("e");
+  // The same server started again: a new id, its host and URL as before.
+  std::unique_ptr<PostgresStore> again = Open("server-a-2", "http://a:1", "server-a-host");
+  ASSERT_NE(again, nullptr);
+  auto got = again->AcquireLease("e");  // no waiting for the 60 s expiry
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_TRUE(got->ours);
+  EXPECT_TRUE(got->taken_over);
+  EXPECT_EQ(got->previous.owner, "server-a");
+  EXPECT_EQ(Fencing("e"), "2");
+  // The earlier run, were it alive, is fenced off.
+  EXPECT_EQ(a_->AddObservations("e", "t1", {Obs(1, {{"loss", 0.5}})}).code(),
+            StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(again->AddObservations("e", "t1", {Obs(1, {{"loss", 0.4}})}).ok());
+}
+
+TEST_F(PostgresLeaseTest, AServerElsewhereDoesNotTakeLiveLeasesAtStart) {
+  Create("e");
+  // Same URL on another host (a proxy's), and same host at another URL.
+  std::unique_ptr<PostgresStore> proxy = Open("server-c", "http://a:1");
+  ASSERT_NE(proxy, nullptr);
+  std::unique_ptr<PostgresStore> other_port = Open("server-d", "http://a:3", "server-a-host");
+  ASSERT_NE(other_port, nullptr);
+  EXPECT_FALSE(proxy->AcquireLease("e")->ours);
+  EXPECT_EQ(Fencing("e"), "1");
+  ASSERT_TRUE(a_->AddObservations("e", "t1", {Obs(1, {{"loss", 0.5}})}).ok());
+}
+
+TEST_F(PostgresLeaseTest, UntendedAreTheUnfinishedWithoutALiveLease) {
+  Create("held");
+  Create("lapsed");
+  Create("done");
+  Expire("lapsed");
+  Expire("done");
+  ExperimentUpdate finished;
+  finished.phase = api::ExperimentPhase::kSucceeded;
+  ASSERT_TRUE(a_->UpdateExperiment("done", finished).ok());
+  RawPg(schema_.url()).Exec("DELETE FROM experiment_leases WHERE experiment = 'held'");
+  Create("kept");
+  auto untended = b_->ListUntended();
+  ASSERT_TRUE(untended.ok()) << untended.status().ToString();
+  // 'held' lost its row (as before leases existed), 'lapsed' expired.
+  EXPECT_EQ(*untended, (std::vector<std::string>{"held", "lapsed"}));
+
+  auto kept = b_->GetLease("kept");
+  ASSERT_TRUE(kept.ok());
+  ASSERT_TRUE(kept->has_value());
+  EXPECT_EQ((*kept)->owner, "server-a");
+  EXPECT_EQ((*kept)->owner_url, "http://a:1");
+  EXPECT_FALSE((*kept)->expired);
+  EXPECT_TRUE((*b_->GetLease("lapsed"))->expired);
+  EXPECT_FALSE(b_->GetLease("held")->has_value());
 }
 
 TEST_F(PostgresLeaseTest, BadIdentitiesAreRefused) {
