@@ -8,7 +8,11 @@
 // --log-dir, as servers that are to re-attach each other's local trials
 // must.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <map>
@@ -42,6 +46,24 @@ class PostgresFailoverTest : public ::testing::Test {
     return RawPg(schema_.url())
         .Query("SELECT owner_url FROM experiment_leases WHERE experiment = '" + experiment +
                "'");
+  }
+  std::string Fencing(const std::string& experiment) {
+    return RawPg(schema_.url())
+        .Query("SELECT fencing FROM experiment_leases WHERE experiment = '" + experiment + "'");
+  }
+  // A port nothing listens on now (the kernel's pick for port 0).
+  static int FreePort() {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+      ADD_FAILURE() << "no free port";
+    }
+    close(fd);
+    return ntohs(address.sin_port);
   }
   static double Since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
@@ -122,6 +144,40 @@ TEST_F(PostgresFailoverTest, AskTellLoopContinuesOnTheOtherServerAfterKill9) {
     ASSERT_TRUE(by_name.count(name)) << "acknowledged trial " << name << " not stored";
     EXPECT_EQ(by_name[name]["phase"], "Succeeded") << by_name[name].dump();
   }
+}
+
+// The same server started again after kill -9 (same host and URL) takes
+// its experiment back at once, not after the lease (60 s here) expires,
+// and a trial asked for before the kill is told to it.
+TEST_F(PostgresFailoverTest, ARestartedServerTakesItsExperimentBackAtOnce) {
+  const std::vector<std::string> args = {"--port", std::to_string(FreePort()), "--lease-seconds",
+                                         "60", "--log-dir", dir_.File("logs")};
+  std::string open_trial;
+  std::string url;
+  {
+    HptProcess a(schema_.url(), args);
+    url = a.url();
+    auto ca = a.Client();
+    ASSERT_TRUE(ca->Json("POST", "/api/v1/experiments", AskTellSpec()).ok());
+    auto open = ca->Json("POST", "/api/v1/experiments/asktell/trials:suggest", {{"count", 1}});
+    ASSERT_TRUE(open.ok()) << open.status().ToString();
+    open_trial = (*open)["trials"][0]["name"];
+    a.Kill(SIGKILL);
+  }
+  const std::string fencing_before = Fencing("asktell");
+  const auto restarted = Clock::now();
+  HptProcess again(schema_.url(), args);
+  ASSERT_EQ(again.url(), url);
+  auto client = again.Client();
+  auto done = client->Json("POST", "/api/v1/experiments/asktell/trials/" + open_trial + ":complete",
+                           {{"metrics", {{"loss", 0.5}}}});
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  std::map<std::string, double> told;
+  ASSERT_NE(AskTell(*client, &told), "");
+  const double served_s = Since(restarted);
+  std::cerr << "the restarted server served its experiment " << served_s << " s after starting\n";
+  EXPECT_LT(served_s, 20);  // the old lease had 60 s to run
+  EXPECT_EQ(std::stoll(Fencing("asktell")), std::stoll(fencing_before) + 1);
 }
 
 TEST_F(PostgresFailoverTest, APausedServerLosesItsLeaseAndCannotWrite) {
