@@ -13,6 +13,7 @@
 #include "cli/endpoint.h"
 #include "cli/hide_secrets.h"
 #include "cli/local_server.h"
+#include "cli/parse_args.h"
 #include "cli/profiles.h"
 #include "cli/tenancy_cli.h"
 #include "trial-runner/trial_shim.h"
@@ -276,21 +277,7 @@ int main(int argc, char** argv) {
   db_copy_cmd->add_flag("--skip-unreadable", db_copy.skip_unreadable,
                         "Leave out (and list) rows FROM cannot decode instead of refusing");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    // "A subcommand is required" would hide that one was given, misspelt.
-    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
-      return Fail("unknown command '" + std::string(argv[1]) + "' (hpt --help lists them)", 2);
-    }
-    return Fail(e.what(), 2);  // a usage error
-  }
+  if (std::optional<int> ended = ParseArgs(app, argc, argv, "hpt")) return *ended;
 
   for (auto* read : {list_cmd, get_cmd, trials_cmd, best_cmd, logs_cmd, export_cmd, watch_cmd}) {
     if (*read) conn.read_command = CommandLine(argc, argv);

@@ -4,10 +4,12 @@
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 #include "api/version.h"
 #include "cli/commands.h"
+#include "cli/parse_args.h"
 
 int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
@@ -37,22 +39,7 @@ int main(int argc, char** argv) {
   darts_cmd->add_flag("--random-genotype", darts.random_genotype,
                       "Skip the search: train and test a random genotype (a baseline)");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
-      return Fail("unknown command 'nas " + std::string(argv[1]) +
-                      "' (hpt nas --help lists them)",
-                  2);
-    }
-    return Fail(e.what(), 2);  // a usage error
-  }
+  if (std::optional<int> ended = ParseArgs(app, argc, argv, "hpt nas")) return *ended;
   if (*darts_cmd) return NasDarts(darts);
   return Fail("hpt nas: no command given (hpt nas --help lists them)", 2);
 }

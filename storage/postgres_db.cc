@@ -178,6 +178,17 @@ Status Connection::Failure(PGresult* result, std::string_view what) {
   return Internal(std::move(text));
 }
 
+void Connection::Pointers(const Params& params, std::vector<const char*>* values,
+                          std::vector<int>* lengths) {
+  const int n = params.size();
+  values->resize(n);
+  lengths->resize(n);
+  for (int i = 0; i < n; ++i) {
+    (*values)[i] = params.null_[i] ? nullptr : params.values_[i].data();
+    (*lengths)[i] = static_cast<int>(params.values_[i].size());
+  }
+}
+
 StatusOr<std::string> Connection::PreparedName(const std::string& sql) {
   auto it = prepared_.find(sql);
   if (it != prepared_.end()) return it->second;
@@ -204,12 +215,9 @@ StatusOr<Result> Connection::Exec(std::string_view sql, const Params& params) {
   }
   HPT_ASSIGN_OR_RETURN(std::string name, PreparedName(std::string(sql)));
   const int n = params.size();
-  std::vector<const char*> values(n);
-  std::vector<int> lengths(n);
-  for (int i = 0; i < n; ++i) {
-    values[i] = params.null_[i] ? nullptr : params.values_[i].data();
-    lengths[i] = static_cast<int>(params.values_[i].size());
-  }
+  std::vector<const char*> values;
+  std::vector<int> lengths;
+  Pointers(params, &values, &lengths);
   ++round_trips_;
   PGresult* result = PQexecPrepared(conn_, name.c_str(), n, values.data(),
                                     lengths.data(), params.formats_.data(), 0);

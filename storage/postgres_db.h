@@ -159,6 +159,9 @@ class Connection {
   Connection(pg_conn* conn, std::string display)
       : conn_(conn), display_(std::move(display)) {}
   Status Failure(pg_result* result, std::string_view what);
+  // `params` as libpq takes them: values (NULL for null) and lengths.
+  static void Pointers(const Params& params, std::vector<const char*>* values,
+                       std::vector<int>* lengths);
   // The cached name of `sql`'s prepared statement, preparing it if new.
   StatusOr<std::string> PreparedName(const std::string& sql);
 

@@ -35,12 +35,9 @@ Status Connection::Flush(const std::function<void(int socket)>* between) {
   for (size_t i = 0; i < batch.size(); ++i) {
     const Params& params = batch[i].params;
     const int n = params.size();
-    std::vector<const char*> values(n);
-    std::vector<int> lengths(n);
-    for (int k = 0; k < n; ++k) {
-      values[k] = params.null_[k] ? nullptr : params.values_[k].data();
-      lengths[k] = static_cast<int>(params.values_[k].size());
-    }
+    std::vector<const char*> values;
+    std::vector<int> lengths;
+    Pointers(params, &values, &lengths);
     const int sent =
         batch[i].prepare
             ? PQsendQueryPrepared(conn_, names[i].c_str(), n, values.data(),

@@ -1,6 +1,7 @@
 // Group commit of SqliteStore's observation writes: writes that wait
-// together are committed together, each stored exactly once, in order per
-// trial, and one that fails leaves the others of its group stored.
+// together are committed together, and one that fails leaves the others of
+// its group stored. (Concurrent writers stored once and in order: the
+// conformance suite's ConcurrentWritersStoredOnceInOrder, on both stores.)
 
 #include <gtest/gtest.h>
 
@@ -82,62 +83,6 @@ TEST_F(SqliteStoreGroupCommitTest, AFailingWriteLeavesItsGroupStored) {
   EXPECT_NE(results[kTrials + 1].status().message().find("'gone'"), std::string::npos)
       << results[kTrials + 1].status().message();
   EXPECT_EQ(other.Count("observations"), 2 * kTrials);
-}
-
-// Writers racing on their own trials (and one on a missing trial): every
-// acknowledged write is stored once, each trial's in the order written, and
-// the summaries each answer gives are those of the writes so far.
-TEST_F(SqliteStoreGroupCommitTest, ConcurrentWritersStoredOnceInOrder) {
-  constexpr int kSteps = 150;
-  std::atomic<int> failures{0};
-  std::atomic<int> refused{0};
-  std::vector<std::thread> writers;
-  for (int i = 0; i < kTrials; ++i) {
-    writers.emplace_back([&, i] {
-      for (int step = 1; step <= kSteps; ++step) {
-        // Values fall, so max is step 1's and min the latest.
-        auto r = store_->AddObservationsAndSummarize(
-            "e", TrialName(i), {Obs(step, {{"loss", 1.0 / step}, {"id", double(i)}})});
-        const api::MetricSummary* loss = nullptr;
-        if (r.ok()) {
-          for (const auto& m : *r) {
-            if (m.name == "loss") loss = &m;
-          }
-        }
-        if (!loss || loss->latest != 1.0 / step || loss->min != 1.0 / step ||
-            loss->max != 1.0) {
-          ++failures;
-        }
-      }
-    });
-  }
-  writers.emplace_back([&] {
-    for (int n = 0; n < kSteps; ++n) {
-      if (store_->AddObservations("e", "missing", {Obs(n, {{"loss", 1.0}})}).code() ==
-          StatusCode::kNotFound) {
-        ++refused;
-      }
-    }
-  });
-  for (auto& w : writers) w.join();
-  EXPECT_EQ(failures.load(), 0);
-  EXPECT_EQ(refused.load(), kSteps);
-
-  for (int i = 0; i < kTrials; ++i) {
-    auto obs = store_->ListObservations("e", TrialName(i));
-    ASSERT_TRUE(obs.ok());
-    ASSERT_EQ(obs->size(), size_t{kSteps}) << TrialName(i);
-    for (int step = 1; step <= kSteps; ++step) {
-      const api::Observation& o = (*obs)[step - 1];
-      ASSERT_EQ(o.step, step);
-      ASSERT_EQ(o.metrics.size(), 2u);
-      EXPECT_EQ(o.metrics.at("id"), i);  // never mixed with another write
-    }
-    auto trial = store_->GetTrial("e", TrialName(i));
-    ASSERT_TRUE(trial.ok());
-    ASSERT_NE(FindMetric(*trial, "loss"), nullptr);
-    EXPECT_EQ(FindMetric(*trial, "loss")->latest, 1.0 / kSteps);
-  }
 }
 
 }  // namespace

@@ -4,8 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/storage/store_conformance.h"
@@ -72,6 +74,65 @@ TEST_P(StoreConformanceObservationTest, OnlyNanGivesNanSummary) {
   EXPECT_TRUE(std::isnan(s.min));
   EXPECT_TRUE(std::isnan(s.max));
   EXPECT_TRUE(std::isnan(s.latest));
+}
+
+// Writers racing on trials of their own (and one on a missing trial), as
+// the server's handler threads do: every acknowledged write is stored
+// once, each trial's in the order written, never mixed with another's, and
+// each answer's summaries are those of the writes so far (both stores
+// commit such writes in groups).
+TEST_P(StoreConformanceObservationTest, ConcurrentWritersStoredOnceInOrder) {
+  constexpr int kTrials = 8;
+  constexpr int kSteps = 100;
+  auto name = [](int i) { return "w" + std::to_string(i); };
+  std::vector<api::Trial> trials;
+  for (int i = 0; i < kTrials; ++i) trials.push_back(MakeTrial(name(i), "0.01"));
+  ASSERT_TRUE(store().CreateTrials("e", trials, "").ok());
+  std::atomic<int> failures{0};
+  std::atomic<int> refused{0};
+  std::vector<std::thread> writers;
+  for (int i = 0; i < kTrials; ++i) {
+    writers.emplace_back([&, i] {
+      for (int step = 1; step <= kSteps; ++step) {
+        // Values fall, so max is step 1's and min the latest.
+        auto r = store().AddObservationsAndSummarize(
+            "e", name(i), {Obs(step, {{"loss", 1.0 / step}, {"id", double(i)}})});
+        const api::MetricSummary* loss = nullptr;
+        if (r.ok()) {
+          for (const auto& m : *r) {
+            if (m.name == "loss") loss = &m;
+          }
+        }
+        if (!loss || loss->latest != 1.0 / step || loss->min != 1.0 / step || loss->max != 1.0) {
+          ++failures;
+        }
+      }
+    });
+  }
+  writers.emplace_back([&] {
+    for (int n = 0; n < kSteps; ++n) {
+      if (Add({Obs(n, {{"loss", 1.0}})}, "missing").code() == StatusCode::kNotFound) ++refused;
+    }
+  });
+  for (auto& w : writers) w.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(refused.load(), kSteps);
+
+  for (int i = 0; i < kTrials; ++i) {
+    auto obs = store().ListObservations("e", name(i));
+    ASSERT_TRUE(obs.ok());
+    ASSERT_EQ(obs->size(), size_t{kSteps}) << name(i);
+    for (int step = 1; step <= kSteps; ++step) {
+      const api::Observation& o = (*obs)[step - 1];
+      ASSERT_EQ(o.step, step);
+      ASSERT_EQ(o.metrics.size(), 2u);
+      EXPECT_EQ(o.metrics.at("id"), i);  // never mixed with another write
+    }
+    auto trial = store().GetTrial("e", name(i));
+    ASSERT_TRUE(trial.ok());
+    ASSERT_NE(FindMetric(*trial, "loss"), nullptr);
+    EXPECT_EQ(FindMetric(*trial, "loss")->latest, 1.0 / kSteps);
+  }
 }
 
 TEST_P(StoreConformanceObservationTest, ListGroupsMetricsOfOneWrite) {
