@@ -131,6 +131,9 @@ class Connection {
   void Queue(Queued statement) { queue_.push_back(std::move(statement)); }
   // Sends every queued statement in one round trip, in order, and reads
   // their answers (after `between`, a test's hook, as for ExecScriptWith).
+  // Statements new to the connection are prepared first, before any of the
+  // batch runs: a queued statement may not name what an earlier one in the
+  // same batch creates (schema changes go through ExecScript).
   // The first failure is the answer; the server skips the statements
   // after it (and an open transaction is then aborted: ROLLBACK it).
   Status Flush(const std::function<void(int socket)>* between = nullptr);

@@ -52,9 +52,16 @@ Image Build() {
             "COPY entry.sh /entry.sh\n"
             "ENTRYPOINT [\"/bin/busybox\", \"sh\", \"/entry.sh\"]\nCMD [\"default-cmd\"]\n");
   const std::string tag = "localhost/hpt-test-" + std::to_string(getpid()) + ":1";
-  std::string built = Shell("podman build -q -t " + tag + " " + dir.path() + " 2>&1");
-  std::string ran = Shell(std::string(kRun) + " run --rm --pull never " + kUlimits + " " + tag +
-                          " 2>&1");
+  // Test processes build side by side (ctest -j2) and remove their images
+  // when they end. Built from the layer cache, two images share layers, and
+  // a removal in the middle of another's build failed it ("layer not
+  // known"): --no-cache gives each its own, and a failed try is retried.
+  std::string built, ran;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    built = Shell("podman build --no-cache -q -t " + tag + " " + dir.path() + " 2>&1");
+    ran = Shell(std::string(kRun) + " run --rm --pull never " + kUlimits + " " + tag + " 2>&1");
+    if (ran.find("entrypoint-ran") != std::string::npos) break;
+  }
   image.tag = tag;  // removed even when it does not run
   if (ran.find("entrypoint-ran") == std::string::npos) {
     image.why_not = "podman cannot run a container here: " + built + ran;
