@@ -106,9 +106,9 @@ bool ExperimentRunner::CarryLocked(Trial& trial, Effects effects) {
   if (!effects.note.empty()) spdlog::info("experiment {}: trial {} {}", name_, trial.name, effects.note);
   // executor() read once: it turns null when Shutdown() begins.
   if (runner::Executor* const e = effects.kill ? executor() : nullptr) e->Kill(name_, trial.name);
-  Status stored = Status::Ok();
+  Status stored = effects.unsure ? DropStoredLocked(trial, effects) : Status::Ok();
   bool observations_stored = false;
-  if (!effects.observations.empty()) {
+  if (stored.ok() && !effects.observations.empty()) {
     stored = deps_.store->AddObservations(name_, trial.name, effects.observations);
     if (stored.ok()) {
       observations_stored = true;
@@ -126,12 +126,24 @@ bool ExperimentRunner::CarryLocked(Trial& trial, Effects effects) {
     spdlog::error("experiment {}: storing trial {} failed, held for a retry: {}", name_,
                   trial.name, stored.message());
     if (observations_stored) effects.observations.clear();  // only the refused part waits
+    if (stored.code() == StatusCode::kUnavailable) effects.unsure = true;
     ledger_.Hold(trial.name, std::move(effects));
     dirty_ = true;
     return false;
   }
   if (effects.judge) StopIfHopelessLocked(trial);
   return true;
+}
+
+// Held writes the store may have taken before it answered Unavailable:
+// the observations it holds already are not stored again.
+Status ExperimentRunner::DropStoredLocked(const Trial& trial, Effects& effects) {
+  HPT_ASSIGN_OR_RETURN(std::vector<api::Observation> stored,
+                       deps_.store->ListObservations(name_, trial.name));
+  DropStored(stored, &effects.observations);
+  if (effects.update) DropStored(stored, &effects.update->observations);
+  effects.unsure = false;
+  return Status::Ok();
 }
 
 ExperimentRunner::Locked::Locked(ExperimentRunner* runner) : runner_(runner) {

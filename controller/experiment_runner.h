@@ -122,6 +122,7 @@ class ExperimentRunner {
   // Carries out the ledger's effects of `event` (experiment_runner.cc).
   void ApplyLocked(api::Trial& trial, const TrialEvent& event) REQUIRES(mu_);
   bool CarryLocked(api::Trial& trial, Effects effects) REQUIRES(mu_);  // false: held
+  Status DropStoredLocked(const api::Trial& trial, Effects& effects) REQUIRES(mu_);
   void PublishLocked() REQUIRES(mu_);
   void MirrorLocked(api::Trial& trial, const storage::TrialUpdate& update) REQUIRES(mu_);
   bool FlushHeldLocked() REQUIRES(mu_);  // false while the store refuses

@@ -62,7 +62,10 @@
 // order, and one the store refuses is handed back (Hold); it is merged into
 // the trial's next write, and TakeHeld() gives it back for a retry. Later
 // writes of a trial never overtake earlier ones: observations go before
-// the fields, and fields held are merged under the newer ones.
+// the fields, and fields held are merged under the newer ones. A write
+// refused as Unavailable may have been stored all the same: before its
+// retry, the observations the store holds already are taken out
+// (Effects::unsure), so each is stored once.
 
 #include <cstdint>
 #include <map>
@@ -168,6 +171,10 @@ struct Effects {
   bool kill = false;   // signal the trial's job
   bool judge = false;  // ask the early-stopping policy once `observations` are stored
   std::string note;    // what happened, for the log ("" : nothing to say)
+  // Held after the store answered Unavailable: it may have stored them all
+  // the same (a PostgreSQL COMMIT whose answer was lost), so observations
+  // already stored are taken out before the retry (DropStored).
+  bool unsure = false;
 
   bool empty() const { return observations.empty() && !update && !kill && !judge; }
 };
@@ -180,6 +187,13 @@ inline constexpr int64_t kRecoveryRetryMs = 2000;
 // `trial` with its metrics as reported (held observations included).
 storage::TrialUpdate ExitUpdate(const api::Trial& trial, const runner::ExitInfo& info,
                                 const api::ExperimentSpec& spec, int64_t now);
+
+// Takes out of `observations` each metric value already among `stored`
+// (same step, timestamp, name and value, each stored one matched once),
+// and the observations left with nothing: what a retry must not store
+// again. Texts are merged by name, so storing them again is harmless.
+void DropStored(const std::vector<api::Observation>& stored,
+                std::vector<api::Observation>* observations);
 
 class TrialLedger {
  public:

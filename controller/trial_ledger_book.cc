@@ -2,6 +2,8 @@
 // writes it holds while the store refuses them, recovery deadlines, and the
 // last step seen per trial.
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "controller/trial_ledger.h"
 
@@ -30,6 +32,28 @@ storage::TrialUpdate Merged(storage::TrialUpdate earlier, const storage::TrialUp
 }
 
 }  // namespace
+
+void DropStored(const std::vector<api::Observation>& stored,
+                std::vector<api::Observation>* observations) {
+  using Key = std::tuple<int64_t, int64_t, std::string, double>;
+  std::map<Key, int> left;  // stored values not matched yet
+  for (const api::Observation& o : stored) {
+    for (const auto& [name, value] : o.metrics) ++left[{o.step, o.timestamp_ms, name, value}];
+  }
+  for (api::Observation& o : *observations) {
+    for (auto m = o.metrics.begin(); m != o.metrics.end();) {
+      auto found = left.find({o.step, o.timestamp_ms, m->first, m->second});
+      if (found == left.end() || found->second == 0) {
+        ++m;
+        continue;
+      }
+      --found->second;
+      m = o.metrics.erase(m);
+    }
+  }
+  std::erase_if(*observations,
+                [](const api::Observation& o) { return o.metrics.empty() && o.texts.empty(); });
+}
 
 Effects TrialLedger::WithHeldWrites(const std::string& trial, Effects effects) {
   auto held = held_.find(trial);

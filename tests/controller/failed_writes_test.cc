@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <set>
 #include <string>
 
@@ -98,6 +99,60 @@ TEST_F(FailedWritesTest, RefusedObservationsAreHeldStoredInOrderAndJudgedOn) {
   EXPECT_EQ((*stored)[0].step, 1);
   EXPECT_EQ((*stored)[1].metrics.at("loss"), 0.2);
   EXPECT_EQ(Experiment("e").reason, "MaxTrialsReached");
+}
+
+// The store took the write but its answer was lost (a PostgreSQL COMMIT in
+// flight when the connection broke, unknown past the retry window): the
+// retry must not store the same observations again.
+TEST_F(FailedWritesTest, ObservationsStoredThoughAnsweredUnavailableAreStoredOnce) {
+  Create(RunnerSpec("e", 1, 1));
+  ASSERT_TRUE(WaitForRunning("e", 1));
+  flaky_.LoseAnswers("AddObservations", true);
+  int before = flaky_.failed_writes();
+  executor_->Observe("e", "e-1", 1, {{"loss", 0.3}, {"acc", 0.5}});
+  ASSERT_TRUE(WaitForRefusal(before));
+  ASSERT_EQ(store_->ListObservations("e", "e-1")->size(), 1u) << "stored, answered Unavailable";
+  // Retried by a sweep while answers are still lost: stored once all the
+  // same, and held again.
+  before = flaky_.failed_writes();
+  clock_.Advance(std::chrono::seconds(1));
+  controller_->Sweep();
+  EXPECT_TRUE(HoldsFor([&] { return store_->ListObservations("e", "e-1")->size() == 1; },
+                       std::chrono::milliseconds(300)));
+  flaky_.LoseAnswers("AddObservations", false);
+  // The same step and value again, later: a new report, stored.
+  executor_->Observe("e", "e-1", 1, {{"loss", 0.3}});
+  executor_->Observe("e", "e-1", 2, {{"loss", 0.2}});
+  executor_->ExitCode("e", "e-1", 0);
+  ASSERT_TRUE(WaitForTrialPhase("e", "e-1", TrialPhase::kSucceeded));
+  auto stored = store_->ListObservations("e", "e-1");
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->size(), 3u);
+  EXPECT_EQ((*stored)[0].metrics, (std::map<std::string, double>{{"acc", 0.5}, {"loss", 0.3}}));
+  EXPECT_EQ((*stored)[1].step, 1);
+  EXPECT_EQ((*stored)[1].metrics, (std::map<std::string, double>{{"loss", 0.3}}));
+  EXPECT_EQ((*stored)[2].step, 2);
+  EXPECT_EQ(Trial("e", "e-1").metrics.size(), 2u);
+}
+
+// A trial's end, stored with its answer lost, is stored again harmlessly:
+// the same fields, and no observation twice.
+TEST_F(FailedWritesTest, AnEndStoredThoughAnsweredUnavailableEndsTheTrialOnce) {
+  Create(RunnerSpec("e", 1, 1));
+  ASSERT_TRUE(WaitForRunning("e", 1));
+  executor_->Observe("e", "e-1", 1, {{"loss", 0.3}});
+  ASSERT_TRUE(WaitFor([&] { return store_->ListObservations("e", "e-1")->size() == 1; }));
+  flaky_.LoseAnswers("UpdateTrial", true);
+  int before = flaky_.failed_writes();
+  executor_->ExitCode("e", "e-1", 0);
+  ASSERT_TRUE(WaitForRefusal(before));
+  flaky_.LoseAnswers("UpdateTrial", false);
+  clock_.Advance(std::chrono::seconds(1));
+  controller_->Sweep();
+  ASSERT_TRUE(WaitForPhase("e", ExperimentPhase::kSucceeded));
+  EXPECT_EQ(Trial("e", "e-1").phase, TrialPhase::kSucceeded);
+  EXPECT_EQ(store_->ListObservations("e", "e-1")->size(), 1u);
+  EXPECT_EQ(executor_->started().size(), 1u);
 }
 
 TEST_F(FailedWritesTest, ARefusedStartIsNotStartedTwice) {

@@ -33,7 +33,17 @@ class FlakyStore : public storage::Store {
       failing_.erase(method);
     }
   }
-  // Writes refused so far.
+  // While set, the write method named `method` is carried out and then
+  // answers Unavailable, as a PostgreSQL COMMIT whose answer was lost.
+  void LoseAnswers(const std::string& method, bool lose) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (lose) {
+      losing_.insert(method);
+    } else {
+      losing_.erase(method);
+    }
+  }
+  // Writes refused so far (those carried out with their answer lost too).
   int failed_writes() const { return failed_writes_.load(); }
 
   Status CreateExperiment(const api::Experiment& experiment) override {
@@ -80,19 +90,21 @@ class FlakyStore : public storage::Store {
   Status UpdateTrial(const std::string& experiment, const std::string& trial,
                      const storage::TrialUpdate& update) override {
     if (Refuse("UpdateTrial")) return Failed("UpdateTrial");
-    return inner_->UpdateTrial(experiment, trial, update);
+    return Answer("UpdateTrial", inner_->UpdateTrial(experiment, trial, update));
   }
   Status AddObservations(const std::string& experiment,
                          const std::string& trial,
                          const std::vector<api::Observation>& obs) override {
     if (Refuse("AddObservations")) return Failed("AddObservations");
-    return inner_->AddObservations(experiment, trial, obs);
+    return Answer("AddObservations", inner_->AddObservations(experiment, trial, obs));
   }
   StatusOr<std::vector<api::MetricSummary>> AddObservationsAndSummarize(
       const std::string& experiment, const std::string& trial,
       const std::vector<api::Observation>& obs) override {
     if (Refuse("AddObservations")) return Failed("AddObservations");
-    return inner_->AddObservationsAndSummarize(experiment, trial, obs);
+    auto summaries = inner_->AddObservationsAndSummarize(experiment, trial, obs);
+    if (Status answer = Answer("AddObservations", summaries.status()); !answer.ok()) return answer;
+    return summaries;
   }
   StatusOr<std::vector<api::Observation>> ListObservations(
       const std::string& experiment, const std::string& trial) override {
@@ -140,11 +152,22 @@ class FlakyStore : public storage::Store {
     ++failed_writes_;
     return Unavailable(std::string(what) + ": the disk is full (injected)");
   }
+  // `done`, or Unavailable once it is done when `method`'s answers are lost.
+  Status Answer(const char* method, Status done) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!done.ok() || losing_.count(method) == 0) return done;
+    }
+    ++failed_writes_;
+    return Unavailable(std::string(method) +
+                       ": the connection was lost while a COMMIT was in flight (injected)");
+  }
 
   storage::Store* inner_;
   std::atomic<bool> fail_writes_{false};
   std::mutex mu_;
   std::set<std::string> failing_;  // guarded by mu_
+  std::set<std::string> losing_;   // guarded by mu_
   std::atomic<int> failed_writes_{0};
 };
 

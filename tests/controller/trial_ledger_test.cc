@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
+#include <vector>
 
 #include "tests/testing/fake_clock.h"
 
@@ -439,6 +441,38 @@ TEST_F(LeaseTest, RunnerRunTrialsAndEndedOnesHaveNoLease) {
   EXPECT_TRUE(ledger_.Apply(trial_, event::LeaseTick{}, clock_.NowMillis()).empty());
   trial_.phase = TrialPhase::kSucceeded;
   EXPECT_TRUE(Tick().empty());
+}
+
+// What a retry after an Unavailable answer must not store again.
+TEST(DropStoredTest, TakesOutEachStoredValueOnceAndKeepsTheRest) {
+  auto at = [](int64_t step, int64_t ms, std::map<std::string, double> metrics) {
+    api::Observation o;
+    o.step = step;
+    o.timestamp_ms = ms;
+    o.metrics = std::move(metrics);
+    return o;
+  };
+  const std::vector<api::Observation> stored = {at(1, 10, {{"loss", 0.3}, {"acc", 0.5}}),
+                                                at(2, 20, {{"loss", 0.2}})};
+  api::Observation texts_only = at(2, 20, {});
+  texts_only.texts = {{"genotype", "g"}};
+  std::vector<api::Observation> held = {
+      at(1, 10, {{"loss", 0.3}, {"acc", 0.5}}),  // stored: out
+      at(1, 10, {{"loss", 0.3}}),                // the same again: matched once, kept
+      at(2, 21, {{"loss", 0.2}}),                // another moment: kept
+      at(2, 20, {{"loss", 0.2}, {"extra", 1}}),  // loss stored: only extra kept
+      texts_only,                                // texts are merged by name: kept
+  };
+  DropStored(stored, &held);
+  ASSERT_EQ(held.size(), 4u);
+  EXPECT_EQ(held[0].metrics, (std::map<std::string, double>{{"loss", 0.3}}));
+  EXPECT_EQ(held[1].timestamp_ms, 21);
+  EXPECT_EQ(held[2].metrics, (std::map<std::string, double>{{"extra", 1}}));
+  EXPECT_EQ(held[3].texts.at("genotype"), "g");
+
+  std::vector<api::Observation> none = {at(3, 30, {{"loss", 0.1}})};
+  DropStored({}, &none);
+  EXPECT_EQ(none.size(), 1u);
 }
 
 }  // namespace
