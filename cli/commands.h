@@ -53,6 +53,7 @@ struct ServeOptions {
   int slurm_shards_per_gpu = 0;
   std::string advertise_url;
   int lease_seconds = 10;  // --lease-seconds (PostgreSQL)
+  int db_pool_size = 0;    // --db-pool-size (PostgreSQL); 0: the store's default
   // --parent-pid: stop when this process ends (cli/parent_watch.h); 0: no.
   int64_t parent_pid = 0;
   // --parent-temp-dir: a folder of the parent's, removed when the server

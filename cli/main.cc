@@ -129,6 +129,11 @@ int main(int argc, char** argv) {
                    "(default 10)")
       ->check(CLI::Range(1, 3600));
   serve_cmd
+      ->add_option("--db-pool-size", serve.db_pool_size,
+                   "With PostgreSQL: connections at most this server keeps open to the "
+                   "database (default 8); each is one PostgreSQL backend")
+      ->check(CLI::Range(1, 256));
+  serve_cmd
       ->add_option("--parent-pid", serve.parent_pid,
                    "Stop (as on SIGTERM) when this process ends: a server that belongs to "
                    "one program (hpt.local()) does not outlive it")

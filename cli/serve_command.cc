@@ -80,6 +80,11 @@ int Serve(const ServeOptions& options) {
                     "every interface)",
                 2);
   }
+  if (options.db_pool_size != 0 && !storage::IsPostgresUrl(options.db)) {
+    return Fail("--db-pool-size: only a PostgreSQL --db has a connection pool ('" +
+                    options.db + "' is a SQLite file)",
+                2);
+  }
   ServerAppOptions so;
   so.host = options.host;
   so.port = options.port;
@@ -95,6 +100,7 @@ int Serve(const ServeOptions& options) {
   so.slurm_shards_per_gpu = options.slurm_shards_per_gpu;
   so.advertise_url = options.advertise_url;
   so.lease_seconds = options.lease_seconds;
+  so.db_pool_size = options.db_pool_size;
   so.containers = options.containers.engine;
   so.container_runtime = options.containers.runtime;
   so.container_ulimits = options.containers.ulimits;

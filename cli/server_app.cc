@@ -104,6 +104,7 @@ class ServerAppImpl : public ServerApp {
     const int64_t open_files_before = server::RaiseOpenFileLimit();
     storage::StoreOptions store_options;
     store_options.synchronous_full = options.sync_full;
+    if (options.db_pool_size > 0) store_options.pool_size = options.db_pool_size;
     // Before anything else: a second server on this database must not
     // touch the first one's trials.
     const bool postgres = storage::IsPostgresUrl(options.db_path);

@@ -63,6 +63,8 @@ struct ServerAppOptions {
   // PostgreSQL: how long an experiment's lease lasts without renewal
   // (storage/lease_store.h); another server takes it over after that.
   int lease_seconds = 10;
+  // PostgreSQL: connections at most in the store's pool; 0: its default.
+  int db_pool_size = 0;
 };
 
 class ServerApp {

@@ -308,6 +308,7 @@ Status Pool::Transact(Kind kind,
 PoolStats Pool::Stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   PoolStats stats = counters_;
+  stats.size = options_.size;
   stats.open = open_;
   stats.in_use = in_use_;
   return stats;

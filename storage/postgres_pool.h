@@ -53,6 +53,7 @@ struct PoolOptions {
 };
 
 struct PoolStats {
+  int64_t size = 0;     // connections at most (PoolOptions::size)
   int64_t open = 0;     // connections open now
   int64_t in_use = 0;   // of those, running a transaction now
   int64_t waits = 0;    // transactions that waited for a free connection

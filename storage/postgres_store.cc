@@ -95,6 +95,7 @@ StatusOr<std::unique_ptr<PostgresStore>> OpenPostgresStore(
 std::vector<std::pair<std::string, double>> PostgresStore::Metrics() {
   const pg::PoolStats s = pool_->Stats();
   return {
+      {"hpt_store_connections_max", static_cast<double>(s.size)},
       {"hpt_store_connections_open", static_cast<double>(s.open)},
       {"hpt_store_connections_in_use", static_cast<double>(s.in_use)},
       {"hpt_store_connection_waits_total", static_cast<double>(s.waits)},

@@ -4,12 +4,14 @@
 // finds everything it stored.
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "tests/postgres/postgres_fixture.h"
 #include "tests/testing/hpt_process.h"
@@ -88,6 +90,51 @@ TEST_F(PostgresServerTest, TwoServersShareTheDatabase) {
                                      {{"count", 1}});
   EXPECT_TRUE(asked.ok()) << asked.status().ToString();
   EXPECT_LT(std::chrono::steady_clock::now() - stopped, std::chrono::seconds(5));
+}
+
+// A /metrics gauge's value, or -1 when absent.
+double Gauge(const std::string& metrics, const std::string& name) {
+  size_t at = metrics.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stod(metrics.substr(at + name.size() + 2));
+}
+
+TEST_F(PostgresServerTest, DbPoolSizeCapsTheConnections) {
+  std::vector<std::string> args = Args("logs");
+  args.insert(args.end(), {"--db-pool-size", "2"});
+  // Its connections told apart from other tests' in pg_stat_activity.
+  const std::string app = "hpt_pool_test_" + std::to_string(::getpid());
+  HptProcess server(schema_.url() + "&application_name=" + app, args);
+  auto client = server.Client();
+  nlohmann::json spec = {
+      {"name", "pool"},
+      {"objective", {{"type", "minimize"}, {"objectiveMetricName", "loss"}}},
+      {"algorithm", {{"algorithmName", "random"}}},
+      {"parallelTrialCount", 4},
+      {"maxTrialCount", 8},
+      {"parameters",
+       {{{"name", "x"},
+         {"parameterType", "double"},
+         {"feasibleSpace", {{"min", "0"}, {"max", "1"}}}}}},
+      {"trialTemplate",
+       {{"command", {"sh", "-c", "for s in 1 2 3; do echo step=$s loss=${trialParameters.x}; done"}},
+        {"trialParameters", {{{"name", "x"}, {"reference", "x"}}}},
+        {"workingDir", "/tmp"}}}};
+  ASSERT_TRUE(client->Json("POST", "/api/v1/experiments", spec).ok());
+  nlohmann::json done = hpt::testing::WaitForExperiment(*client, "pool", 60);
+  ASSERT_EQ(done["status"]["phase"], "Succeeded") << done.dump();
+  auto metrics = client->Call("GET", "/metrics");
+  ASSERT_TRUE(metrics.ok());
+  EXPECT_EQ(Gauge(metrics->body, "hpt_store_connections_max"), 2) << metrics->body;
+  const double open = Gauge(metrics->body, "hpt_store_connections_open");
+  EXPECT_GE(open, 1) << metrics->body;
+  EXPECT_LE(open, 2) << metrics->body;
+  // PostgreSQL's own count of this server's connections (app: letters,
+  // digits and underscores).
+  const int count = std::stoi(RawPg(schema_.url())
+                                  .Query("SELECT count(*) FROM pg_stat_activity "
+                                         "WHERE application_name = '" + app + "'"));
+  EXPECT_GE(count, 2) << "a pooled connection, and the server's lock";
+  EXPECT_LE(count, 2 + 1) << "the pool, and the server's lock";
 }
 
 TEST_F(PostgresServerTest, TrialsRunAndEverythingSurvivesKill9) {
