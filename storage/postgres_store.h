@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -146,7 +147,11 @@ class PostgresStore final : public Store, public LeaseStore {
                            const std::string& trial,
                            const std::vector<api::Observation>& obs,
                            std::vector<api::MetricSummary>* summaries);
-  struct ObservationRows;  // the statements' parameters, built once
+  // The statements' parameters, built once (RowsOf).
+  struct ObservationRows {
+    pg::Params params;
+    std::string texts;  // the text metrics, merged into outputs_json
+  };
   static ObservationRows RowsOf(const std::vector<api::Observation>& obs);
   // Queues a write's statements, which fail (pg::IsRequirementFailed)
   // unless its lease and trial are as assumed (then `*check_failed` is set,
@@ -156,6 +161,29 @@ class PostgresStore final : public Store, public LeaseStore {
                              const std::string& trial, const ObservationRows& rows,
                              std::vector<api::MetricSummary>* summaries,
                              bool* check_failed = nullptr);
+  // Queues the statement that checks, with hpt_require, that the lease is
+  // still this server's and locks the trial as TrialId(lock = true) does;
+  // false, queuing nothing, when this server knows of no lease on the
+  // experiment.
+  bool QueueTrialChecks(pg::Connection& conn, const std::string& experiment,
+                        const std::string& trial, std::function<void()> on_failure = {});
+  // Queues the statements that append `rows` to the trial (found by name).
+  static void QueueObservationRows(pg::Connection& conn, const std::string& experiment,
+                                   const std::string& trial, const ObservationRows& rows,
+                                   std::vector<api::MetricSummary>* summaries);
+  // AddTrials and UpdateTrial in one round trip where they can
+  // (postgres_store_trial_writes.cc): every statement queued, its checks
+  // failing with pg::IsRequirementFailed; false, queuing nothing, when the
+  // write must take the general way (no lease known, or a batch the
+  // one-round-trip form does not cover).
+  bool QueueAddTrials(pg::Connection& conn, const std::string& experiment,
+                      const NewTrials& batch);
+  bool QueueTrialUpdate(pg::Connection& conn, const std::string& experiment,
+                        const std::string& trial, const TrialUpdate& update);
+  // Runs `queue` in a write transaction: OK, or the store's error, when it
+  // queued and its checks held; nullopt when the general form must run
+  // (nothing was written).
+  std::optional<Status> TryInOneRoundTrip(const std::function<bool(pg::Connection&)>& queue);
   // One write in its own transaction: one round trip when `rows` is given
   // and the checks hold, else the general way, which says what is wrong.
   Status WriteObservationsAlone(const std::string& experiment, const std::string& trial,

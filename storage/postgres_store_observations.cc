@@ -82,11 +82,6 @@ constexpr const char* kTrialThere =
 // An observation write's statements: the parameters after the trial's
 // ($2 ... $11 of kAddObservations), and its texts as one JSON object
 // (empty when there are none).
-struct PostgresStore::ObservationRows {
-  Params params;
-  std::string texts;
-};
-
 PostgresStore::ObservationRows PostgresStore::RowsOf(const std::vector<api::Observation>& obs) {
   std::vector<int64_t> places, steps, times;
   std::vector<std::string> names;
@@ -178,22 +173,21 @@ Status PostgresStore::AddObservationsTo(
   return Status::Ok();
 }
 
-// The one-round-trip form queues every statement (pg::Connection::Queue)
-// and checks the lease and the trial with hpt_require.
-bool PostgresStore::QueueObservationWrite(Connection& conn,
-                                          const std::string& experiment,
-                                          const std::string& trial,
-                                          const ObservationRows& rows,
-                                          std::vector<api::MetricSummary>* summaries,
-                                          bool* check_failed) {
+bool PostgresStore::QueueTrialChecks(Connection& conn, const std::string& experiment,
+                                     const std::string& trial,
+                                     std::function<void()> on_failure) {
   // One statement checks both, the lease first (CheckLease's order).
   Params checked = Params().Add(experiment).Add(trial);
   const std::optional<std::string> lease = LeaseCondition(experiment, checked);
   if (!lease) return false;
-  std::function<void()> on_failure;
-  if (check_failed != nullptr) on_failure = [check_failed] { *check_failed = true; };
   conn.Queue({"SELECT hpt_require(" + *lease + ") AND hpt_require(" + kTrialThere + ")",
               std::move(checked), nullptr, /*prepare=*/true, std::move(on_failure)});
+  return true;
+}
+
+void PostgresStore::QueueObservationRows(Connection& conn, const std::string& experiment,
+                                         const std::string& trial, const ObservationRows& rows,
+                                         std::vector<api::MetricSummary>* summaries) {
   Params params = Prefixed(Params().Add(experiment), rows.params);
   params.Add(trial);
   std::function<void(Result)> on_rows;
@@ -203,6 +197,20 @@ bool PostgresStore::QueueObservationWrite(Connection& conn,
   if (!rows.texts.empty()) {
     conn.Queue({kMergeTextsByName, Params().Add(rows.texts).Add(experiment).Add(trial)});
   }
+}
+
+// The one-round-trip form queues every statement (pg::Connection::Queue)
+// and checks the lease and the trial with hpt_require.
+bool PostgresStore::QueueObservationWrite(Connection& conn,
+                                          const std::string& experiment,
+                                          const std::string& trial,
+                                          const ObservationRows& rows,
+                                          std::vector<api::MetricSummary>* summaries,
+                                          bool* check_failed) {
+  std::function<void()> on_failure;
+  if (check_failed != nullptr) on_failure = [check_failed] { *check_failed = true; };
+  if (!QueueTrialChecks(conn, experiment, trial, std::move(on_failure))) return false;
+  QueueObservationRows(conn, experiment, trial, rows, summaries);
   return true;
 }
 
@@ -214,13 +222,10 @@ Status PostgresStore::WriteObservationsAlone(const std::string& experiment,
                                              const ObservationRows* rows,
                                              std::vector<api::MetricSummary>* summaries) {
   if (rows != nullptr) {
-    bool no_lease = false;
-    Status fast = pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
-      if (QueueObservationWrite(conn, experiment, trial, *rows, summaries)) return Status::Ok();
-      no_lease = true;
-      return FailedPrecondition("no lease known");
+    std::optional<Status> fast = TryInOneRoundTrip([&](Connection& conn) {
+      return QueueObservationWrite(conn, experiment, trial, *rows, summaries);
     });
-    if (!no_lease && !pg::IsRequirementFailed(fast)) return fast;
+    if (fast) return *fast;
   }
   return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
     HPT_RETURN_IF_ERROR(CheckLease(conn, experiment));

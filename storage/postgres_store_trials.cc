@@ -9,6 +9,7 @@
 
 #include "storage/assignment_json.h"
 #include "storage/postgres_store.h"
+#include "storage/postgres_trial_fields.h"
 
 namespace hpt::storage {
 namespace {
@@ -131,6 +132,9 @@ Status PostgresStore::AddTrials(const std::string& experiment,
     }
     names.push_back(trial.name);
   }
+  std::optional<Status> fast = TryInOneRoundTrip(
+      [&](Connection& conn) { return QueueAddTrials(conn, experiment, batch); });
+  if (fast) return *fast;
   return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
     HPT_RETURN_IF_ERROR(CheckLease(conn, experiment));
     // The experiment's row lock: one AddTrials at a time numbers its trials.
@@ -298,51 +302,17 @@ StatusOr<api::Trial> PostgresStore::GetTrial(const std::string& experiment,
 Status PostgresStore::UpdateTrial(const std::string& experiment,
                                   const std::string& trial,
                                   const TrialUpdate& update) {
-  Params params;
-  if (update.phase) {
-    params.Add(api::ToString(*update.phase));
-  } else {
-    params.AddNull();
-  }
-  params.AddOptional(update.reason).AddOptional(update.message);
-  params.AddOptional(update.start_time_ms)
-      .AddOptional(update.completion_time_ms);
-  params.AddOptional(update.exit_code).AddOptional(update.pid);
-  params.AddNull();  // $8: the trial's id, set below
-  params.AddOptional(update.job_id).AddOptional(update.preemptions);
-  if (update.assignment) {
-    params.Add(AssignmentToJson(*update.assignment));
-  } else {
-    params.AddNull();
-  }
-  if (update.user_attrs) {
-    params.Add(UserAttrsToText(*update.user_attrs));
-  } else {
-    params.AddNull();
-  }
+  std::optional<Status> fast = TryInOneRoundTrip([&](Connection& conn) {
+    return QueueTrialUpdate(conn, experiment, trial, update);
+  });
+  if (fast) return *fast;
   return pool_->Transact(Kind::kWrite, [&](Connection& conn) -> Status {
     HPT_RETURN_IF_ERROR(CheckLease(conn, experiment));
     HPT_ASSIGN_OR_RETURN(int64_t trial_id,
                          TrialId(conn, experiment, trial, /*lock=*/true));
-    Params with_id = params;
-    with_id.Set(7, trial_id);
-    HPT_RETURN_IF_ERROR(
-        conn.Exec("UPDATE trials SET "
-                  "phase = COALESCE($1::text, phase), "
-                  "reason = COALESCE($2::text, reason), "
-                  "message = COALESCE($3::text, message), "
-                  "start_time_ms = COALESCE($4::bigint, start_time_ms), "
-                  "completion_time_ms = COALESCE($5::bigint, "
-                  "completion_time_ms), "
-                  "exit_code = COALESCE($6::integer, exit_code), "
-                  "pid = COALESCE($7::bigint, pid), "
-                  "job_id = COALESCE($9::text, job_id), "
-                  "preemptions = COALESCE($10::bigint, preemptions), "
-                  "assignment_json = COALESCE($11::text, assignment_json), "
-                  "user_attrs_json = COALESCE($12::text, user_attrs_json) "
-                  "WHERE id = $8::bigint",
-                  with_id)
-            .status());
+    HPT_RETURN_IF_ERROR(conn.Exec(std::string(kUpdateTrialFields) + "WHERE id = $12::bigint",
+                                  TrialFieldParams(update).Add(trial_id))
+                            .status());
     return AddObservationsTo(conn, trial_id, update.observations, nullptr);
   });
 }

@@ -93,15 +93,7 @@ TEST_F(PostgresPipelineTest, InsideBeginAFailureLeavesTheTransactionForRollback)
   EXPECT_EQ(Count(), 0);
 }
 
-class PostgresOneRoundTripWriteTest : public PostgresStoreFixture {
- protected:
-  double RoundTrips(PostgresStore& store) {
-    for (const auto& [name, value] : store.Metrics())
-      if (name == "hpt_store_round_trips_total") return value;
-    ADD_FAILURE() << "no hpt_store_round_trips_total";
-    return -1;
-  }
-};
+using PostgresOneRoundTripWriteTest = PostgresStoreFixture;
 
 TEST_F(PostgresOneRoundTripWriteTest, AnObservationWriteIsOneRoundTripWithOrWithoutLeases) {
   for (bool leasing : {false, true}) {

@@ -27,6 +27,14 @@ class PostgresStoreFixture : public ::testing::Test {
     return store.ok() ? std::move(store).value() : nullptr;
   }
 
+  // The store's round trips so far (/metrics' hpt_store_round_trips_total).
+  static double RoundTrips(PostgresStore& store) {
+    for (const auto& [name, value] : store.Metrics())
+      if (name == "hpt_store_round_trips_total") return value;
+    ADD_FAILURE() << "no hpt_store_round_trips_total";
+    return -1;
+  }
+
   TestSchema schema_;
   std::string url_;
 };
