@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/cpu_budget.h"
 #include "bench/fresh_database.h"
 #include "bench/raw_client.h"
 #include "bench/server_process.h"
@@ -152,12 +153,15 @@ StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config, bool raw_clien
 }
 
 StatusOr<LoadResult> MeasureAskTellConcurrent(const BenchConfig& config, int clients,
-                                              int servers, int experiments) {
+                                              int servers, int experiments, double server_cpus,
+                                              bool raw_client) {
   if (servers > 1 && config.postgres_url.empty()) {
     return InvalidArgument("several servers share a PostgreSQL database, not a SQLite file");
   }
   HPT_ASSIGN_OR_RETURN(std::string db, FreshDb(config));
   std::vector<std::unique_ptr<TempDir>> dirs;  // each server's log
+  // Declared before the servers: they stop before their groups go.
+  std::vector<std::unique_ptr<CpuBudget>> budgets;
   std::vector<std::unique_ptr<ServerProcess>> hpts;
   std::vector<std::string> urls;
   for (int s = 0; s < servers; ++s) {
@@ -171,6 +175,11 @@ StatusOr<LoadResult> MeasureAskTellConcurrent(const BenchConfig& config, int cli
     }
     urls.push_back((*started)->url());
     hpts.push_back(std::move(*started));
+    if (server_cpus > 0) {
+      HPT_ASSIGN_OR_RETURN(std::unique_ptr<CpuBudget> budget, CpuBudget::Create(server_cpus));
+      HPT_RETURN_IF_ERROR(budget->Add(hpts.back()->pid()));
+      budgets.push_back(std::move(budget));
+    }
   }
   std::vector<std::string> bases;  // each experiment's trials path
   for (int e = 0; e < experiments; ++e) {
@@ -188,6 +197,7 @@ StatusOr<LoadResult> MeasureAskTellConcurrent(const BenchConfig& config, int cli
   options.clients = clients;
   options.seconds = config.seconds;
   options.warmup_requests = 5;
+  options.raw_client = raw_client;
   return RunLoad(urls, options, [&bases](int i, int64_t, hpt::client::ApiClient& client) {
     const std::string& base = bases[i % bases.size()];
     auto suggested = client.Call("POST", base + ":suggest", R"({"count": 1})");

@@ -56,10 +56,14 @@ StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config,
 // experiment e is created through server e % servers, so with as many
 // experiments as servers each server serves its own. A server that refuses
 // to start beside the first gives FailedPrecondition starting with
-// kNeedsSeveralServers.
+// kNeedsSeveralServers. `server_cpus` > 0: each server runs in a CpuBudget
+// of that many cores (bench/cpu_budget.h), standing for a machine of its
+// own; Unavailable when it cannot have one. `raw_client`: the load comes
+// from NewRawClient.
 inline constexpr const char* kNeedsSeveralServers = "needs several servers";
 StatusOr<LoadResult> MeasureAskTellConcurrent(const BenchConfig& config, int clients,
-                                              int servers = 1, int experiments = 1);
+                                              int servers = 1, int experiments = 1,
+                                              double server_cpus = 0, bool raw_client = false);
 
 // 3. Single-observation writes, each client to its own Running trial.
 // `sync_full`: the server runs with --sync-full (an fsync per commit, the

@@ -9,6 +9,7 @@
 //   hpt_bench_postgres --postgres postgresql://USER@HOST:PORT/DB
 //                      [--peer optuna_pg.json] [--out table.md] [--seconds 4]
 //                      [--servers 2] [--hpt path/to/hpt] [--only NAME]
+//                      [--server-cpus 0.25]
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -17,6 +18,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/flags.h"
@@ -111,12 +113,14 @@ std::string Table(const std::vector<Line>& lines) {
 int Main(int argc, char** argv) {
   std::map<std::string, std::string> flags = {
       {"postgres", ""}, {"peer", ""},   {"out", ""},          {"seconds", "4"},
-      {"servers", "2"}, {"hpt", HPT_BINARY}, {"only", ""}, {"asktell-trials", "2000"}};
+      {"servers", "2"}, {"hpt", HPT_BINARY}, {"only", ""}, {"asktell-trials", "2000"},
+      {"server-cpus", "0.25"}};
   if (!ReadFlags(argc, argv, flags) || flags["postgres"].empty()) {
     std::cerr << "usage: hpt_bench_postgres --postgres postgresql://USER@HOST:PORT/DB"
                  " [--peer optuna_pg.json] [--out table.md] [--seconds S] [--servers N]"
-                 " [--hpt PATH] [--only asktell1|asktell8|writes8|writes8raw|servers]"
-                 " [--asktell-trials N]\n";
+                 " [--hpt PATH]"
+                 " [--only asktell1|asktell8|writes8|writes8raw|servers|servers-held]"
+                 " [--asktell-trials N] [--server-cpus C]\n";
     return 2;
   }
   BenchConfig sqlite;
@@ -156,16 +160,27 @@ int Main(int argc, char** argv) {
                              [&](const BenchConfig& c) {
                                return MeasureObservationWrites(c, clients, false, true);
                              });
-  // Several servers, each with its experiment, beside one server with as
-  // many experiments: the servers' share, not the experiments'.
+  // Several servers beside one, with an experiment per client either way
+  // (client i's experiment lives on server i % servers): the servers'
+  // share, not the experiments'. First as they are, sharing this machine's
+  // cores with each other, PostgreSQL and the clients; then with each
+  // server held to --server-cpus cores (bench/cpu_budget.h), as on a
+  // machine of its own beside a database with room to spare.
   const std::string n = std::to_string(servers);
-  Cell one_server = Measure(
-      only, "servers", "ask/tell trials, 8 clients over " + n + " experiments, 1 server, PostgreSQL",
-      &notes, [&] { return MeasureAskTellConcurrent(postgres, clients, 1, servers); });
-  Cell several = Measure(
-      only, "servers",
-      "ask/tell trials, 8 clients over " + n + " servers, an experiment each, PostgreSQL", &notes,
-      [&] { return MeasureAskTellConcurrent(postgres, clients, servers, servers); });
+  const double server_cpus = std::stod(flags["server-cpus"]);
+  const std::string cpus = FormatNumber(server_cpus, 2);
+  auto servers_row = [&](const std::string& key, int count, double budget) {
+    std::string what = "ask/tell trials, 8 minimal clients with an experiment each, " +
+                       std::to_string(count) + (count == 1 ? " server" : " servers");
+    if (budget > 0) what += " held to " + cpus + " cores" + (count == 1 ? "" : " each");
+    return Measure(only, key, what + ", PostgreSQL", &notes, [&] {
+      return MeasureAskTellConcurrent(postgres, clients, count, clients, budget, true);
+    });
+  };
+  Cell one_server = servers_row("servers", 1, 0);
+  Cell several = servers_row("servers", servers, 0);
+  Cell one_held = servers_row("servers-held", 1, server_cpus);
+  Cell several_held = servers_row("servers-held", servers, server_cpus);
 
   auto five_x = [](const Cell& optuna) {
     return optuna.value ? std::optional<double>(5 * *optuna.value) : std::nullopt;
@@ -181,12 +196,27 @@ int Main(int argc, char** argv) {
        ">= 5x Optuna-PG", five_x(w8_o)},
       {"... 8 clients, minimal socket client", w8r_s, w8r_p, w8_o, ">= 5x Optuna-PG",
        five_x(w8_o)},
-      {"ask/tell trials/s, 8 clients over " + n + " experiments, 1 server", Cell{}, one_server,
+      {"ask/tell trials/s, 8 minimal clients with an experiment each, 1 server, sharing " +
+           std::to_string(std::thread::hardware_concurrency()) + " cores with all else",
+       Cell{}, one_server, Cell{}, "", std::nullopt},
+      {"... " + n + " servers on one database, same cores", Cell{}, several, Cell{},
+       "none: the servers share the cores", std::nullopt},
+      {"... 1 server held to " + cpus + " cores (a machine of its own)", Cell{}, one_held,
        Cell{}, "", std::nullopt},
-      {"ask/tell trials/s, 8 clients over " + n + " servers on one database, an experiment each",
-       Cell{}, several, Cell{}, ">= 1.5x 1 server (row above)",
-       one_server.value ? std::optional<double>(1.5 * *one_server.value) : std::nullopt},
+      {"... " + n + " servers on one database, each held to " + cpus + " cores", Cell{},
+       several_held, Cell{}, ">= 1.5x 1 server (row above)",
+       one_held.value ? std::optional<double>(1.5 * *one_held.value) : std::nullopt},
   };
+  auto ratio = [](const Cell& several, const Cell& one) {
+    return several.value && one.value && *one.value > 0
+               ? FormatNumber(*several.value / *one.value, 2) + "x"
+               : std::string("—");
+  };
+  if (one_server.value || one_held.value) {
+    notes.push_back(n + " servers ÷ 1 server: " + ratio(several, one_server) +
+                    " sharing the cores, " + ratio(several_held, one_held) + " each held to " +
+                    cpus + " cores");
+  }
   if (peer.contains("notes")) {
     for (const auto& n : peer["notes"]) notes.push_back("Optuna: " + n.get<std::string>());
   } else {

@@ -5,7 +5,9 @@
 # (scripts/postgres-local.sh), measures Optuna on it, then hpt, prints the
 # table (also written to bench/out/postgres.md) and discards the server.
 #
-#   bash bench/run_postgres.sh [--servers N]   # N: the several-servers row (default 2)
+#   bash bench/run_postgres.sh [--servers N] [--server-cpus C]
+#     N: the several-servers rows (default 2); C: the cores each held
+#     server may use (default 0.25; bench/cpu_budget.h, root needed)
 #
 # Environment: BUILD_DIR (default build), SECONDS_PER_MEASUREMENT (default
 # 4), JOBS (default 2), POSTGRES_DIR (the scratch server's folder, default a
@@ -16,10 +18,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
 seconds="${SECONDS_PER_MEASUREMENT:-4}"
 servers=2
+server_cpus=0.25
 while [ $# -gt 0 ]; do
   case "$1" in
     --servers) servers="${2:?--servers needs a number}"; shift 2 ;;
-    *) echo "usage: $0 [--servers N]" >&2; exit 2 ;;
+    --server-cpus) server_cpus="${2:?--server-cpus needs a number}"; shift 2 ;;
+    *) echo "usage: $0 [--servers N] [--server-cpus C]" >&2; exit 2 ;;
   esac
 done
 out="$root/bench/out"
@@ -49,5 +53,6 @@ echo "run_postgres: measuring Optuna on PostgreSQL ..." >&2
 /usr/bin/python3 "$root/bench/optuna_postgres_peer.py" --postgres "$url" \
   --out "$out/optuna_postgres.json" --seconds "$seconds"
 "$build/bench/hpt_bench_postgres" --postgres "$url" --peer "$out/optuna_postgres.json" \
-  --out "$out/postgres.md" --seconds "$seconds" --servers "$servers"
+  --out "$out/postgres.md" --seconds "$seconds" --servers "$servers" \
+  --server-cpus "$server_cpus"
 echo "run_postgres: table written to $out/postgres.md" >&2
