@@ -52,6 +52,7 @@ struct ServeOptions {
   std::string slurm_account;
   int slurm_shards_per_gpu = 0;
   std::string advertise_url;
+  std::string trial_url;  // --trial-url: HPT_URL for trials; "": advertise_url
   int lease_seconds = 10;  // --lease-seconds (PostgreSQL)
   int db_pool_size = 0;    // --db-pool-size (PostgreSQL); 0: the store's default
   // --parent-pid: stop when this process ends (cli/parent_watch.h); 0: no.

@@ -122,6 +122,11 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--advertise-url", serve.advertise_url,
                         "The URL trials reach this server at (HPT_URL), e.g. "
                         "http://head-node:8750 when trials run on a cluster's nodes");
+  serve_cmd->add_option(
+      "--trial-url", serve.trial_url,
+      "The URL trials get as HPT_URL (default: --advertise-url, else this server's), e.g. a "
+      "load balancer's in front of several servers on one PostgreSQL database, so that a "
+      "trial's hpt.report() reaches whichever server drives its experiment after a takeover");
   serve_cmd
       ->add_option("--lease-seconds", serve.lease_seconds,
                    "With PostgreSQL: how long a server's hold on an experiment lasts "

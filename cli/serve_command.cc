@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <utility>
 
 #include "api/private_files.h"
 #include "cli/commands.h"
@@ -34,14 +35,15 @@ std::string SelfPath() {
 }
 
 // "" when `url` can be advertised to trials (http(s)://host[:port]).
-std::string AdvertiseUrlProblem(const std::string& url) {
+// "" when `url`, given to `flag`, is empty or an http(s)://HOST[:PORT] URL.
+std::string HttpUrlProblem(const std::string& flag, const std::string& url) {
   if (url.empty()) return "";
   size_t scheme = url.find("://");
   std::string name = scheme == std::string::npos ? "" : url.substr(0, scheme);
   std::string rest = scheme == std::string::npos ? "" : url.substr(scheme + 3);
   std::string host = rest.substr(0, rest.find_first_of(":/?#"));
   if ((name != "http" && name != "https") || host.empty()) {
-    return "--advertise-url: '" + url + "' is not an http(s)://HOST[:PORT] URL";
+    return flag + ": '" + url + "' is not an http(s)://HOST[:PORT] URL";
   }
   return "";
 }
@@ -71,8 +73,9 @@ void WarnIfShared(const std::string& token_file) {
 
 int Serve(const ServeOptions& options) {
   if (options.db.empty()) return Fail("--db: must name a database file or a postgresql:// URL", 2);
-  if (std::string problem = AdvertiseUrlProblem(options.advertise_url); !problem.empty()) {
-    return Fail(problem, 2);
+  for (const auto& [flag, url] : {std::pair{"--advertise-url", options.advertise_url},
+                                  std::pair{"--trial-url", options.trial_url}}) {
+    if (std::string problem = HttpUrlProblem(flag, url); !problem.empty()) return Fail(problem, 2);
   }
   if (options.host.find(':') != std::string::npos) {
     return Fail("--host: '" + options.host +
@@ -99,6 +102,7 @@ int Serve(const ServeOptions& options) {
   so.slurm_account = options.slurm_account;
   so.slurm_shards_per_gpu = options.slurm_shards_per_gpu;
   so.advertise_url = options.advertise_url;
+  so.trial_url = options.trial_url;
   so.lease_seconds = options.lease_seconds;
   so.db_pool_size = options.db_pool_size;
   so.containers = options.containers.engine;

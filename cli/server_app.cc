@@ -159,6 +159,7 @@ class ServerAppImpl : public ServerApp {
     copts.containers = !options.containers.empty();
     copts.podman_installed = !containers.podman.empty();
     copts.server_url = options.advertise_url.empty() ? url() : options.advertise_url;
+    if (!options.trial_url.empty()) copts.server_url = options.trial_url;
     copts.token = options.token;
     copts.hpt_binary = options.hpt_binary;
     copts.max_log_bytes = options.max_log_bytes;

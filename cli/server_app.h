@@ -63,6 +63,9 @@ struct ServerAppOptions {
   // PostgreSQL: how long an experiment's lease lasts without renewal
   // (storage/lease_store.h); another server takes it over after that.
   int lease_seconds = 10;
+  // What trials get as HPT_URL: one that reaches any of several servers
+  // (a load balancer's); "": advertise_url, else this server's URL.
+  std::string trial_url;
   // PostgreSQL: connections at most in the store's pool; 0: its default.
   int db_pool_size = 0;
 };

@@ -2,8 +2,10 @@
 runner started."""
 
 import os
+import time
 from typing import Any, Dict, Optional
 
+from hpt._errors import ApiError
 from hpt._http import (DEFAULT_NAMESPACE, Transport, check_namespace, experiments_path,
                        metrics_body, quote, step_value)
 
@@ -55,9 +57,35 @@ def set_user_attr(key: str, value: Any) -> None:
     _own_trial("PATCH", "", {"userAttrs": {key: value}})
 
 
+#: Answers that say no server could take the call just now: a server
+#: restarting, or (several servers on one database) the one that drove the
+#: experiment gone and its lease not yet taken over.
+_RETRIED_CODES = (502, 503, 504)
+
+
 def _own_trial(method: str, suffix: str, body: Dict[str, Any]) -> None:
+    """Sends the call, and again while no server can take it, for up to
+    HPT_REPORT_RETRY_SECONDS (default 60; 0: once), backing off from 0.1 s
+    to 2 s. A refused connection or a 502/503/504 means the call was not
+    carried out, so sending it again stores it once."""
     transport = Transport(os.environ["HPT_URL"], os.environ.get("HPT_TOKEN"))
     namespace = check_namespace(os.environ.get("HPT_NAMESPACE") or DEFAULT_NAMESPACE)
     path = (f"{experiments_path(namespace)}/{quote(os.environ['HPT_EXPERIMENT'])}"
             f"/trials/{quote(os.environ['HPT_TRIAL'])}{suffix}")
-    transport.request(method, path, body)
+    try:
+        window = float(os.environ.get("HPT_REPORT_RETRY_SECONDS", "60"))
+    except ValueError:
+        window = 60.0
+    deadline = time.monotonic() + max(window, 0.0)
+    pause = 0.1
+    while True:
+        try:
+            transport.request(method, path, body)
+            return
+        except (ConnectionError, ApiError) as e:
+            if isinstance(e, ApiError) and e.code not in _RETRIED_CODES:
+                raise
+            if time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 2.0)

@@ -48,6 +48,7 @@ TEST(ServerUrlTest, ServeFlagsAndCommandsAreCheckedUpFront) {
            {{"serve", "--host", "::1"}, "--host: '::1' is an IPv6 address"},
            {{"serve", "--token-file", dir.path()}, "is a directory, not a file"},
            {{"serve", "--advertise-url", "notaurl"}, "--advertise-url: 'notaurl' is not"},
+           {{"serve", "--trial-url", "ftp://x"}, "--trial-url: 'ftp://x' is not"},
            {{"serve", "--db", dir.File("hpt.db"), "--db-pool-size", "4"},
             "--db-pool-size: only a PostgreSQL --db has a connection pool"},
            {{"serve", "--db-pool-size", "0"}, "--db-pool-size"},

@@ -20,6 +20,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/postgres/postgres_fixture.h"
 #include "tests/testing/hpt_process.h"
@@ -288,6 +289,81 @@ TEST_F(PostgresFailoverTest, RunnerRunTrialsAreReattachedAndEachStepStoredOnce) 
     EXPECT_TRUE(names.insert(name).second) << "repeated " << name;
     EXPECT_EQ(t["phase"], "Succeeded") << t.dump();
     auto obs = cb->Json("GET", "/api/v1/experiments/runner/trials/" + name + "/observations");
+    ASSERT_TRUE(obs.ok());
+    std::multiset<int> steps;
+    for (const auto& o : (*obs)["observations"]) steps.insert(o["step"].get<int>());
+    EXPECT_EQ(steps.size(), static_cast<size_t>(kSteps)) << name << ": " << obs->dump();
+    for (int s = 0; s < kSteps; ++s) EXPECT_EQ(steps.count(s), 1u) << name << " step " << s;
+  }
+}
+
+// A trial that pushes its metrics (hpt.report()) reaches whichever server
+// drives its experiment when HPT_URL is not its starting server's own:
+// --trial-url names another (here server b, as a load balancer in front of
+// both would), which forwards to the driver while it lives and takes the
+// experiment over once it is gone; hpt.report() sends again what no server
+// could take meanwhile (503). Each step is stored once.
+TEST_F(PostgresFailoverTest, PushTrialsReachTheServerThatTookOverThroughTheTrialUrl) {
+  if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/python3";
+  const int kSteps = 8;
+  json spec = {
+      {"name", "push"},
+      {"objective", {{"type", "minimize"}, {"objectiveMetricName", "loss"}}},
+      {"algorithm", {{"algorithmName", "random"}}},
+      {"parallelTrialCount", 2},
+      {"maxTrialCount", 3},
+      {"parameters",
+       {{{"name", "x"},
+         {"parameterType", "double"},
+         {"feasibleSpace", {{"min", "0"}, {"max", "1"}}}}}},
+      {"trialTemplate",
+       {{"command",
+         {"/usr/bin/python3", "-c",
+          "import hpt, sys, time\n"
+          "for i in range(" + std::to_string(kSteps) + "):\n"
+          "    hpt.report(step=i, loss=float(sys.argv[1]))\n"
+          "    time.sleep(0.5)\n",
+          "${trialParameters.x}"}},
+        {"trialParameters", {{{"name", "x"}, {"reference", "x"}}}},
+        {"env", {{"PYTHONPATH", HPT_PYTHON_DIR}}},
+        {"workingDir", "/tmp"}}},
+      {"metricsCollectorSpec", {{"collector", {{"kind", "Push"}}}}}};
+  HptProcess b(schema_.url(), Args());
+  Clock::time_point killed;
+  {
+    std::vector<std::string> args = Args();
+    args.insert(args.end(), {"--trial-url", b.url()});
+    HptProcess a(schema_.url(), args);
+    auto ca = a.Client();
+    ASSERT_TRUE(ca->Json("POST", "/api/v1/experiments", spec).ok());
+    ASSERT_EQ(LeaseOwnerUrl("push"), a.url());
+    bool reported = false;
+    for (int i = 0; i < 200 && !reported; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      auto t = ca->Json("GET", "/api/v1/experiments/push/trials");
+      ASSERT_TRUE(t.ok());
+      int observed = 0;
+      for (const auto& trial : (*t)["trials"]) {
+        observed += trial.contains("metrics") && !trial["metrics"].empty();
+      }
+      reported = observed >= 2;
+    }
+    ASSERT_TRUE(reported) << "the trials' reports never reached server a through server b";
+    a.Kill(SIGKILL);
+    killed = Clock::now();
+  }
+  auto cb = b.Client();
+  json done = hpt::testing::WaitForExperiment(*cb, "push", 60);
+  ASSERT_EQ(done["status"]["phase"], "Succeeded") << done.dump();
+  EXPECT_EQ(LeaseOwnerUrl("push"), b.url());
+  std::cerr << "push experiment done " << Since(killed) << " s after kill -9\n";
+  auto trials = cb->Json("GET", "/api/v1/experiments/push/trials");
+  ASSERT_TRUE(trials.ok());
+  ASSERT_EQ((*trials)["trials"].size(), 3u) << trials->dump();
+  for (const auto& t : (*trials)["trials"]) {
+    const std::string name = t["name"];
+    EXPECT_EQ(t["phase"], "Succeeded") << t.dump();
+    auto obs = cb->Json("GET", "/api/v1/experiments/push/trials/" + name + "/observations");
     ASSERT_TRUE(obs.ok());
     std::multiset<int> steps;
     for (const auto& o : (*obs)["observations"]) steps.insert(o["step"].get<int>());
