@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tests/postgres/postgres_fixture.h"
+#include "tests/server/specs.h"
 #include "tests/testing/hpt_process.h"
 #include "tests/testing/temp_dir.h"
 
@@ -228,24 +229,10 @@ TEST_F(PostgresFailoverTest, APausedServerLosesItsLeaseAndCannotWrite) {
 
 TEST_F(PostgresFailoverTest, RunnerRunTrialsAreReattachedAndEachStepStoredOnce) {
   const int kSteps = 6;
-  json spec = {
-      {"name", "runner"},
-      {"objective", {{"type", "minimize"}, {"objectiveMetricName", "loss"}}},
-      {"algorithm", {{"algorithmName", "random"}}},
-      {"parallelTrialCount", 2},
-      {"maxTrialCount", 4},
-      {"parameters",
-       {{{"name", "x"},
-         {"parameterType", "double"},
-         {"feasibleSpace", {{"min", "0"}, {"max", "1"}}}}}},
-      {"trialTemplate",
-       {{"command",
-         {"sh", "-c",
-          "for i in $(seq 0 " + std::to_string(kSteps - 1) +
-              "); do echo step=$i loss=$X; sleep 0.5; done"}},
-        {"trialParameters", {{{"name", "x"}, {"reference", "x"}}}},
-        {"env", {{"X", "${trialParameters.x}"}}},
-        {"workingDir", "/tmp"}}}};
+  json spec = hpt::testing::ShellExperiment(
+      "runner",
+      "for i in $(seq 0 " + std::to_string(kSteps - 1) + "); do echo step=$i loss=$X; sleep 0.5; done",
+      /*max_trials=*/4, /*parallel=*/2);
   HptProcess b(schema_.url(), Args());
   Clock::time_point killed;
   {
@@ -288,12 +275,7 @@ TEST_F(PostgresFailoverTest, RunnerRunTrialsAreReattachedAndEachStepStoredOnce) 
     const std::string name = t["name"];
     EXPECT_TRUE(names.insert(name).second) << "repeated " << name;
     EXPECT_EQ(t["phase"], "Succeeded") << t.dump();
-    auto obs = cb->Json("GET", "/api/v1/experiments/runner/trials/" + name + "/observations");
-    ASSERT_TRUE(obs.ok());
-    std::multiset<int> steps;
-    for (const auto& o : (*obs)["observations"]) steps.insert(o["step"].get<int>());
-    EXPECT_EQ(steps.size(), static_cast<size_t>(kSteps)) << name << ": " << obs->dump();
-    for (int s = 0; s < kSteps; ++s) EXPECT_EQ(steps.count(s), 1u) << name << " step " << s;
+    EXPECT_EQ(hpt::testing::StepsNotStoredOnce(*cb, "runner", name, kSteps), "");
   }
 }
 
@@ -306,28 +288,15 @@ TEST_F(PostgresFailoverTest, RunnerRunTrialsAreReattachedAndEachStepStoredOnce) 
 TEST_F(PostgresFailoverTest, PushTrialsReachTheServerThatTookOverThroughTheTrialUrl) {
   if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/python3";
   const int kSteps = 8;
-  json spec = {
-      {"name", "push"},
-      {"objective", {{"type", "minimize"}, {"objectiveMetricName", "loss"}}},
-      {"algorithm", {{"algorithmName", "random"}}},
-      {"parallelTrialCount", 2},
-      {"maxTrialCount", 3},
-      {"parameters",
-       {{{"name", "x"},
-         {"parameterType", "double"},
-         {"feasibleSpace", {{"min", "0"}, {"max", "1"}}}}}},
-      {"trialTemplate",
-       {{"command",
-         {"/usr/bin/python3", "-c",
-          "import hpt, sys, time\n"
-          "for i in range(" + std::to_string(kSteps) + "):\n"
-          "    hpt.report(step=i, loss=float(sys.argv[1]))\n"
-          "    time.sleep(0.5)\n",
-          "${trialParameters.x}"}},
-        {"trialParameters", {{{"name", "x"}, {"reference", "x"}}}},
-        {"env", {{"PYTHONPATH", HPT_PYTHON_DIR}}},
-        {"workingDir", "/tmp"}}},
-      {"metricsCollectorSpec", {{"collector", {{"kind", "Push"}}}}}};
+  // Each trial reports in Python (hpt.report()), 0.5 s apart.
+  json spec = hpt::testing::ShellExperiment("push", "", /*max_trials=*/3, /*parallel=*/2);
+  spec["trialTemplate"]["command"] = {"/usr/bin/python3", "-c",
+                                      "import hpt, os, time\n"
+                                      "for i in range(" + std::to_string(kSteps) + "):\n"
+                                      "    hpt.report(step=i, loss=float(os.environ['X']))\n"
+                                      "    time.sleep(0.5)\n"};
+  spec["trialTemplate"]["env"]["PYTHONPATH"] = HPT_PYTHON_DIR;
+  spec["metricsCollectorSpec"] = {{"collector", {{"kind", "Push"}}}};
   HptProcess b(schema_.url(), Args());
   Clock::time_point killed;
   {
@@ -363,12 +332,7 @@ TEST_F(PostgresFailoverTest, PushTrialsReachTheServerThatTookOverThroughTheTrial
   for (const auto& t : (*trials)["trials"]) {
     const std::string name = t["name"];
     EXPECT_EQ(t["phase"], "Succeeded") << t.dump();
-    auto obs = cb->Json("GET", "/api/v1/experiments/push/trials/" + name + "/observations");
-    ASSERT_TRUE(obs.ok());
-    std::multiset<int> steps;
-    for (const auto& o : (*obs)["observations"]) steps.insert(o["step"].get<int>());
-    EXPECT_EQ(steps.size(), static_cast<size_t>(kSteps)) << name << ": " << obs->dump();
-    for (int s = 0; s < kSteps; ++s) EXPECT_EQ(steps.count(s), 1u) << name << " step " << s;
+    EXPECT_EQ(hpt::testing::StepsNotStoredOnce(*cb, "push", name, kSteps), "");
   }
 }
 

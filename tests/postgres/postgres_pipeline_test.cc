@@ -102,13 +102,7 @@ TEST_F(PostgresOneRoundTripWriteTest, AnObservationWriteIsOneRoundTripWithOrWith
     options.pool_size = 1;  // one connection: its statements are prepared after the first write
     auto store = Open(options);
     ASSERT_NE(store, nullptr);
-    if (leasing) {
-      LeaseIdentity id;
-      id.owner = "server-a";
-      id.url = "http://a:1";
-      id.lease_seconds = 60;
-      ASSERT_TRUE(store->StartLeasing(id).ok());
-    }
+    if (leasing) ASSERT_NO_FATAL_FAILURE(LeaseAsServerA(*store));
     const std::string e = leasing ? "leased" : "plain";
     ASSERT_TRUE(store->CreateExperiment(MakeExperiment(e)).ok());
     ASSERT_TRUE(store->CreateTrials(e, {MakeTrial("t", "0.1")}, "").ok());

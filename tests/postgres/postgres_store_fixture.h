@@ -27,6 +27,16 @@ class PostgresStoreFixture : public ::testing::Test {
     return store.ok() ? std::move(store).value() : nullptr;
   }
 
+  // Starts leasing on `store` as server-a (60 s leases): its writes then
+  // check their lease.
+  static void LeaseAsServerA(PostgresStore& store) {
+    LeaseIdentity id;
+    id.owner = "server-a";
+    id.url = "http://a:1";
+    id.lease_seconds = 60;
+    Status started = store.StartLeasing(id);
+    ASSERT_TRUE(started.ok()) << started.ToString();
+  }
   // The store's round trips so far (/metrics' hpt_store_round_trips_total).
   static double RoundTrips(PostgresStore& store) {
     for (const auto& [name, value] : store.Metrics())

@@ -27,13 +27,7 @@ TEST_F(PostgresTrialWritesTest, NewTrialsAndATrialUpdateAreOneRoundTripEach) {
     options.pool_size = 1;  // one connection: its statements are prepared after the first use
     auto store = Open(options);
     ASSERT_NE(store, nullptr);
-    if (leasing) {
-      LeaseIdentity id;
-      id.owner = "server-a";
-      id.url = "http://a:1";
-      id.lease_seconds = 60;
-      ASSERT_TRUE(store->StartLeasing(id).ok());
-    }
+    if (leasing) ASSERT_NO_FATAL_FAILURE(LeaseAsServerA(*store));
     const std::string e = leasing ? "leased" : "plain";
     ASSERT_TRUE(store->CreateExperiment(MakeExperiment(e)).ok());
     TrialUpdate ended;

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "api/status.h"
@@ -179,6 +180,22 @@ int RunHpt(const std::vector<std::string>& args, std::string* out, std::string* 
   unlink(out_path);
   unlink(err_path);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string StepsNotStoredOnce(hpt::client::ApiClient& client, const std::string& experiment,
+                               const std::string& trial, int steps) {
+  auto obs = client.Json("GET", "/api/v1/experiments/" + experiment + "/trials/" + trial +
+                                    "/observations");
+  if (!obs.ok()) return "observations unreadable: " + obs.status().ToString();
+  std::map<int64_t, int> count;
+  for (const auto& o : (*obs)["observations"]) ++count[o["step"].get<int64_t>()];
+  std::string wrong;
+  for (int64_t s = 0; s < steps; ++s) {
+    if (count[s] != 1) wrong += " step " + std::to_string(s) + " x" + std::to_string(count[s]);
+    count.erase(s);
+  }
+  for (const auto& [s, n] : count) wrong += " extra step " + std::to_string(s);
+  return wrong.empty() ? "" : trial + ":" + wrong + " in " + obs->dump();
 }
 
 nlohmann::json WaitForExperiment(hpt::client::ApiClient& client, const std::string& name,

@@ -63,6 +63,11 @@ int RunHpt(const std::vector<std::string>& args, std::string* out, std::string* 
 nlohmann::json WaitForExperiment(hpt::client::ApiClient& client, const std::string& name,
                                  int timeout_seconds = 60);
 
+// "" when the trial's observations (GET .../observations) hold steps 0 to
+// steps - 1 once each; else what is missing, repeated or extra.
+std::string StepsNotStoredOnce(hpt::client::ApiClient& client, const std::string& experiment,
+                               const std::string& trial, int steps);
+
 // True while a process with this pid exists (and is not a zombie).
 bool ProcessAlive(pid_t pid);
 
