@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/postgres/postgres_fixture.h"
+#include "tests/server/specs.h"
 #include "tests/testing/hpt_process.h"
 #include "tests/testing/temp_dir.h"
 
@@ -105,20 +106,8 @@ TEST_F(PostgresServerTest, DbPoolSizeCapsTheConnections) {
   const std::string app = "hpt_pool_test_" + std::to_string(::getpid());
   HptProcess server(schema_.url() + "&application_name=" + app, args);
   auto client = server.Client();
-  nlohmann::json spec = {
-      {"name", "pool"},
-      {"objective", {{"type", "minimize"}, {"objectiveMetricName", "loss"}}},
-      {"algorithm", {{"algorithmName", "random"}}},
-      {"parallelTrialCount", 4},
-      {"maxTrialCount", 8},
-      {"parameters",
-       {{{"name", "x"},
-         {"parameterType", "double"},
-         {"feasibleSpace", {{"min", "0"}, {"max", "1"}}}}}},
-      {"trialTemplate",
-       {{"command", {"sh", "-c", "for s in 1 2 3; do echo step=$s loss=${trialParameters.x}; done"}},
-        {"trialParameters", {{{"name", "x"}, {"reference", "x"}}}},
-        {"workingDir", "/tmp"}}}};
+  nlohmann::json spec = hpt::testing::ShellExperiment(
+      "pool", "for s in 1 2 3; do echo step=$s loss=$X; done", /*max_trials=*/8, /*parallel=*/4);
   ASSERT_TRUE(client->Json("POST", "/api/v1/experiments", spec).ok());
   nlohmann::json done = hpt::testing::WaitForExperiment(*client, "pool", 60);
   ASSERT_EQ(done["status"]["phase"], "Succeeded") << done.dump();
