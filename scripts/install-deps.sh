@@ -27,8 +27,9 @@ packages=(
   podman runc conmon containernetworking-plugins busybox-static
   # The PostgreSQL store (storage/postgres_*): libpq to build against, and a
   # server that the tests start privately (initdb in a temporary folder);
-  # psycopg2 and SQLAlchemy let bench/ run Optuna's RDB storage beside it.
-  libpq-dev postgresql python3-psycopg2 python3-sqlalchemy
+  # psycopg2 and SQLAlchemy let bench/ run Optuna's RDB storage beside it;
+  # pgbouncer, which the tests put in front of it (session pooling).
+  libpq-dev postgresql python3-psycopg2 python3-sqlalchemy pgbouncer
 )
 
 missing=()
