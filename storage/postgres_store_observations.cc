@@ -79,9 +79,9 @@ constexpr const char* kTrialThere =
 
 }  // namespace
 
-// An observation write's statements: the parameters after the trial's
-// ($2 ... $11 of kAddObservations), and its texts as one JSON object
-// (empty when there are none).
+// The parameters of an observation write's statements: those after the
+// trial's ($2 ... $11 of kAddObservations), and its texts as one JSON
+// object (empty when there are none).
 PostgresStore::ObservationRows PostgresStore::RowsOf(const std::vector<api::Observation>& obs) {
   std::vector<int64_t> places, steps, times;
   std::vector<std::string> names;
