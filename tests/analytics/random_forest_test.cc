@@ -7,7 +7,7 @@
 namespace hpt::analytics {
 namespace {
 
-void Sample(int n, Eigen::MatrixXd* x, Eigen::VectorXd* y) {
+void ForestSample(int n, Eigen::MatrixXd* x, Eigen::VectorXd* y) {
   std::mt19937_64 rng(1);
   std::uniform_real_distribution<double> u;
   x->resize(n, 2);
@@ -22,7 +22,7 @@ void Sample(int n, Eigen::MatrixXd* x, Eigen::VectorXd* y) {
 TEST(RandomForestTest, AFullyGrownTreeWithoutBootstrapFitsEveryRow) {
   Eigen::MatrixXd x;
   Eigen::VectorXd y;
-  Sample(50, &x, &y);
+  ForestSample(50, &x, &y);
   ForestOptions o;
   o.trees = 1;
   o.bootstrap = false;
@@ -37,7 +37,7 @@ TEST(RandomForestTest, AFullyGrownTreeWithoutBootstrapFitsEveryRow) {
 TEST(RandomForestTest, DepthAndLeafSizeLimitTheTree) {
   Eigen::MatrixXd x;
   Eigen::VectorXd y;
-  Sample(50, &x, &y);
+  ForestSample(50, &x, &y);
   ForestOptions o;
   o.trees = 1;
   o.bootstrap = false;
@@ -54,7 +54,7 @@ TEST(RandomForestTest, DepthAndLeafSizeLimitTheTree) {
 TEST(RandomForestTest, TheSeedDecidesTheForest) {
   Eigen::MatrixXd x;
   Eigen::VectorXd y;
-  Sample(30, &x, &y);
+  ForestSample(30, &x, &y);
   ForestOptions o;
   o.trees = 4;
   o.seed = 9;

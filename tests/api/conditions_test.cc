@@ -54,7 +54,7 @@ ExperimentSpec Conditional() {
   return *spec;
 }
 
-std::string Problems(const ExperimentSpec& spec) {
+std::string ConditionProblems(const ExperimentSpec& spec) {
   Status s = ValidateSpec(spec);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
   return s.message();
@@ -162,34 +162,46 @@ TEST(ConditionalSpec, DecodingNamesBadParentFields) {
 TEST(ConditionalSpec, ValidationNamesEveryProblemWithItsPath) {
   ExperimentSpec spec = Conditional();
   spec.parameters[1].parent->name = "optimzer";
-  EXPECT_THAT(Problems(spec), HasSubstr("parameters[1].parent.name: unknown parameter 'optimzer'"));
+  EXPECT_THAT(
+      ConditionProblems(spec),
+      HasSubstr("parameters[1].parent.name: unknown parameter 'optimzer'"));
 
   spec = Conditional();
   spec.parameters[2].parent->name = "beta1";
-  EXPECT_THAT(Problems(spec), HasSubstr("parameters[2].parent.name: 'beta1' cannot be its own parent"));
+  EXPECT_THAT(
+      ConditionProblems(spec),
+      HasSubstr("parameters[2].parent.name: 'beta1' cannot be its own parent"));
 
   spec = Conditional();
   spec.parameters[2].parent->values.clear();
-  EXPECT_THAT(Problems(spec), HasSubstr("parameters[2].parent.values: must list at least one value"));
+  EXPECT_THAT(
+      ConditionProblems(spec),
+      HasSubstr("parameters[2].parent.values: must list at least one value"));
 
   spec = Conditional();
   spec.parameters[1].parent->values = {"sgd", "rmsprop"};
-  EXPECT_THAT(Problems(spec),
-              HasSubstr("parameters[1].parent.values[1]: 'rmsprop' is not a value of 'optimizer' "
+  EXPECT_THAT(ConditionProblems(spec),
+              HasSubstr("parameters[1].parent.values[1]: 'rmsprop' is not a "
+                        "value of 'optimizer' "
                         "(sgd, adam)"));
 
   spec = Conditional();
   spec.parameters[1].parent->values = {"sgd", "sgd"};
-  EXPECT_THAT(Problems(spec), HasSubstr("parameters[1].parent.values[1]: 'sgd' is listed twice"));
+  EXPECT_THAT(
+      ConditionProblems(spec),
+      HasSubstr("parameters[1].parent.values[1]: 'sgd' is listed twice"));
 
   spec = Conditional();
   spec.parameters[2].parent = ParentCondition{"momentum", {"0.5"}};
-  EXPECT_THAT(Problems(spec), HasSubstr("parameters[2].parent.name: 'momentum' is a double "
-                                        "parameter; a parent must be int, discrete or categorical"));
+  EXPECT_THAT(
+      ConditionProblems(spec),
+      HasSubstr("parameters[2].parent.name: 'momentum' is a double "
+                "parameter; a parent must be int, discrete or categorical"));
 
   spec = Conditional();
   spec.parameters[2].parent = ParentCondition{"", {"x"}};
-  EXPECT_THAT(Problems(spec), HasSubstr("parameters[2].parent.name: is required"));
+  EXPECT_THAT(ConditionProblems(spec),
+              HasSubstr("parameters[2].parent.name: is required"));
 }
 
 TEST(ConditionalSpec, CyclesAreReportedOnceAtTheirFirstParameter) {
@@ -204,7 +216,7 @@ TEST(ConditionalSpec, CyclesAreReportedOnceAtTheirFirstParameter) {
   c.name = "c";
   c.parent = ParentCondition{"b", {"q"}};
   spec.parameters = {spec.parameters[0], a, b, c};
-  const std::string problems = Problems(spec);
+  const std::string problems = ConditionProblems(spec);
   EXPECT_THAT(problems, HasSubstr("parameters[1].parent.name: a -> b -> a is a cycle"));
   EXPECT_THAT(problems, Not(HasSubstr("parameters[2].parent.name")));
   EXPECT_THAT(problems, Not(HasSubstr("parameters[3].parent.name")));
@@ -226,7 +238,7 @@ TEST(ConditionalSpec, IntAndDiscreteParentValuesMustBeReachable) {
   v.name = "v";
   v.parent = ParentCondition{"batch", {"32.0", "48", "32"}};
   spec.parameters = {spec.parameters[0], layers, batch, w, v};
-  const std::string problems = Problems(spec);
+  const std::string problems = ConditionProblems(spec);
   EXPECT_THAT(problems, Not(HasSubstr("values[0]")));
   EXPECT_THAT(problems, Not(HasSubstr("values[1]: '7.0'")));
   for (const char* bad : {"values[2]: '4'", "values[3]: '9'", "values[4]: '2.5'", "values[5]: 'x'"}) {

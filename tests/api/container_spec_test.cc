@@ -24,7 +24,7 @@ json WithContainer(json container, bool command = true) {
 }
 
 // What decoding and then validating `j` says ("" : nothing).
-std::string DecodeError(const json& j) {
+std::string DecodeOrValidateError(const json& j) {
   auto spec = SpecFromJson(j);
   if (!spec.ok()) return spec.status().message();
   Status valid = ValidateSpec(*spec);
@@ -51,26 +51,38 @@ TEST(ContainerSpecTest, RoundTripsAndMayLeaveOutTheCommand) {
 }
 
 TEST(ContainerSpecTest, ProblemsNameTheField) {
-  EXPECT_THAT(DecodeError(WithContainer({{"args", {"a"}}})),
+  EXPECT_THAT(DecodeOrValidateError(WithContainer({{"args", {"a"}}})),
               HasSubstr("trialTemplate.container.image: is required"));
-  EXPECT_THAT(DecodeError(WithContainer({{"image", "-v/:/host"}})),
-              HasSubstr("trialTemplate.container.image: '-v/:/host' is not an image name"));
-  EXPECT_THAT(DecodeError(WithContainer({{"image", "a"}, {"imagePullPolicy", "Sometimes"}})),
-              HasSubstr("trialTemplate.container.imagePullPolicy: 'Sometimes' is not Always"));
-  EXPECT_THAT(DecodeError(WithContainer({{"image", "a"}, {"workingDir", "app"}})),
-              HasSubstr("trialTemplate.container.workingDir: must be an absolute path"));
-  EXPECT_THAT(DecodeError(WithContainer({{"image", "a"}, {"args", {"${trialParameters.y}"}}})),
-              HasSubstr("trialTemplate.container.args[0]: ${trialParameters.y} is not defined"));
-  EXPECT_THAT(DecodeError(WithContainer({{"image", "a"}, {"entrypoint", "x"}})),
+  EXPECT_THAT(
+      DecodeOrValidateError(WithContainer({{"image", "-v/:/host"}})),
+      HasSubstr(
+          "trialTemplate.container.image: '-v/:/host' is not an image name"));
+  EXPECT_THAT(DecodeOrValidateError(WithContainer(
+                  {{"image", "a"}, {"imagePullPolicy", "Sometimes"}})),
+              HasSubstr("trialTemplate.container.imagePullPolicy: 'Sometimes' "
+                        "is not Always"));
+  EXPECT_THAT(
+      DecodeOrValidateError(
+          WithContainer({{"image", "a"}, {"workingDir", "app"}})),
+      HasSubstr(
+          "trialTemplate.container.workingDir: must be an absolute path"));
+  EXPECT_THAT(DecodeOrValidateError(WithContainer(
+                  {{"image", "a"}, {"args", {"${trialParameters.y}"}}})),
+              HasSubstr("trialTemplate.container.args[0]: ${trialParameters.y} "
+                        "is not defined"));
+  EXPECT_THAT(DecodeOrValidateError(
+                  WithContainer({{"image", "a"}, {"entrypoint", "x"}})),
               HasSubstr("trialTemplate.container.entrypoint"));
   json no_image = json::parse(testing::kFullJson);
   no_image["trialTemplate"]["executor"] = "container";
-  EXPECT_THAT(DecodeError(no_image),
-              HasSubstr("trialTemplate.container.image: is required with trialTemplate.executor "
+  EXPECT_THAT(DecodeOrValidateError(no_image),
+              HasSubstr("trialTemplate.container.image: is required with "
+                        "trialTemplate.executor "
                         "container"));
   no_image["trialTemplate"].erase("command");
   no_image["trialTemplate"].erase("executor");
-  EXPECT_THAT(DecodeError(no_image), HasSubstr("trialTemplate.command"));
+  EXPECT_THAT(DecodeOrValidateError(no_image),
+              HasSubstr("trialTemplate.command"));
 }
 
 TEST(ContainerSpecTest, WhereTrialsRunAndWhatAServerRefuses) {
@@ -147,7 +159,7 @@ TEST(ContainerSpecTest, KatibContainerKeepsImageArgsAndWorkingDir) {
                   {"workingDir", "/opt/mnist"},
                   {"imagePullPolicy", "IfNotPresent"}}))
       << t.dump();
-  EXPECT_EQ(DecodeError(*args_only), "");
+  EXPECT_EQ(DecodeOrValidateError(*args_only), "");
 
   // command + args: the image is kept; on a host server command + args run.
   notes.clear();

@@ -14,7 +14,7 @@ Trial MakeTrial(TrialPhase phase, std::optional<double> loss = std::nullopt) {
   return t;
 }
 
-Objective Minimize(std::optional<double> goal = std::nullopt) {
+Objective MinimizeWithGoal(std::optional<double> goal = std::nullopt) {
   Objective o;
   o.metric_name = "loss";
   o.goal = goal;
@@ -22,7 +22,7 @@ Objective Minimize(std::optional<double> goal = std::nullopt) {
 }
 
 Objective Maximize(std::optional<double> goal = std::nullopt) {
-  Objective o = Minimize(goal);
+  Objective o = MinimizeWithGoal(goal);
   o.type = ObjectiveType::kMaximize;
   return o;
 }
@@ -57,7 +57,7 @@ TEST(BestTrialIndex, MinimizePicksTheLowestObjective) {
   std::vector<Trial> trials = {MakeTrial(TrialPhase::kSucceeded, 3.0),
                                MakeTrial(TrialPhase::kSucceeded, 1.0),
                                MakeTrial(TrialPhase::kSucceeded, 2.0)};
-  EXPECT_EQ(BestTrialIndex(trials, Minimize()), 1u);
+  EXPECT_EQ(BestTrialIndex(trials, MinimizeWithGoal()), 1u);
   EXPECT_EQ(BestTrialIndex(trials, Maximize()), 0u);
 }
 
@@ -69,44 +69,46 @@ TEST(BestTrialIndex, OnlySucceededOrEarlyStoppedTrialsWithTheObjectiveCount) {
                                MakeTrial(TrialPhase::kSucceeded),
                                MakeTrial(TrialPhase::kSucceeded, 5.0),
                                MakeTrial(TrialPhase::kEarlyStopped, 4.0)};
-  EXPECT_EQ(BestTrialIndex(trials, Minimize()), 6u);
+  EXPECT_EQ(BestTrialIndex(trials, MinimizeWithGoal()), 6u);
   EXPECT_EQ(BestTrialIndex(trials, Maximize()), 5u);
 }
 
 TEST(BestTrialIndex, TiesKeepTheFirstAndNoneGivesNullopt) {
   std::vector<Trial> trials = {MakeTrial(TrialPhase::kSucceeded, 1.0),
                                MakeTrial(TrialPhase::kSucceeded, 1.0)};
-  EXPECT_EQ(BestTrialIndex(trials, Minimize()), 0u);
+  EXPECT_EQ(BestTrialIndex(trials, MinimizeWithGoal()), 0u);
   EXPECT_EQ(BestTrialIndex(trials, Maximize()), 0u);
-  EXPECT_FALSE(BestTrialIndex({}, Minimize()).has_value());
-  EXPECT_FALSE(BestTrialIndex({MakeTrial(TrialPhase::kFailed, 1.0)}, Minimize()));
+  EXPECT_FALSE(BestTrialIndex({}, MinimizeWithGoal()).has_value());
+  EXPECT_FALSE(BestTrialIndex({MakeTrial(TrialPhase::kFailed, 1.0)},
+                              MinimizeWithGoal()));
 }
 
 TEST(BestTrialIndex, UsesTheObjectiveMetricUnderItsStrategy) {
   Trial t = MakeTrial(TrialPhase::kSucceeded);
   t.metrics = {{"acc", 0.0, 0.0, 0.0}, {"loss", 0.1, 9.0, 5.0}};
   Trial u = MakeTrial(TrialPhase::kSucceeded, 4.0);
-  EXPECT_EQ(BestTrialIndex({t, u}, Minimize()), 0u);  // by default its min, 0.1
-  Objective latest = Minimize();
+  EXPECT_EQ(BestTrialIndex({t, u}, MinimizeWithGoal()),
+            0u);  // by default its min, 0.1
+  Objective latest = MinimizeWithGoal();
   latest.metric_strategies["loss"] = "latest";
   EXPECT_EQ(BestTrialIndex({t, u}, latest), 1u);  // 5 against 4
 }
 
 TEST(GoalReached, MinimizeAndMaximize) {
-  EXPECT_TRUE(GoalReached(Minimize(0.5), 0.5));
-  EXPECT_TRUE(GoalReached(Minimize(0.5), 0.1));
-  EXPECT_FALSE(GoalReached(Minimize(0.5), 0.6));
+  EXPECT_TRUE(GoalReached(MinimizeWithGoal(0.5), 0.5));
+  EXPECT_TRUE(GoalReached(MinimizeWithGoal(0.5), 0.1));
+  EXPECT_FALSE(GoalReached(MinimizeWithGoal(0.5), 0.6));
   EXPECT_TRUE(GoalReached(Maximize(0.9), 0.9));
   EXPECT_TRUE(GoalReached(Maximize(0.9), 0.95));
   EXPECT_FALSE(GoalReached(Maximize(0.9), 0.5));
-  EXPECT_FALSE(GoalReached(Minimize(), -1e300));
+  EXPECT_FALSE(GoalReached(MinimizeWithGoal(), -1e300));
   EXPECT_FALSE(GoalReached(Maximize(), 1e300));
 }
 
 // The tally agrees with a rescan after every step of a long random history
 // of additions and phase changes, ties and goal-less objectives included.
 TEST(TrialTally, AgreesWithARescanAfterEveryChange) {
-  for (const Objective& objective : {Minimize(), Maximize()}) {
+  for (const Objective& objective : {MinimizeWithGoal(), Maximize()}) {
     std::mt19937 rng(7);
     std::vector<Trial> trials;
     TrialTally tally(objective);

@@ -37,14 +37,16 @@ TEST(SafeNameProblem, SaysWhatIsAllowed) {
   EXPECT_THAT(SafeNameProblem("a\nb"), HasSubstr("'a?b'"));
 }
 
-std::string Problems(const ExperimentSpec& spec) { return ValidateSpec(spec).message(); }
+std::string LimitProblems(const ExperimentSpec& spec) {
+  return ValidateSpec(spec).message();
+}
 
 TEST(ValidateSpecNames, ParameterAndMetricNamesAreSafe) {
   ExperimentSpec spec = ValidSpec();
   spec.objective.metric_name = "<b>loss</b>";
   spec.objective.additional_metric_names = {"acc", "a b"};
   spec.parameters[0].name = "x\"";
-  std::string err = Problems(spec);
+  std::string err = LimitProblems(spec);
   EXPECT_THAT(err, HasSubstr("objective.objectiveMetricName: '<b>loss</b>' may only use"));
   EXPECT_THAT(err, HasSubstr("objective.additionalMetricNames[1]: 'a b' may only use"));
   EXPECT_THAT(err, HasSubstr("parameters[0].name: 'x\"' may only use"));
@@ -53,7 +55,8 @@ TEST(ValidateSpecNames, ParameterAndMetricNamesAreSafe) {
 TEST(ValidateSpecNames, MetricStrategyNamesMustBeMetrics) {
   ExperimentSpec spec = ValidSpec();
   spec.objective.metric_strategies["<x>"] = "max";
-  EXPECT_THAT(Problems(spec), HasSubstr("objective.metricStrategies: '<x>' is neither"));
+  EXPECT_THAT(LimitProblems(spec),
+              HasSubstr("objective.metricStrategies: '<x>' is neither"));
 }
 
 TEST(ValidateSpecLimits, TooManyParameters) {
@@ -65,9 +68,9 @@ TEST(ValidateSpecLimits, TooManyParameters) {
     p.name = "p" + std::to_string(i);
     spec.parameters.push_back(p);
   }
-  EXPECT_EQ(Problems(spec), "parameters: at most 256 entries, not 257");
+  EXPECT_EQ(LimitProblems(spec), "parameters: at most 256 entries, not 257");
   spec.parameters.pop_back();
-  EXPECT_TRUE(ValidateSpec(spec).ok()) << Problems(spec);
+  EXPECT_TRUE(ValidateSpec(spec).ok()) << LimitProblems(spec);
 }
 
 TEST(ValidateSpecLimits, OtherListsAreCapped) {
@@ -76,7 +79,7 @@ TEST(ValidateSpecLimits, OtherListsAreCapped) {
   spec.parameters[0].feasible_space.list.resize(kMaxListValues + 1, "v");
   spec.algorithm.settings.resize(kMaxSettings + 1);
   spec.trial_template->command.resize(kMaxCommandArgs + 1, "a");
-  std::string err = Problems(spec);
+  std::string err = LimitProblems(spec);
   EXPECT_THAT(err, HasSubstr("objective.additionalMetricNames: at most 99 entries, not 100"));
   EXPECT_THAT(err, HasSubstr("parameters[0].feasibleSpace.list: at most 10000 entries"));
   EXPECT_THAT(err, HasSubstr("algorithm.algorithmSettings: at most 100 entries"));

@@ -14,14 +14,14 @@ struct Widget {
   virtual std::string Kind() const = 0;
 };
 
-struct Named : Widget {
-  explicit Named(std::string k) : kind(std::move(k)) {}
+struct NamedWidget : Widget {
+  explicit NamedWidget(std::string k) : kind(std::move(k)) {}
   std::string Kind() const override { return kind; }
   std::string kind;
 };
 
 Registry<Widget>::Factory Make(const std::string& kind) {
-  return [kind] { return std::make_unique<Named>(kind); };
+  return [kind] { return std::make_unique<NamedWidget>(kind); };
 }
 
 TEST(Registry, CreatesRegisteredExtensionsByName) {

@@ -15,7 +15,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using nlohmann::json;
 
-json FullJson() { return json::parse(testing::kFullJson); }
+using testing::FullJson;
 
 json KatibDoc(const std::string& algorithm, const std::string& policy) {
   json spec = FullJson();

@@ -210,13 +210,8 @@ TEST(SpecFromYaml, TopLevelMustBeAMapping) {
   }
 }
 
-json FullJson() { return json::parse(testing::kFullJson); }
-
-// Decodes `j` and returns the error message ("" when it decoded).
-std::string DecodeError(const json& j) {
-  auto spec = SpecFromJson(j);
-  return spec.ok() ? "" : spec.status().message();
-}
+using testing::DecodeError;
+using testing::FullJson;
 
 TEST(SpecFromJson, BadNumberNamesItsFieldPath) {
   json j = FullJson();

@@ -14,12 +14,8 @@ namespace {
 using ::testing::HasSubstr;
 using nlohmann::json;
 
-json FullJson() { return json::parse(testing::kFullJson); }
-
-std::string DecodeError(const json& j) {
-  auto spec = SpecFromJson(j);
-  return spec.ok() ? "" : spec.status().message();
-}
+using testing::DecodeError;
+using testing::FullJson;
 
 TEST(SpecFromJsonTypes, NumbersAreNotTakenForStrings) {
   json j = FullJson();

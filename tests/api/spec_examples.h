@@ -2,8 +2,10 @@
 // Specs shared by the api tests: the full example of issue 2 as YAML and
 // as JSON, and a small valid spec built in code.
 
+#include <nlohmann/json.hpp>
 #include <string>
 
+#include "api/spec_codec.h"
 #include "api/types.h"
 
 namespace hpt::api::testing {
@@ -80,6 +82,15 @@ inline ExperimentSpec ValidSpec() {
   t.trial_parameters = {{"x", "x", ""}};
   spec.trial_template = t;
   return spec;
+}
+
+// kFullJson, parsed.
+inline nlohmann::json FullJson() { return nlohmann::json::parse(kFullJson); }
+
+// Decodes `j` and returns the error message ("" when it decoded).
+inline std::string DecodeError(const nlohmann::json& j) {
+  auto spec = SpecFromJson(j);
+  return spec.ok() ? "" : spec.status().message();
 }
 
 }  // namespace hpt::api::testing

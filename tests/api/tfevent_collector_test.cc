@@ -27,7 +27,7 @@ TEST(TfEventCollectorSpec, NeedsAFolder) {
   EXPECT_THAT(ValidateSpec(s).message(), HasSubstr("'TensorFlowEvent' needs a trialTemplate"));
 }
 
-json KatibDoc(const json& collector_spec) {
+json CollectorKatibDoc(const json& collector_spec) {
   json spec = json::parse(testing::kFullJson);
   spec.erase("name");
   spec["trialTemplate"] = json::parse(R"({"trialSpec": {
@@ -43,7 +43,8 @@ json KatibDoc(const json& collector_spec) {
 }
 
 StatusOr<ExperimentSpec> FromKatib(const json& collector_spec, std::vector<std::string>* notes) {
-  StatusOr<json> converted = FromKatibExperiment(KatibDoc(collector_spec), notes);
+  StatusOr<json> converted =
+      FromKatibExperiment(CollectorKatibDoc(collector_spec), notes);
   if (!converted.ok()) return converted.status();
   return SpecFromJson(*converted);
 }

@@ -11,7 +11,7 @@
 namespace hpt::api {
 namespace {
 
-ExperimentSpec Spec() {
+ExperimentSpec QuerySpec() {
   ExperimentSpec spec;
   spec.objective.type = ObjectiveType::kMinimize;
   spec.objective.metric_name = "loss";
@@ -41,7 +41,7 @@ std::vector<std::string> Names(const std::vector<Trial>& trials, const std::vect
 }
 
 StatusOr<TrialQuery> Parse(std::map<std::string, std::string> q) {
-  return ParseTrialQuery(q, Spec());
+  return ParseTrialQuery(q, QuerySpec());
 }
 
 TEST(TrialQueryTest, OnlyPagingOrFilteringParametersMakeAQuery) {
@@ -74,21 +74,22 @@ TEST(TrialQueryTest, SortsWithMissingValuesLastInEitherOrder) {
       T(3, TrialPhase::kSucceeded, 0.1, 0.3, "sgd"), T(4, TrialPhase::kSucceeded, 0.9, 0.4, "adam")};
   auto asc = Parse({{"sort", "objective"}});
   ASSERT_TRUE(asc.ok());
-  EXPECT_EQ(Names(trials, SelectTrials(trials, Spec().objective, *asc)),
+  EXPECT_EQ(Names(trials, SelectTrials(trials, QuerySpec().objective, *asc)),
             (std::vector<std::string>{"t-3", "t-1", "t-4", "t-2"}));
   auto desc = Parse({{"sort", "objective"}, {"order", "desc"}});
-  EXPECT_EQ(Names(trials, SelectTrials(trials, Spec().objective, *desc)),
+  EXPECT_EQ(Names(trials, SelectTrials(trials, QuerySpec().objective, *desc)),
             (std::vector<std::string>{"t-4", "t-1", "t-3", "t-2"}));
   auto by_param = Parse({{"sort", "p:lr"}, {"order", "desc"}});
-  EXPECT_EQ(Names(trials, SelectTrials(trials, Spec().objective, *by_param)),
-            (std::vector<std::string>{"t-4", "t-3", "t-2", "t-1"}));
+  EXPECT_EQ(
+      Names(trials, SelectTrials(trials, QuerySpec().objective, *by_param)),
+      (std::vector<std::string>{"t-4", "t-3", "t-2", "t-1"}));
 }
 
 TEST(TrialQueryTest, FiltersByPhaseWordsAndRanges) {
   std::vector<Trial> trials = {
       T(1, TrialPhase::kSucceeded, 0.5, 0.1, "adam"), T(2, TrialPhase::kFailed, {}, 0.2, "sgd"),
       T(3, TrialPhase::kSucceeded, 0.1, 0.3, "sgd"), T(4, TrialPhase::kKilled, 0.9, 0.4, "adam")};
-  const Objective& o = Spec().objective;
+  const Objective& o = QuerySpec().objective;
   EXPECT_EQ(Names(trials, SelectTrials(trials, o, *Parse({{"phase", "Failed,Killed"}}))),
             (std::vector<std::string>{"t-2", "t-4"}));
   EXPECT_EQ(Names(trials, SelectTrials(trials, o, *Parse({{"filter", "OPT=SGD"}}))),
@@ -113,7 +114,7 @@ TEST(TrialSampleTest, KeepsEveryRecordTheBestAndEveryFailedTrial) {
   }
   std::vector<size_t> all(trials.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  TrialSample s = SampleTrials(trials, all, Spec().objective, 500);
+  TrialSample s = SampleTrials(trials, all, QuerySpec().objective, 500);
   EXPECT_TRUE(s.sampled);
   EXPECT_LE(s.kept.size(), 500u);
   EXPECT_TRUE(std::is_sorted(s.kept.begin(), s.kept.end()));
@@ -134,7 +135,8 @@ TEST(TrialSampleTest, KeepsEveryRecordTheBestAndEveryFailedTrial) {
   for (const auto& r : records) EXPECT_TRUE(has(r)) << r;
 
   // Fewer trials than the cap: all of them, unsampled.
-  TrialSample small = SampleTrials(trials, {5, 1, 3}, Spec().objective, 500);
+  TrialSample small =
+      SampleTrials(trials, {5, 1, 3}, QuerySpec().objective, 500);
   EXPECT_FALSE(small.sampled);
   EXPECT_EQ(small.kept, (std::vector<size_t>{1, 3, 5}));
 }

@@ -24,7 +24,7 @@ std::string Problems(const ExperimentSpec& spec) {
   return s.message();
 }
 
-ParameterSpec Param(std::string name, ParameterType type) {
+ParameterSpec ValidationParam(std::string name, ParameterType type) {
   ParameterSpec p;
   p.name = std::move(name);
   p.type = type;
@@ -124,7 +124,7 @@ TEST(ValidateSpec, ListOnlyForDiscreteAndCategorical) {
 
 TEST(ValidateSpec, MinMaxNotUsedByListParameters) {
   ExperimentSpec s = ValidSpec();
-  ParameterSpec c = Param("opt", ParameterType::kCategorical);
+  ParameterSpec c = ValidationParam("opt", ParameterType::kCategorical);
   c.feasible_space.list = {"sgd"};
   c.feasible_space.min = 0;
   c.feasible_space.distribution = Distribution::kLogUniform;
@@ -136,7 +136,7 @@ TEST(ValidateSpec, MinMaxNotUsedByListParameters) {
 
 TEST(ValidateSpec, DiscreteValuesMustBeNumbers) {
   ExperimentSpec s = ValidSpec();
-  ParameterSpec d = Param("batch", ParameterType::kDiscrete);
+  ParameterSpec d = ValidationParam("batch", ParameterType::kDiscrete);
   d.feasible_space.list = {"16", "big", "64"};
   s.parameters.push_back(d);
   EXPECT_THAT(Problems(s), HasSubstr("parameters[1].feasibleSpace.list[1]: 'big' is "
@@ -145,8 +145,8 @@ TEST(ValidateSpec, DiscreteValuesMustBeNumbers) {
 
 TEST(ValidateSpec, ListsMustBeNonEmptyWithoutDuplicates) {
   ExperimentSpec s = ValidSpec();
-  s.parameters.push_back(Param("empty", ParameterType::kCategorical));
-  ParameterSpec dup = Param("dup", ParameterType::kCategorical);
+  s.parameters.push_back(ValidationParam("empty", ParameterType::kCategorical));
+  ParameterSpec dup = ValidationParam("dup", ParameterType::kCategorical);
   dup.feasible_space.list = {"a", "b", "a"};
   s.parameters.push_back(dup);
   std::string err = Problems(s);
@@ -156,7 +156,7 @@ TEST(ValidateSpec, ListsMustBeNonEmptyWithoutDuplicates) {
   // Discrete values are numbers: "1.0" is the "1" already listed. As
   // categorical text they are two values.
   ExperimentSpec n = ValidSpec();
-  ParameterSpec d = Param("d", ParameterType::kDiscrete);
+  ParameterSpec d = ValidationParam("d", ParameterType::kDiscrete);
   d.feasible_space.list = {"1", "2", "1.0"};
   n.parameters.push_back(d);
   EXPECT_THAT(Problems(n), HasSubstr("parameters[1].feasibleSpace.list[2]: '1.0' is listed "
@@ -167,7 +167,7 @@ TEST(ValidateSpec, ListsMustBeNonEmptyWithoutDuplicates) {
 
 TEST(ValidateSpec, IntBoundsMustBeIntegersAndStepPositive) {
   ExperimentSpec s = ValidSpec();
-  ParameterSpec i = Param("layers", ParameterType::kInt);
+  ParameterSpec i = ValidationParam("layers", ParameterType::kInt);
   i.feasible_space.min = 1.5;
   i.feasible_space.max = 8;
   i.feasible_space.step = 0;

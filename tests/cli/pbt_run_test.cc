@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 // the server rewrites it to each trial's own folder.
 constexpr char kMounted[] = "/hpt-test-absent/checkpoints";
 
-std::string Spec() {
+std::string PbtRunSpec() {
   return std::string(R"(
 name: pbt-e2e
 objective:
@@ -53,7 +53,7 @@ trialTemplate:
 )";
 }
 
-double Metric(const json& trial, const std::string& name) {
+double PbtMetric(const json& trial, const std::string& name) {
   for (const json& m : trial["metrics"]) {
     if (m["name"] == name) return m["latest"].get<double>();
   }
@@ -63,7 +63,7 @@ double Metric(const json& trial, const std::string& name) {
 
 TEST(PbtRunTest, ChildrenResumeTheirParentsCheckpointsAndTheBestAreExploited) {
   TempDir dir;
-  WriteFile(dir.File("exp/pbt.yaml"), Spec());
+  WriteFile(dir.File("exp/pbt.yaml"), PbtRunSpec());
   HptProcess server(dir.File("db/hpt.db"));
   std::string out, err;
   ASSERT_EQ(RunHpt({"run", "--server", server.url(), "--quiet",
@@ -86,7 +86,7 @@ TEST(PbtRunTest, ChildrenResumeTheirParentsCheckpointsAndTheBestAreExploited) {
     const std::string text = ReadFile(root + "/" + name + "/training.json");
     ASSERT_FALSE(text.empty()) << "no checkpoint for " << name;
     checkpoint[name] = json::parse(text);
-    accuracy[name] = Metric(t, "Validation-accuracy");
+    accuracy[name] = PbtMetric(t, "Validation-accuracy");
   }
   EXPECT_FALSE(fs::exists("/hpt-test-absent"));
 
@@ -102,7 +102,7 @@ TEST(PbtRunTest, ChildrenResumeTheirParentsCheckpointsAndTheBestAreExploited) {
     ASSERT_EQ(lineage.size(), generation + 1) << name << ": " << mine.dump();
     EXPECT_EQ(mine["step"], 3 * lineage.size());
     if (generation == 0) {
-      EXPECT_EQ(Metric(t, "resumed_step"), 0) << name;
+      EXPECT_EQ(PbtMetric(t, "resumed_step"), 0) << name;
       continue;
     }
     // It started from a copy of its parent's folder, which is unchanged.
@@ -110,7 +110,8 @@ TEST(PbtRunTest, ChildrenResumeTheirParentsCheckpointsAndTheBestAreExploited) {
     const json& theirs = checkpoint[parent];
     EXPECT_EQ(theirs["lineage"], json(std::vector<std::string>(
                                      lineage.begin(), lineage.end() - 1)));
-    EXPECT_EQ(Metric(t, "resumed_step"), theirs["step"].get<double>()) << name;
+    EXPECT_EQ(PbtMetric(t, "resumed_step"), theirs["step"].get<double>())
+        << name;
     if (generation == 1) generation1_parents.push_back(parent);
   }
 

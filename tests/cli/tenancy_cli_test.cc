@@ -13,7 +13,7 @@ namespace {
 using nlohmann::json;
 
 // Runs one quick trial; NAMESPACE_LINE becomes the file's own namespace:.
-const char* kSpec = R"(
+const char* kTenancySpec = R"(
 name: NAME
 NAMESPACE_LINE
 objective: {type: minimize, objectiveMetricName: loss}
@@ -28,7 +28,7 @@ trialTemplate:
 )";
 
 std::string Spec(const std::string& name, const std::string& namespace_line = "") {
-  std::string spec = kSpec;
+  std::string spec = kTenancySpec;
   spec.replace(spec.find("NAME"), 4, name);
   spec.replace(spec.find("NAMESPACE_LINE"), 14, namespace_line);
   return spec;

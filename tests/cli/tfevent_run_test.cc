@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 // Where Katib would mount the volume (never a real folder here): the
 // server rewrites it to each trial's own folder.
-constexpr char kMounted[] = "/hpt-test-absent/tfevent";
+constexpr char kMountedTfevents[] = "/hpt-test-absent/tfevent";
 
 std::string KatibSpec() {
   return std::string(R"(apiVersion: kubeflow.org/v1beta1
@@ -39,7 +39,7 @@ spec:
     - {name: lr, parameterType: double, feasibleSpace: {min: "0.01", max: "0.05", step: "0.02"}}
   metricsCollectorSpec:
     source: {fileSystemPath: {path: )") +
-         kMounted + R"(/, kind: Directory}}
+         kMountedTfevents + R"(/, kind: Directory}}
     collector: {kind: TensorFlowEvent}
   trialTemplate:
     primaryContainerName: training-container
@@ -56,7 +56,7 @@ spec:
                 command: [/usr/bin/python3, )" +
          HPT_SOURCE_DIR + R"(/tests/testdata/tfevents/tfevents_trial.py,
                           "--lr=${trialParameters.learningRate}", "--log-dir=)" +
-         kMounted + R"("]
+         kMountedTfevents + R"("]
             restartPolicy: Never
 )";
 }

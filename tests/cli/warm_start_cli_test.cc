@@ -10,7 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-const char* kSpec = R"(
+const char* kWarmStartSpec = R"(
 name: warm-old
 objective: {type: minimize, objectiveMetricName: loss}
 algorithm: {algorithmName: random, algorithmSettings: [{name: random_state, value: "5"}]}
@@ -51,7 +51,7 @@ class WarmStartCliTest : public ::testing::Test {
 };
 
 TEST_F(WarmStartCliTest, ExportThenImportAndEnqueue) {
-  WriteFile(dir_.File("old.yaml"), kSpec);
+  WriteFile(dir_.File("old.yaml"), kWarmStartSpec);
   ASSERT_EQ(Hpt({"run", "--quiet", dir_.File("old.yaml")}), 0) << out_ << err_;
   ASSERT_EQ(Hpt({"export", "warm-old"}), 0) << err_;
   WriteFile(dir_.File("old.csv"), out_);

@@ -15,9 +15,11 @@ constexpr int64_t kNow = 1767225600000;
 
 api::ResourceAmounts Gpus(double n) { return {n, 0, 0}; }
 
-AdmissionRequest Ask(const std::string& ns, const std::string& experiment,
-                     const std::string& trial, api::ResourceAmounts resources,
-                     int priority = 0, int64_t since = kNow) {
+AdmissionRequest FairShareAsk(const std::string& ns,
+                              const std::string& experiment,
+                              const std::string& trial,
+                              api::ResourceAmounts resources, int priority = 0,
+                              int64_t since = kNow) {
   AdmissionRequest r;
   r.namespace_name = ns;
   r.experiment = experiment;
@@ -42,14 +44,21 @@ TEST(FairShareTest, GpuQuotaHoldsAndSaysWhichQuotaAndItsUse) {
   api::Namespace ns = Ns("team-a");
   ns.quota.gpu = 2;
   policy.SetNamespace(ns);
-  EXPECT_EQ(policy.Admit(Ask("team-a", "e", "e-1", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
-  EXPECT_EQ(policy.Admit(Ask("team-a", "e", "e-2", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
-  Decision third = policy.Admit(Ask("team-a", "e", "e-3", Gpus(1)), kNow);
+  EXPECT_EQ(
+      policy.Admit(FairShareAsk("team-a", "e", "e-1", Gpus(1)), kNow).verdict,
+      Verdict::kAdmitted);
+  EXPECT_EQ(
+      policy.Admit(FairShareAsk("team-a", "e", "e-2", Gpus(1)), kNow).verdict,
+      Verdict::kAdmitted);
+  Decision third =
+      policy.Admit(FairShareAsk("team-a", "e", "e-3", Gpus(1)), kNow);
   EXPECT_EQ(third.verdict, Verdict::kQuotaExceeded);
   EXPECT_EQ(third.message, "namespace team-a: quota gpu 2 in use 2 (this trial asks 1)");
   // Free GPUs do not matter; a release in the namespace does.
   ASSERT_TRUE(policy.Release("e", "e-1"));
-  EXPECT_EQ(policy.Admit(Ask("team-a", "e", "e-3", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
+  EXPECT_EQ(
+      policy.Admit(FairShareAsk("team-a", "e", "e-3", Gpus(1)), kNow).verdict,
+      Verdict::kAdmitted);
 }
 
 TEST(FairShareTest, RunningTrialsCpuAndMemoryQuotas) {
@@ -59,23 +68,29 @@ TEST(FairShareTest, RunningTrialsCpuAndMemoryQuotas) {
   ns.quota.cpu = 3;
   ns.quota.memory = int64_t{1} << 30;
   policy.SetNamespace(ns);
-  ASSERT_EQ(policy.Admit(Ask("q", "a", "a-1", {0, 2, 512 << 20}), kNow).verdict,
+  ASSERT_EQ(policy.Admit(FairShareAsk("q", "a", "a-1", {0, 2, 512 << 20}), kNow)
+                .verdict,
             Verdict::kAdmitted);
-  EXPECT_EQ(policy.Admit(Ask("q", "b", "b-1", {0, 0, 0}), kNow).message,
-            "namespace q: quota runningTrials 1 in use 1");
+  EXPECT_EQ(
+      policy.Admit(FairShareAsk("q", "b", "b-1", {0, 0, 0}), kNow).message,
+      "namespace q: quota runningTrials 1 in use 1");
   ns.quota.running_trials.reset();
   policy.SetNamespace(ns);
-  EXPECT_EQ(policy.Admit(Ask("q", "b", "b-1", {0, 2, 0}), kNow).message,
-            "namespace q: quota cpu 3 in use 2 (this trial asks 2)");
-  EXPECT_EQ(policy.Admit(Ask("q", "b", "b-1", {0, 1, 1 << 30}), kNow).message,
+  EXPECT_EQ(
+      policy.Admit(FairShareAsk("q", "b", "b-1", {0, 2, 0}), kNow).message,
+      "namespace q: quota cpu 3 in use 2 (this trial asks 2)");
+  EXPECT_EQ(policy.Admit(FairShareAsk("q", "b", "b-1", {0, 1, 1 << 30}), kNow)
+                .message,
             "namespace q: quota memory 1Gi in use 512Mi (this trial asks 1Gi)");
   // A quota on what the trial does not ask for does not hold it.
-  EXPECT_EQ(policy.Admit(Ask("q", "b", "b-1", {0, 1, 0}), kNow).verdict, Verdict::kAdmitted);
+  EXPECT_EQ(
+      policy.Admit(FairShareAsk("q", "b", "b-1", {0, 1, 0}), kNow).verdict,
+      Verdict::kAdmitted);
 }
 
 TEST(FairShareTest, MoreThanTheCapacityNeverFits) {
   FairShare policy(Gpus(2));
-  Decision d = policy.Admit(Ask("a", "e", "e-1", Gpus(3)), kNow);
+  Decision d = policy.Admit(FairShareAsk("a", "e", "e-1", Gpus(3)), kNow);
   EXPECT_EQ(d.verdict, Verdict::kNeverFits);
   EXPECT_EQ(d.message, "asks for gpu 3, more than the 2 this server shares out");
   EXPECT_EQ(policy.Next(kNow), "") << "it does not wait";
@@ -95,12 +110,17 @@ std::map<std::string, int> Play(FairShare& policy, std::vector<TrialRef>& runnin
     const std::string next = policy.Next(kNow);
     EXPECT_FALSE(next.empty());
     const std::string trial = next + "-" + std::to_string(next_trial[next]);
-    EXPECT_EQ(policy.Admit(Ask(next, next, trial, Gpus(1)), kNow).verdict, Verdict::kAdmitted);
+    EXPECT_EQ(
+        policy.Admit(FairShareAsk(next, next, trial, Gpus(1)), kNow).verdict,
+        Verdict::kAdmitted);
     ++starts[next];
     running.push_back({next, trial});
     ++next_trial[next];
     // The experiment's next trial waits again.
-    policy.Admit(Ask(next, next, next + "-" + std::to_string(next_trial[next]), Gpus(1)), kNow);
+    policy.Admit(
+        FairShareAsk(next, next, next + "-" + std::to_string(next_trial[next]),
+                     Gpus(1)),
+        kNow);
   }
   return starts;
 }
@@ -109,11 +129,13 @@ TEST(FairShareTest, EqualWeightsShareTheGpusAndStartsStayWithinOne) {
   FairShare policy(Gpus(2));
   // Namespace a got both GPUs before b asked.
   std::vector<TrialRef> running = {{"a", "a-1"}, {"a", "a-2"}};
-  ASSERT_EQ(policy.Admit(Ask("a", "a", "a-1", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
-  ASSERT_EQ(policy.Admit(Ask("a", "a", "a-2", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
-  Decision waits = policy.Admit(Ask("a", "a", "a-3", Gpus(1)), kNow);
+  ASSERT_EQ(policy.Admit(FairShareAsk("a", "a", "a-1", Gpus(1)), kNow).verdict,
+            Verdict::kAdmitted);
+  ASSERT_EQ(policy.Admit(FairShareAsk("a", "a", "a-2", Gpus(1)), kNow).verdict,
+            Verdict::kAdmitted);
+  Decision waits = policy.Admit(FairShareAsk("a", "a", "a-3", Gpus(1)), kNow);
   EXPECT_EQ(waits.message, "waiting for 1 GPU (0 of 2 free)");
-  policy.Admit(Ask("b", "b", "b-1", Gpus(1)), kNow);
+  policy.Admit(FairShareAsk("b", "b", "b-1", Gpus(1)), kNow);
   std::map<std::string, int> next_trial = {{"a", 3}, {"b", 1}};
   // The first GPU freed goes to b (share 0 against a's 0.5), then each
   // namespace keeps one.
@@ -132,11 +154,13 @@ TEST(FairShareTest, WeightsTwoToOneGiveTwoToOne) {
   std::vector<TrialRef> running;
   for (int i = 1; i <= 6; ++i) {
     const std::string trial = "c-" + std::to_string(i);
-    ASSERT_EQ(policy.Admit(Ask("c", "c", trial, Gpus(1)), kNow).verdict, Verdict::kAdmitted);
+    ASSERT_EQ(
+        policy.Admit(FairShareAsk("c", "c", trial, Gpus(1)), kNow).verdict,
+        Verdict::kAdmitted);
     running.push_back({"c", trial});
   }
-  policy.Admit(Ask("a", "a", "a-1", Gpus(1)), kNow);
-  policy.Admit(Ask("b", "b", "b-1", Gpus(1)), kNow);
+  policy.Admit(FairShareAsk("a", "a", "a-1", Gpus(1)), kNow);
+  policy.Admit(FairShareAsk("b", "b", "b-1", Gpus(1)), kNow);
   std::map<std::string, int> next_trial = {{"a", 1}, {"b", 1}};
   auto starts = Play(policy, running, next_trial, 30);
   EXPECT_EQ(policy.Use("a").running, 4);
@@ -150,29 +174,39 @@ TEST(FairShareTest, DominantShareCountsEveryKnownResource) {
   // share (0.25) is below a's (0.5), so b goes first; counting GPUs alone
   // would have put a first.
   FairShare policy({4, 8, 0});
-  ASSERT_EQ(policy.Admit(Ask("a", "a", "a-1", {0, 4, 0}), kNow).verdict, Verdict::kAdmitted);
-  ASSERT_EQ(policy.Admit(Ask("b", "b", "b-1", {1, 0, 0}), kNow).verdict, Verdict::kAdmitted);
-  ASSERT_EQ(policy.Admit(Ask("c", "c", "c-1", {0, 4, 0}), kNow).verdict, Verdict::kAdmitted);
-  Decision a = policy.Admit(Ask("a", "a2", "a2-1", {1, 2, 0}), kNow);
+  ASSERT_EQ(
+      policy.Admit(FairShareAsk("a", "a", "a-1", {0, 4, 0}), kNow).verdict,
+      Verdict::kAdmitted);
+  ASSERT_EQ(
+      policy.Admit(FairShareAsk("b", "b", "b-1", {1, 0, 0}), kNow).verdict,
+      Verdict::kAdmitted);
+  ASSERT_EQ(
+      policy.Admit(FairShareAsk("c", "c", "c-1", {0, 4, 0}), kNow).verdict,
+      Verdict::kAdmitted);
+  Decision a = policy.Admit(FairShareAsk("a", "a2", "a2-1", {1, 2, 0}), kNow);
   EXPECT_EQ(a.message, "waiting for 2 CPU cores (0 of 8 free)");
-  ASSERT_EQ(policy.Admit(Ask("b", "b2", "b2-1", {1, 2, 0}), kNow).verdict, Verdict::kWaiting);
+  ASSERT_EQ(
+      policy.Admit(FairShareAsk("b", "b2", "b2-1", {1, 2, 0}), kNow).verdict,
+      Verdict::kWaiting);
   ASSERT_TRUE(policy.Release("c", "c-1"));
   EXPECT_EQ(policy.Next(kNow), "b2");
 }
 
 TEST(FairShareTest, WaiterThatIsNotChosenSaysWhoGoesFirst) {
   FairShare policy(Gpus(2));
-  ASSERT_EQ(policy.Admit(Ask("a", "a", "a-1", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
+  ASSERT_EQ(policy.Admit(FairShareAsk("a", "a", "a-1", Gpus(1)), kNow).verdict,
+            Verdict::kAdmitted);
   // b has nothing and waits; a asks for the last GPU, which is b's turn.
-  Decision b = policy.Admit(Ask("b", "b", "b-1", Gpus(2)), kNow);
+  Decision b = policy.Admit(FairShareAsk("b", "b", "b-1", Gpus(2)), kNow);
   EXPECT_EQ(b.message, "waiting for 2 GPUs (1 of 2 free)");
-  Decision a = policy.Admit(Ask("a", "a", "a-2", Gpus(1)), kNow);
+  Decision a = policy.Admit(FairShareAsk("a", "a", "a-2", Gpus(1)), kNow);
   EXPECT_EQ(a.verdict, Verdict::kWaiting) << "a small trial does not overtake a big one";
   EXPECT_EQ(a.message, "waiting behind experiment b of namespace b, which needs gpu first");
   ASSERT_TRUE(policy.Release("a", "a-1"));
   EXPECT_EQ(policy.Next(kNow), "b");
-  EXPECT_EQ(policy.Admit(Ask("a", "a", "a-2", Gpus(1)), kNow).message,
-            "waiting for its fair share: namespace b goes first (weighted dominant share 0.00, "
+  EXPECT_EQ(policy.Admit(FairShareAsk("a", "a", "a-2", Gpus(1)), kNow).message,
+            "waiting for its fair share: namespace b goes first (weighted "
+            "dominant share 0.00, "
             "a's 0.00)");
 }
 
@@ -180,16 +214,25 @@ TEST(FairShareTest, WaiterThatIsNotChosenSaysWhoGoesFirst) {
 
 TEST(FairShareTest, HigherPriorityThenOlderWaitGoesFirstInsideANamespace) {
   FairShare policy(Gpus(1));
-  ASSERT_EQ(policy.Admit(Ask("t", "run", "run-1", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
-  policy.Admit(Ask("t", "old", "old-1", Gpus(1), 0, kNow - 5000), kNow);
-  policy.Admit(Ask("t", "new", "new-1", Gpus(1), 0, kNow - 10), kNow);
-  policy.Admit(Ask("t", "urgent", "urgent-1", Gpus(1), 5, kNow), kNow);
+  ASSERT_EQ(
+      policy.Admit(FairShareAsk("t", "run", "run-1", Gpus(1)), kNow).verdict,
+      Verdict::kAdmitted);
+  policy.Admit(FairShareAsk("t", "old", "old-1", Gpus(1), 0, kNow - 5000),
+               kNow);
+  policy.Admit(FairShareAsk("t", "new", "new-1", Gpus(1), 0, kNow - 10), kNow);
+  policy.Admit(FairShareAsk("t", "urgent", "urgent-1", Gpus(1), 5, kNow), kNow);
   ASSERT_TRUE(policy.Release("run", "run-1"));
   EXPECT_EQ(policy.Next(kNow), "urgent");
-  EXPECT_EQ(policy.Admit(Ask("t", "old", "old-1", Gpus(1), 0, kNow - 5000), kNow).message,
-            "waiting behind experiment urgent (priority 5) of its namespace");
-  ASSERT_EQ(policy.Admit(Ask("t", "urgent", "urgent-1", Gpus(1), 5), kNow).verdict,
-            Verdict::kAdmitted);
+  EXPECT_EQ(
+      policy
+          .Admit(FairShareAsk("t", "old", "old-1", Gpus(1), 0, kNow - 5000),
+                 kNow)
+          .message,
+      "waiting behind experiment urgent (priority 5) of its namespace");
+  ASSERT_EQ(
+      policy.Admit(FairShareAsk("t", "urgent", "urgent-1", Gpus(1), 5), kNow)
+          .verdict,
+      Verdict::kAdmitted);
   ASSERT_TRUE(policy.Release("urgent", "urgent-1"));
   EXPECT_EQ(policy.Next(kNow), "old");
 }
@@ -198,20 +241,25 @@ TEST(FairShareTest, HigherPriorityThenOlderWaitGoesFirstInsideANamespace) {
 
 TEST(FairShareTest, RefusedWaiterIsPassedOverUntilARelease) {
   FairShare policy({0, 0, 0});  // GPUs unknown: the executor says
-  ASSERT_EQ(policy.Admit(Ask("a", "a", "a-1", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
+  ASSERT_EQ(policy.Admit(FairShareAsk("a", "a", "a-1", Gpus(1)), kNow).verdict,
+            Verdict::kAdmitted);
   policy.Refused("a", "a-1", "waiting for 1 GPU (0 of 1 free)", kNow);
   EXPECT_FALSE(policy.Granted("a", "a-1"));
-  Decision again = policy.Admit(Ask("a", "a", "a-1", Gpus(1)), kNow + 10);
+  Decision again =
+      policy.Admit(FairShareAsk("a", "a", "a-1", Gpus(1)), kNow + 10);
   EXPECT_EQ(again.verdict, Verdict::kWaiting);
   EXPECT_EQ(again.message, "waiting for 1 GPU (0 of 1 free)");
   // A trial needing no GPU is not held up behind it.
-  EXPECT_EQ(policy.Admit(Ask("b", "b", "b-1", {0, 1, 0}), kNow).verdict, Verdict::kAdmitted);
+  EXPECT_EQ(
+      policy.Admit(FairShareAsk("b", "b", "b-1", {0, 1, 0}), kNow).verdict,
+      Verdict::kAdmitted);
   EXPECT_EQ(policy.Next(kNow), "");
   ASSERT_TRUE(policy.Release("b", "b-1"));
   EXPECT_EQ(policy.Next(kNow), "a");
   // Or, with nothing released, after a while.
   policy.Refused("a", "a-1", "still", kNow);  // not granted: no change
-  EXPECT_EQ(policy.Admit(Ask("a", "a", "a-1", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
+  EXPECT_EQ(policy.Admit(FairShareAsk("a", "a", "a-1", Gpus(1)), kNow).verdict,
+            Verdict::kAdmitted);
   policy.Refused("a", "a-1", "busy", kNow);
   EXPECT_EQ(policy.Next(kNow + FairShare::kRetryMs - 1), "");
   EXPECT_EQ(policy.Next(kNow + FairShare::kRetryMs), "a");
@@ -222,18 +270,21 @@ TEST(FairShareTest, ClaimCountsARunningTrialWhateverTheQuota) {
   api::Namespace ns = Ns("a");
   ns.quota.gpu = 1;
   policy.SetNamespace(ns);
-  policy.Claim(Ask("a", "e", "e-1", Gpus(1)), kNow - 1000);
-  policy.Claim(Ask("a", "e", "e-1", Gpus(1)), kNow - 1000);  // once
+  policy.Claim(FairShareAsk("a", "e", "e-1", Gpus(1)), kNow - 1000);
+  policy.Claim(FairShareAsk("a", "e", "e-1", Gpus(1)), kNow - 1000);  // once
   EXPECT_EQ(policy.Use("a").used.gpu, 1);
   EXPECT_EQ(policy.Use("a").running, 1);
-  EXPECT_EQ(policy.Admit(Ask("a", "e", "e-2", Gpus(1)), kNow).verdict, Verdict::kQuotaExceeded);
+  EXPECT_EQ(policy.Admit(FairShareAsk("a", "e", "e-2", Gpus(1)), kNow).verdict,
+            Verdict::kQuotaExceeded);
 }
 
 TEST(FairShareTest, ForgetKeepsTheGrantsOfJobsStillStopping) {
   FairShare policy(Gpus(2));
-  ASSERT_EQ(policy.Admit(Ask("a", "e", "e-1", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
-  ASSERT_EQ(policy.Admit(Ask("a", "e", "e-2", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
-  policy.Admit(Ask("a", "e", "e-3", Gpus(1)), kNow);
+  ASSERT_EQ(policy.Admit(FairShareAsk("a", "e", "e-1", Gpus(1)), kNow).verdict,
+            Verdict::kAdmitted);
+  ASSERT_EQ(policy.Admit(FairShareAsk("a", "e", "e-2", Gpus(1)), kNow).verdict,
+            Verdict::kAdmitted);
+  policy.Admit(FairShareAsk("a", "e", "e-3", Gpus(1)), kNow);
   policy.Forget("e", {"e-2"});
   EXPECT_EQ(policy.Use("a").used.gpu, 1);
   EXPECT_EQ(policy.Use("a").waiting, 0);
@@ -248,27 +299,37 @@ TEST(FairShareTest, GuaranteedNamespaceTakesBackTheMostRecentLowestPriorityTrial
   api::Namespace urgent = Ns("urgent");
   urgent.guaranteed.gpu = 1;
   policy.SetNamespace(urgent);
-  ASSERT_EQ(policy.Admit(Ask("b", "hi", "hi-1", Gpus(1), 5), kNow - 300).verdict,
-            Verdict::kAdmitted);
-  ASSERT_EQ(policy.Admit(Ask("b", "lo", "lo-1", Gpus(1), 0), kNow - 200).verdict,
-            Verdict::kAdmitted);
-  ASSERT_EQ(policy.Admit(Ask("b", "lo", "lo-2", Gpus(1), 0), kNow - 100).verdict,
-            Verdict::kAdmitted);
-  Decision d = policy.Admit(Ask("urgent", "u", "u-1", Gpus(1)), kNow);
+  ASSERT_EQ(
+      policy.Admit(FairShareAsk("b", "hi", "hi-1", Gpus(1), 5), kNow - 300)
+          .verdict,
+      Verdict::kAdmitted);
+  ASSERT_EQ(
+      policy.Admit(FairShareAsk("b", "lo", "lo-1", Gpus(1), 0), kNow - 200)
+          .verdict,
+      Verdict::kAdmitted);
+  ASSERT_EQ(
+      policy.Admit(FairShareAsk("b", "lo", "lo-2", Gpus(1), 0), kNow - 100)
+          .verdict,
+      Verdict::kAdmitted);
+  Decision d = policy.Admit(FairShareAsk("urgent", "u", "u-1", Gpus(1)), kNow);
   EXPECT_EQ(d.verdict, Verdict::kWaiting);
   EXPECT_EQ(d.victims, (std::vector<TrialRef>{{"lo", "lo-2"}}));
   EXPECT_EQ(d.message,
             "waiting for 1 GPU (0 of 3 free); trials of other namespaces are being preempted "
             "for its guaranteed share");
   // Asked again before the victim ended: no second victim.
-  EXPECT_TRUE(policy.Admit(Ask("urgent", "u", "u-1", Gpus(1)), kNow).victims.empty());
+  EXPECT_TRUE(policy.Admit(FairShareAsk("urgent", "u", "u-1", Gpus(1)), kNow)
+                  .victims.empty());
   // The victim ends: the GPU goes to the guaranteed namespace, not back.
-  policy.Admit(Ask("b", "lo", "lo-3", Gpus(1)), kNow);
+  policy.Admit(FairShareAsk("b", "lo", "lo-3", Gpus(1)), kNow);
   ASSERT_TRUE(policy.Release("lo", "lo-2"));
   EXPECT_EQ(policy.Next(kNow), "u");
-  ASSERT_EQ(policy.Admit(Ask("urgent", "u", "u-1", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
+  ASSERT_EQ(
+      policy.Admit(FairShareAsk("urgent", "u", "u-1", Gpus(1)), kNow).verdict,
+      Verdict::kAdmitted);
   // At its guarantee, it preempts no more.
-  Decision more = policy.Admit(Ask("urgent", "u2", "u2-1", Gpus(1)), kNow);
+  Decision more =
+      policy.Admit(FairShareAsk("urgent", "u2", "u2-1", Gpus(1)), kNow);
   EXPECT_TRUE(more.victims.empty());
 }
 
@@ -280,15 +341,19 @@ TEST(FairShareTest, NoPreemptionBelowAVictimsOwnGuaranteeOrWithoutEnoughToTake) 
   b.guaranteed.gpu = 1;
   policy.SetNamespace(a);
   policy.SetNamespace(b);
-  ASSERT_EQ(policy.Admit(Ask("b", "b", "b-1", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
-  ASSERT_EQ(policy.Admit(Ask("c", "c", "c-1", Gpus(1)), kNow).verdict, Verdict::kAdmitted);
+  ASSERT_EQ(policy.Admit(FairShareAsk("b", "b", "b-1", Gpus(1)), kNow).verdict,
+            Verdict::kAdmitted);
+  ASSERT_EQ(policy.Admit(FairShareAsk("c", "c", "c-1", Gpus(1)), kNow).verdict,
+            Verdict::kAdmitted);
   // a may take c's GPU (c has no guarantee), never b's last one.
-  EXPECT_EQ(policy.Admit(Ask("a", "a", "a-1", Gpus(1)), kNow).victims,
+  EXPECT_EQ(policy.Admit(FairShareAsk("a", "a", "a-1", Gpus(1)), kNow).victims,
             (std::vector<TrialRef>{{"c", "c-1"}}));
   // Two GPUs for a exceed its guarantee: nothing is taken for it.
-  EXPECT_TRUE(policy.Admit(Ask("a", "a2", "a2-1", Gpus(2)), kNow).victims.empty());
+  EXPECT_TRUE(policy.Admit(FairShareAsk("a", "a2", "a2-1", Gpus(2)), kNow)
+                  .victims.empty());
   // A namespace without a guarantee takes nothing.
-  EXPECT_TRUE(policy.Admit(Ask("d", "d", "d-1", Gpus(1)), kNow).victims.empty());
+  EXPECT_TRUE(policy.Admit(FairShareAsk("d", "d", "d-1", Gpus(1)), kNow)
+                  .victims.empty());
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ namespace {
 using hpt::testing::TempDir;
 using hpt::testing::WriteFile;
 
-unsigned Mode(const std::string& path) {
+unsigned RunAsMode(const std::string& path) {
   struct stat st {};
   EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
   return st.st_mode & 0777;
@@ -203,16 +203,16 @@ TEST_F(RunAsRunnerTest, TrialsRunAsTheNamespacesUserAndCannotReadTheServersFiles
     EXPECT_EQ(st.st_mode & 0777, 0700u);
   }
   // Each is there (a trial that found none would have failed as well).
-  EXPECT_EQ(Mode(db_), 0600u);
-  EXPECT_EQ(Mode(db_ + "-wal"), 0600u);
-  EXPECT_EQ(Mode(db_ + "-shm"), 0600u);
-  EXPECT_EQ(Mode(token_), 0600u);
-  EXPECT_EQ(Mode(dir_.File("data/logs")), 0711u);
-  EXPECT_EQ(Mode(dir_.File("data/logs/_ns")), 0711u);
-  EXPECT_EQ(Mode(dir_.File("data/logs/_ns/team")), 0711u);
-  EXPECT_EQ(Mode(dir_.File("data/logs/_ns/team/ra")), 0711u);
-  EXPECT_EQ(Mode(dir_.File("data/logs/_ns/team/ra/checkpoints")), 0711u);
-  EXPECT_EQ(Mode(dir_.File("data/logs/_ns/team/ra/ra-1.log")), 0600u);
+  EXPECT_EQ(RunAsMode(db_), 0600u);
+  EXPECT_EQ(RunAsMode(db_ + "-wal"), 0600u);
+  EXPECT_EQ(RunAsMode(db_ + "-shm"), 0600u);
+  EXPECT_EQ(RunAsMode(token_), 0600u);
+  EXPECT_EQ(RunAsMode(dir_.File("data/logs")), 0711u);
+  EXPECT_EQ(RunAsMode(dir_.File("data/logs/_ns")), 0711u);
+  EXPECT_EQ(RunAsMode(dir_.File("data/logs/_ns/team")), 0711u);
+  EXPECT_EQ(RunAsMode(dir_.File("data/logs/_ns/team/ra")), 0711u);
+  EXPECT_EQ(RunAsMode(dir_.File("data/logs/_ns/team/ra/checkpoints")), 0711u);
+  EXPECT_EQ(RunAsMode(dir_.File("data/logs/_ns/team/ra/ra-1.log")), 0600u);
 }
 
 TEST_F(RunAsRunnerTest, ADatabaseFolderTheUserCannotPassFailsWithWhatToDo) {

@@ -21,7 +21,7 @@ using ::testing::HasSubstr;
 using ::testing::Pair;
 
 // x in [0, 1]; optimizer sgd|adam; momentum only when optimizer is sgd.
-nlohmann::json Spec() {
+nlohmann::json LaunchJsonSpec() {
   return {
       {"name", "e"},
       {"objective",
@@ -81,7 +81,7 @@ LaunchContext Context() {
 }
 
 TEST(TrialLaunchTest, SubstitutesParametersAndAddsTheServersVariables) {
-  const api::ExperimentSpec spec = Decode(Spec());
+  const api::ExperimentSpec spec = Decode(LaunchJsonSpec());
   auto launch = BuildLaunch(spec, TrialOf({{"x", "0.25"}, {"optimizer", "sgd"}, {"momentum", "0.9"}}),
                             Context());
   ASSERT_TRUE(launch.ok()) << launch.status().message();
@@ -102,7 +102,7 @@ TEST(TrialLaunchTest, SubstitutesParametersAndAddsTheServersVariables) {
 }
 
 TEST(TrialLaunchTest, InactiveConditionalParametersLeaveNoArgumentOrVariable) {
-  const api::ExperimentSpec spec = Decode(Spec());
+  const api::ExperimentSpec spec = Decode(LaunchJsonSpec());
   auto launch = BuildLaunch(spec, TrialOf({{"x", "0.5"}, {"optimizer", "adam"}}), Context());
   ASSERT_TRUE(launch.ok()) << launch.status().message();
   EXPECT_THAT(launch->argv, ElementsAre("/usr/local/bin/hpt", "--x=0.5", "--trial=e-7"));
@@ -113,7 +113,7 @@ TEST(TrialLaunchTest, InactiveConditionalParametersLeaveNoArgumentOrVariable) {
 TEST(TrialLaunchTest, NoTrialTokenStillReplacesTheTemplatesToken) {
   // The admin token (or one the server was started with) never reaches a
   // trial: HPT_TOKEN is always the server's to set, empty when it has none.
-  const api::ExperimentSpec spec = Decode(Spec());
+  const api::ExperimentSpec spec = Decode(LaunchJsonSpec());
   LaunchContext context = Context();
   context.trial_token.clear();
   auto launch = BuildLaunch(spec, TrialOf({{"x", "0.5"}, {"optimizer", "adam"}}), context);
@@ -122,7 +122,7 @@ TEST(TrialLaunchTest, NoTrialTokenStillReplacesTheTemplatesToken) {
 }
 
 TEST(TrialLaunchTest, OnlyALeadingHptIsReplacedAndOnlyWhenTheBinaryIsKnown) {
-  nlohmann::json json = Spec();
+  nlohmann::json json = LaunchJsonSpec();
   const api::Trial trial = TrialOf({{"x", "0.5"}, {"optimizer", "adam"}});
   LaunchContext unknown = Context();
   unknown.hpt_binary.clear();
@@ -137,7 +137,7 @@ TEST(TrialLaunchTest, OnlyALeadingHptIsReplacedAndOnlyWhenTheBinaryIsKnown) {
 }
 
 TEST(TrialLaunchTest, TheCheckpointFolderReplacesTheMountedPath) {
-  nlohmann::json json = Spec();
+  nlohmann::json json = LaunchJsonSpec();
   json["algorithm"]["algorithmSettings"] = {
       {{"name", "suggestion_trial_dir"}, {"value", "/var/ckpt"}}};
   json["trialTemplate"]["command"] = {"train", "--checkpoint=/var/ckpt/model.pt",
@@ -163,7 +163,7 @@ TEST(TrialLaunchTest, TheCheckpointFolderReplacesTheMountedPath) {
 // resumePolicy FromVolume: Katib's trial path is the trial's folder, for
 // any algorithm; under other policies that path is left as written.
 TEST(TrialLaunchTest, FromVolumeRewritesKatibsCheckpointPath) {
-  nlohmann::json json = Spec();
+  nlohmann::json json = LaunchJsonSpec();
   json["trialTemplate"]["command"] = {"train", "--ckpt=/var/log/katib/checkpoints/m.pt"};
   json["trialTemplate"]["env"] = {{"CKPT", "/var/log/katib/checkpoints/"}};
   LaunchContext context = Context();
@@ -183,7 +183,7 @@ TEST(TrialLaunchTest, FromVolumeRewritesKatibsCheckpointPath) {
 }
 
 TEST(TrialLaunchTest, AnUndefinedPlaceholderIsAnErrorNamingIt) {
-  nlohmann::json json = Spec();
+  nlohmann::json json = LaunchJsonSpec();
   json["trialTemplate"]["command"] = {"train", "--y=${trialParameters.y}"};
   auto launch = BuildLaunch(Decode(json), TrialOf({{"x", "0.5"}, {"optimizer", "adam"}}),
                             Context());
@@ -194,7 +194,7 @@ TEST(TrialLaunchTest, AnUndefinedPlaceholderIsAnErrorNamingIt) {
 
 TEST(TrialLaunchTest, TheBaseLaunchHasNoCommandOrEnvironment) {
   // What Recover() hands the executor: enough to find and watch the job.
-  const api::ExperimentSpec spec = Decode(Spec());
+  const api::ExperimentSpec spec = Decode(LaunchJsonSpec());
   runner::LaunchSpec base =
       BaseLaunch(spec, TrialOf({{"x", "0.5"}, {"optimizer", "adam"}}), Context());
   EXPECT_TRUE(base.argv.empty());
@@ -206,7 +206,7 @@ TEST(TrialLaunchTest, TheBaseLaunchHasNoCommandOrEnvironment) {
 }
 
 TEST(TrialLaunchTest, TheNamespacesUserGoesWithTheLaunchAndItsRecovery) {
-  const api::ExperimentSpec spec = Decode(Spec());
+  const api::ExperimentSpec spec = Decode(LaunchJsonSpec());
   LaunchContext context = Context();
   context.run_as_user = "ana";
   const api::Trial trial = TrialOf({{"x", "0.5"}, {"optimizer", "adam"}});
@@ -220,7 +220,7 @@ TEST(TrialLaunchTest, TheNamespacesUserGoesWithTheLaunchAndItsRecovery) {
 // apart from the command (the image's ENTRYPOINT takes them when there is
 // none), on the host they follow it.
 TEST(TrialLaunchTest, ContainerArgsAreSubstitutedAndStayApartInTheImage) {
-  nlohmann::json j = Spec();
+  nlohmann::json j = LaunchJsonSpec();
   j["trialTemplate"]["command"] = {"hpt", "train"};
   j["trialTemplate"]["container"] = {{"image", "localhost/trainer:1"},
                                      {"args", {"--x=${trialParameters.x}",

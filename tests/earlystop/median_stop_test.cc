@@ -22,7 +22,7 @@ using testing::Succeeded;
 const std::vector<api::AlgorithmSetting> kThreeFromStep4 = {
     {"min_trials_required", "3"}, {"start_step", "4"}};
 
-api::ExperimentSpec Spec(
+api::ExperimentSpec MedianSpec(
     std::vector<api::AlgorithmSetting> settings = kThreeFromStep4,
     ObjectiveType type = ObjectiveType::kMinimize) {
   return StopSpec("medianstop", std::move(settings), type);
@@ -32,8 +32,9 @@ api::ExperimentSpec Defaults(ObjectiveType type = ObjectiveType::kMinimize) {
   return StopSpec("medianstop", {}, type);
 }
 
-StopDecision Decide(const api::ExperimentSpec& spec, const TrialCurve& trial,
-                    const std::vector<TrialCurve>& others) {
+StopDecision MedianDecide(const api::ExperimentSpec& spec,
+                          const TrialCurve& trial,
+                          const std::vector<TrialCurve>& others) {
   StatusOr<StopDecision> d = MedianStop().ShouldStop(spec, trial, others);
   EXPECT_TRUE(d.ok()) << d.status().ToString();
   return d.ok() ? *d : StopDecision{};
@@ -47,7 +48,8 @@ std::vector<TrialCurve> Flat123() {
 }
 
 TEST(MedianStopTest, StopsATrialWhoseBestIsWorseThanTheMedian) {
-  StopDecision d = Decide(Spec(), Running("t", {5, 5, 5, 4}), Flat123());
+  StopDecision d =
+      MedianDecide(MedianSpec(), Running("t", {5, 5, 5, 4}), Flat123());
   EXPECT_TRUE(d.stop);
   EXPECT_EQ(d.reason,
             "best loss 4 by step 4 is worse than the median 2 of 3 succeeded "
@@ -56,7 +58,8 @@ TEST(MedianStopTest, StopsATrialWhoseBestIsWorseThanTheMedian) {
 
 TEST(MedianStopTest, KeepsATrialWhoseBestBeatsTheMedian) {
   // The best so far counts, not the latest value.
-  StopDecision d = Decide(Spec(), Running("t", {1.5, 5, 5, 5}), Flat123());
+  StopDecision d =
+      MedianDecide(MedianSpec(), Running("t", {1.5, 5, 5, 5}), Flat123());
   EXPECT_FALSE(d.stop);
   EXPECT_EQ(d.reason, "");
 }
@@ -67,34 +70,39 @@ TEST(MedianStopTest, UsesTheMedianNotKatibsMean) {
   std::vector<TrialCurve> others = {Succeeded("a", {1, 1, 1, 1}),
                                     Succeeded("b", {1.2, 1.2, 1.2, 1.2}),
                                     Succeeded("c", {100, 100, 100, 100})};
-  EXPECT_TRUE(Decide(Spec(), Running("t", {5, 5, 5, 5}), others).stop);
+  EXPECT_TRUE(
+      MedianDecide(MedianSpec(), Running("t", {5, 5, 5, 5}), others).stop);
 }
 
 TEST(MedianStopTest, EvenCountTakesTheMeanOfTheMiddleTwo) {
   std::vector<TrialCurve> others = Flat123();
   others.push_back(Succeeded("d", {4, 4, 4, 4}));  // median 2.5
-  auto spec = Spec();
-  EXPECT_TRUE(Decide(spec, Running("t", {9, 9, 9, 2.6}), others).stop);
-  EXPECT_FALSE(Decide(spec, Running("t", {9, 9, 9, 2.5}), others).stop);
+  auto spec = MedianSpec();
+  EXPECT_TRUE(MedianDecide(spec, Running("t", {9, 9, 9, 2.6}), others).stop);
+  EXPECT_FALSE(MedianDecide(spec, Running("t", {9, 9, 9, 2.5}), others).stop);
 }
 
 TEST(MedianStopTest, ComparesValuesAtTheTrialsStepNotRunningAverages) {
   // Rising accuracy curves: at step 4 the succeeded trials are at 0.9, 0.8
   // and 0.7 (median 0.8), while their running averages are only 0.4-0.5.
-  auto spec = Spec(kThreeFromStep4, ObjectiveType::kMaximize);
+  auto spec = MedianSpec(kThreeFromStep4, ObjectiveType::kMaximize);
   std::vector<TrialCurve> others = {Succeeded("a", {0.1, 0.3, 0.5, 0.9, 0.95}),
                                     Succeeded("b", {0.1, 0.3, 0.5, 0.8, 0.85}),
                                     Succeeded("c", {0.1, 0.3, 0.5, 0.7, 0.75})};
   // 0.6 beats every running average but is behind the median trial.
-  StopDecision d = Decide(spec, Running("t", {0.2, 0.4, 0.5, 0.6}), others);
+  StopDecision d =
+      MedianDecide(spec, Running("t", {0.2, 0.4, 0.5, 0.6}), others);
   EXPECT_TRUE(d.stop);
   EXPECT_NE(d.reason.find("median 0.8 of 3"), std::string::npos) << d.reason;
-  EXPECT_FALSE(Decide(spec, Running("t", {0.2, 0.4, 0.5, 0.8}), others).stop);
+  EXPECT_FALSE(
+      MedianDecide(spec, Running("t", {0.2, 0.4, 0.5, 0.8}), others).stop);
   // At step 5 the bar is the values at step 5.
   EXPECT_TRUE(
-      Decide(spec, Running("t", {0.2, 0.4, 0.5, 0.8, 0.84}), others).stop);
+      MedianDecide(spec, Running("t", {0.2, 0.4, 0.5, 0.8, 0.84}), others)
+          .stop);
   EXPECT_FALSE(
-      Decide(spec, Running("t", {0.2, 0.4, 0.5, 0.8, 0.85}), others).stop);
+      MedianDecide(spec, Running("t", {0.2, 0.4, 0.5, 0.8, 0.85}), others)
+          .stop);
 }
 
 TEST(MedianStopTest, AGapTakesTheLatestValueBeforeTheStep) {
@@ -104,23 +112,26 @@ TEST(MedianStopTest, AGapTakesTheLatestValueBeforeTheStep) {
                                     Succeeded("b", {}), Succeeded("c", {})};
   others[1].points = {{2, 9}, {4, 1}, {6, 0}};
   others[2].points = {{2, 9}, {4, 3}, {6, 0}};
-  auto spec = Spec();
-  EXPECT_TRUE(Decide(spec, Running("t", {5, 5, 5, 5, 2.1}), others).stop);
-  EXPECT_FALSE(Decide(spec, Running("t", {5, 5, 5, 5, 2}), others).stop);
+  auto spec = MedianSpec();
+  EXPECT_TRUE(MedianDecide(spec, Running("t", {5, 5, 5, 5, 2.1}), others).stop);
+  EXPECT_FALSE(MedianDecide(spec, Running("t", {5, 5, 5, 5, 2}), others).stop);
 }
 
 TEST(MedianStopTest, Maximize) {
-  auto spec = Spec(kThreeFromStep4, ObjectiveType::kMaximize);
+  auto spec = MedianSpec(kThreeFromStep4, ObjectiveType::kMaximize);
   // Median of 1, 2, 3 is 2; higher is better.
-  EXPECT_TRUE(Decide(spec, Running("t", {1, 1, 1, 1.9}), Flat123()).stop);
-  EXPECT_FALSE(Decide(spec, Running("t", {0, 0, 0, 2.1}), Flat123()).stop);
-  EXPECT_FALSE(Decide(spec, Running("t", {2.5, 0, 0, 0}), Flat123()).stop);
+  EXPECT_TRUE(MedianDecide(spec, Running("t", {1, 1, 1, 1.9}), Flat123()).stop);
+  EXPECT_FALSE(
+      MedianDecide(spec, Running("t", {0, 0, 0, 2.1}), Flat123()).stop);
+  EXPECT_FALSE(
+      MedianDecide(spec, Running("t", {2.5, 0, 0, 0}), Flat123()).stop);
 }
 
 TEST(MedianStopTest, ATieWithTheMedianContinues) {
-  EXPECT_FALSE(Decide(Spec(), Running("t", {2, 2, 2, 2}), Flat123()).stop);
-  auto max = Spec(kThreeFromStep4, ObjectiveType::kMaximize);
-  EXPECT_FALSE(Decide(max, Running("t", {2, 2, 2, 2}), Flat123()).stop);
+  EXPECT_FALSE(
+      MedianDecide(MedianSpec(), Running("t", {2, 2, 2, 2}), Flat123()).stop);
+  auto max = MedianSpec(kThreeFromStep4, ObjectiveType::kMaximize);
+  EXPECT_FALSE(MedianDecide(max, Running("t", {2, 2, 2, 2}), Flat123()).stop);
 }
 
 TEST(MedianStopTest, FlatIdenticalCurvesAreNeverStopped) {
@@ -129,19 +140,24 @@ TEST(MedianStopTest, FlatIdenticalCurvesAreNeverStopped) {
                                     Succeeded("c", {0.5, 0.5, 0.5, 0.5, 0.5})};
   for (int steps = 1; steps <= 5; ++steps) {
     TrialCurve t = Running("t", std::vector<double>(steps, 0.5));
-    EXPECT_FALSE(Decide(Spec(), t, others).stop) << steps;
-    EXPECT_FALSE(Decide(Spec(kThreeFromStep4, ObjectiveType::kMaximize), t, others).stop)
+    EXPECT_FALSE(MedianDecide(MedianSpec(), t, others).stop) << steps;
+    EXPECT_FALSE(
+        MedianDecide(MedianSpec(kThreeFromStep4, ObjectiveType::kMaximize), t,
+                     others)
+            .stop)
         << steps;
   }
 }
 
 TEST(MedianStopTest, WaitsForStartStep) {
-  auto spec = Spec();
-  EXPECT_FALSE(Decide(spec, Running("t", {9, 9, 9}), Flat123()).stop);
-  EXPECT_TRUE(Decide(spec, Running("t", {9, 9, 9, 9}), Flat123()).stop);
-  auto later = Spec({{"min_trials_required", "3"}, {"start_step", "6"}});
-  EXPECT_FALSE(Decide(later, Running("t", {9, 9, 9, 9, 9}), Flat123()).stop);
-  EXPECT_TRUE(Decide(later, Running("t", {9, 9, 9, 9, 9, 9}), Flat123()).stop);
+  auto spec = MedianSpec();
+  EXPECT_FALSE(MedianDecide(spec, Running("t", {9, 9, 9}), Flat123()).stop);
+  EXPECT_TRUE(MedianDecide(spec, Running("t", {9, 9, 9, 9}), Flat123()).stop);
+  auto later = MedianSpec({{"min_trials_required", "3"}, {"start_step", "6"}});
+  EXPECT_FALSE(
+      MedianDecide(later, Running("t", {9, 9, 9, 9, 9}), Flat123()).stop);
+  EXPECT_TRUE(
+      MedianDecide(later, Running("t", {9, 9, 9, 9, 9, 9}), Flat123()).stop);
 }
 
 TEST(MedianStopTest, StartStepIsAStepNotACountOfReports) {
@@ -151,23 +167,26 @@ TEST(MedianStopTest, StartStepIsAStepNotACountOfReports) {
   for (std::string name : {"a", "b", "c"}) {
     others.push_back(Curve(name, TrialPhase::kSucceeded, {1, 1}, 9));
   }
-  EXPECT_TRUE(Decide(Spec(), t, others).stop);
+  EXPECT_TRUE(MedianDecide(MedianSpec(), t, others).stop);
 }
 
 TEST(MedianStopTest, WaitsForMinTrialsRequired) {
   std::vector<TrialCurve> two = {Succeeded("a", {1, 1, 1, 1}),
                                  Succeeded("b", {1, 1, 1, 1})};
   TrialCurve t = Running("t", {9, 9, 9, 9});
-  EXPECT_FALSE(Decide(Spec(), t, two).stop);
-  EXPECT_TRUE(Decide(Spec({{"min_trials_required", "2"}}), t, two).stop);
-  EXPECT_FALSE(Decide(Spec({{"min_trials_required", "5"}}), t, Flat123()).stop);
+  EXPECT_FALSE(MedianDecide(MedianSpec(), t, two).stop);
+  EXPECT_TRUE(
+      MedianDecide(MedianSpec({{"min_trials_required", "2"}}), t, two).stop);
+  EXPECT_FALSE(
+      MedianDecide(MedianSpec({{"min_trials_required", "5"}}), t, Flat123())
+          .stop);
 }
 
 TEST(MedianStopTest, NMinTrialsCountsOnlySucceededTrialsThatReachedTheStep) {
   TrialCurve t = Running("t", {9, 9, 9, 9});
-  auto spec = Spec({{"min_trials_required", "3"},
-                    {"start_step", "4"},
-                    {"n_min_trials", "3"}});
+  auto spec = MedianSpec({{"min_trials_required", "3"},
+                          {"start_step", "4"},
+                          {"n_min_trials", "3"}});
   std::vector<TrialCurve> others = {
       Succeeded("a", {1, 1, 1, 1}),
       Succeeded("b", {1, 1, 1, 1, 1}),
@@ -179,9 +198,9 @@ TEST(MedianStopTest, NMinTrialsCountsOnlySucceededTrialsThatReachedTheStep) {
       Succeeded("g", {1, 1, 1}),
       Succeeded("h", {}),
   };
-  EXPECT_FALSE(Decide(spec, t, others).stop);  // only a and b qualify
+  EXPECT_FALSE(MedianDecide(spec, t, others).stop);  // only a and b qualify
   others.push_back(Succeeded("i", {1, 1, 1, 1}));
-  EXPECT_TRUE(Decide(spec, t, others).stop);
+  EXPECT_TRUE(MedianDecide(spec, t, others).stop);
 }
 
 TEST(MedianStopTest, StartupTrialsAreEverySucceededTrial) {
@@ -192,10 +211,10 @@ TEST(MedianStopTest, StartupTrialsAreEverySucceededTrial) {
       Succeeded("a", {1, 1}), Succeeded("b", {1}), Succeeded("c", {1}),
       Curve("d", TrialPhase::kEarlyStopped, {1, 1}),
       Curve("e", TrialPhase::kFailed, {1, 1})};
-  auto spec = Spec({{"min_trials_required", "3"}, {"start_step", "0"}});
-  EXPECT_TRUE(Decide(spec, t, others).stop);
+  auto spec = MedianSpec({{"min_trials_required", "3"}, {"start_step", "0"}});
+  EXPECT_TRUE(MedianDecide(spec, t, others).stop);
   others.erase(others.begin() + 2);  // two Succeeded trials left
-  EXPECT_FALSE(Decide(spec, t, others).stop);
+  EXPECT_FALSE(MedianDecide(spec, t, others).stop);
 }
 
 TEST(MedianStopTest, EarlyStoppedTrialsDoNotLowerTheBar) {
@@ -208,16 +227,19 @@ TEST(MedianStopTest, EarlyStoppedTrialsDoNotLowerTheBar) {
   for (std::string name : {"d", "e", "f", "g"}) {
     others.push_back(Curve(name, TrialPhase::kEarlyStopped, {8, 8, 8, 8}));
   }
-  EXPECT_TRUE(Decide(Spec(), Running("t", {5, 5, 5, 5}), others).stop);
+  EXPECT_TRUE(
+      MedianDecide(MedianSpec(), Running("t", {5, 5, 5, 5}), others).stop);
 }
 
 TEST(MedianStopTest, ATrialWithNoStepsIsNeverStopped) {
-  EXPECT_FALSE(Decide(Spec(), Running("t", {}), Flat123()).stop);
-  EXPECT_FALSE(Decide(Spec({{"start_step", "1"}}), Running("t", {}), {}).stop);
+  EXPECT_FALSE(MedianDecide(MedianSpec(), Running("t", {}), Flat123()).stop);
+  EXPECT_FALSE(
+      MedianDecide(MedianSpec({{"start_step", "1"}}), Running("t", {}), {})
+          .stop);
 }
 
 TEST(MedianStopTest, NoOtherTrialsNoStop) {
-  EXPECT_FALSE(Decide(Spec(), Running("t", {9, 9, 9, 9}), {}).stop);
+  EXPECT_FALSE(MedianDecide(MedianSpec(), Running("t", {9, 9, 9, 9}), {}).stop);
 }
 
 TEST(MedianStopTest, SkipsItselfAmongOthers) {
@@ -226,19 +248,19 @@ TEST(MedianStopTest, SkipsItselfAmongOthers) {
   TrialCurve t = Running("t", {9, 9, 9, 9});
   // Even listed as completed, the trial's own curve does not count.
   others.push_back(Curve("t", TrialPhase::kSucceeded, {1, 1, 1, 1}));
-  EXPECT_FALSE(Decide(Spec(), t, others).stop);
+  EXPECT_FALSE(MedianDecide(MedianSpec(), t, others).stop);
 }
 
 TEST(MedianStopTest, AFinishedTrialIsNotStopped) {
   TrialCurve t = Curve("t", TrialPhase::kSucceeded, {9, 9, 9, 9});
-  EXPECT_FALSE(Decide(Spec(), t, Flat123()).stop);
+  EXPECT_FALSE(MedianDecide(MedianSpec(), t, Flat123()).stop);
 }
 
 TEST(MedianStopValidateTest, AcceptsDefaultsAndKatibSettings) {
   MedianStop policy;
-  EXPECT_TRUE(policy.Validate(Spec()).ok());
+  EXPECT_TRUE(policy.Validate(MedianSpec()).ok());
   EXPECT_TRUE(policy
-                  .Validate(Spec(
+                  .Validate(MedianSpec(
                       {{"min_trials_required", "1"}, {"start_step", " 10 "}}))
                   .ok());
 }
@@ -282,7 +304,7 @@ TEST(MedianStopValidateTest, NamesTheBadSetting) {
        "by earlyStopping.algorithmSettings[0]"},
   };
   for (const Case& c : cases) {
-    api::ExperimentSpec spec = Spec(c.settings);
+    api::ExperimentSpec spec = MedianSpec(c.settings);
     Status status = MedianStop().Validate(spec);
     EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(status.message(), c.message);
@@ -302,20 +324,20 @@ TEST(MedianStopDefaultsTest, ThreeFoldsPruneAfterFiveTrials) {
     five.push_back(Curve(name, TrialPhase::kSucceeded, {0.5, 0.3, 0.2}, 0));
   }
   TrialCurve bad = Curve("t", TrialPhase::kRunning, {0.45}, 0);
-  EXPECT_FALSE(Decide(Defaults(), bad, five).stop);  // better at fold 0
+  EXPECT_FALSE(MedianDecide(Defaults(), bad, five).stop);  // better at fold 0
   bad.points.push_back({1, 0.4});
-  StopDecision d = Decide(Defaults(), bad, five);
+  StopDecision d = MedianDecide(Defaults(), bad, five);
   EXPECT_TRUE(d.stop);
   EXPECT_EQ(d.reason,
             "best loss 0.4 by step 1 is worse than the median 0.3 of 5 "
             "succeeded trials' values at that step");
   // Step 0 is judged as well.
   EXPECT_TRUE(
-      Decide(Defaults(), Curve("t", TrialPhase::kRunning, {0.9}, 0), five)
+      MedianDecide(Defaults(), Curve("t", TrialPhase::kRunning, {0.9}, 0), five)
           .stop);
   // Four Succeeded trials are not enough.
   five.pop_back();
-  EXPECT_FALSE(Decide(Defaults(), bad, five).stop);
+  EXPECT_FALSE(MedianDecide(Defaults(), bad, five).stop);
 }
 
 TEST(MedianStopDefaultsTest, OptunasNamesAndIntervals) {
@@ -323,17 +345,17 @@ TEST(MedianStopDefaultsTest, OptunasNamesAndIntervals) {
                                    Succeeded("b", {1, 1, 1, 1, 1, 1}),
                                    Succeeded("c", {1, 1, 1, 1, 1, 1})};
   // Checks at steps 2, 4, 6: step 3 follows the check at step 2.
-  auto spec = Spec({{"n_startup_trials", "3"},
-                    {"n_warmup_steps", "2"},
-                    {"interval_steps", "2"}});
-  EXPECT_FALSE(Decide(spec, Running("t", {9}), three).stop);
-  EXPECT_TRUE(Decide(spec, Running("t", {9, 9}), three).stop);
-  EXPECT_FALSE(Decide(spec, Running("t", {9, 9, 9}), three).stop);
-  EXPECT_TRUE(Decide(spec, Running("t", {9, 9, 9, 9}), three).stop);
+  auto spec = MedianSpec({{"n_startup_trials", "3"},
+                          {"n_warmup_steps", "2"},
+                          {"interval_steps", "2"}});
+  EXPECT_FALSE(MedianDecide(spec, Running("t", {9}), three).stop);
+  EXPECT_TRUE(MedianDecide(spec, Running("t", {9, 9}), three).stop);
+  EXPECT_FALSE(MedianDecide(spec, Running("t", {9, 9, 9}), three).stop);
+  EXPECT_TRUE(MedianDecide(spec, Running("t", {9, 9, 9, 9}), three).stop);
   // A report that skips a check point is judged in its place.
   TrialCurve skipped = Running("t", {9, 9});
   skipped.points[1].step = 5;  // steps 1 and 5: the check at 4 was skipped
-  EXPECT_TRUE(Decide(spec, skipped, three).stop);
+  EXPECT_TRUE(MedianDecide(spec, skipped, three).stop);
 }
 
 TEST(MedianStopNotesTest, SaysWhenItCanNeverStopATrial) {

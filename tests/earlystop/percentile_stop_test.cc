@@ -16,8 +16,8 @@ using testing::Running;
 using testing::StopSpec;
 using testing::Succeeded;
 
-api::ExperimentSpec Spec(std::string percentile,
-                         ObjectiveType type = ObjectiveType::kMinimize) {
+api::ExperimentSpec PercentileSpec(
+    std::string percentile, ObjectiveType type = ObjectiveType::kMinimize) {
   return StopSpec("percentile",
                   {{"percentile", percentile}, {"n_startup_trials", "4"}},
                   type);
@@ -44,15 +44,15 @@ TEST(PercentileTest, InterpolatesAsNumpy) {
 
 TEST(PercentileStopTest, KeepsTheTopPercentileWhenMinimizing) {
   // The 25th percentile of 1..4 is 1.75: a loss above it is stopped.
-  EXPECT_TRUE(Stops(Spec("25"), 1.8));
-  EXPECT_FALSE(Stops(Spec("25"), 1.75));
-  EXPECT_FALSE(Stops(Spec("75"), 3.2));
-  EXPECT_TRUE(Stops(Spec("75"), 3.3));
+  EXPECT_TRUE(Stops(PercentileSpec("25"), 1.8));
+  EXPECT_FALSE(Stops(PercentileSpec("25"), 1.75));
+  EXPECT_FALSE(Stops(PercentileSpec("75"), 3.2));
+  EXPECT_TRUE(Stops(PercentileSpec("75"), 3.3));
 }
 
 TEST(PercentileStopTest, KeepsTheTopPercentileWhenMaximizing) {
   // Keeping the top 25% of a score is the 75th percentile, 3.25.
-  auto spec = Spec("25", ObjectiveType::kMaximize);
+  auto spec = PercentileSpec("25", ObjectiveType::kMaximize);
   EXPECT_TRUE(Stops(spec, 3.2));
   EXPECT_FALSE(Stops(spec, 3.25));
   auto d = PercentileStop().ShouldStop(spec, Running("t", {3}), Four());
@@ -62,7 +62,7 @@ TEST(PercentileStopTest, KeepsTheTopPercentileWhenMaximizing) {
 }
 
 TEST(PercentileStopTest, WaitsForStartupTrials) {
-  auto spec = Spec("50");
+  auto spec = PercentileSpec("50");
   std::vector<TrialCurve> three = Four();
   three.pop_back();
   EXPECT_FALSE(

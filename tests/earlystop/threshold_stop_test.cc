@@ -14,12 +14,14 @@ using testing::Curve;
 using testing::Running;
 using testing::StopSpec;
 
-api::ExperimentSpec Spec(std::vector<api::AlgorithmSetting> settings,
-                         api::ObjectiveType type = api::ObjectiveType::kMinimize) {
+api::ExperimentSpec ThresholdSpec(
+    std::vector<api::AlgorithmSetting> settings,
+    api::ObjectiveType type = api::ObjectiveType::kMinimize) {
   return StopSpec("threshold", std::move(settings), type);
 }
 
-StopDecision Decide(const api::ExperimentSpec& spec, const TrialCurve& t) {
+StopDecision ThresholdDecide(const api::ExperimentSpec& spec,
+                             const TrialCurve& t) {
   auto d = ThresholdStop().ShouldStop(spec, t, {});
   EXPECT_TRUE(d.ok()) << d.status().ToString();
   return d.ok() ? *d : StopDecision{};
@@ -27,25 +29,32 @@ StopDecision Decide(const api::ExperimentSpec& spec, const TrialCurve& t) {
 
 TEST(ThresholdStopTest, StopsOutsideTheBoundsWhateverTheDirection) {
   for (auto type : {api::ObjectiveType::kMinimize, api::ObjectiveType::kMaximize}) {
-    auto spec = Spec({{"lower", "0.1"}, {"upper", "10"}}, type);
-    StopDecision d = Decide(spec, Running("t", {1, 11}));
+    auto spec = ThresholdSpec({{"lower", "0.1"}, {"upper", "10"}}, type);
+    StopDecision d = ThresholdDecide(spec, Running("t", {1, 11}));
     EXPECT_TRUE(d.stop);
     EXPECT_EQ(d.reason, "loss 11 at step 2 is above the upper threshold 10");
-    EXPECT_EQ(Decide(spec, Running("t", {1, 0.05})).reason,
+    EXPECT_EQ(ThresholdDecide(spec, Running("t", {1, 0.05})).reason,
               "loss 0.05 at step 2 is below the lower threshold 0.1");
-    EXPECT_FALSE(Decide(spec, Running("t", {11, 5})).stop);  // the latest
-    EXPECT_FALSE(Decide(spec, Running("t", {10, 0.1})).stop);  // bounds kept
+    EXPECT_FALSE(
+        ThresholdDecide(spec, Running("t", {11, 5})).stop);  // the latest
+    EXPECT_FALSE(
+        ThresholdDecide(spec, Running("t", {10, 0.1})).stop);  // bounds kept
   }
-  EXPECT_TRUE(Decide(Spec({{"upper", "1"}}), Running("t", {2})).stop);
-  EXPECT_FALSE(Decide(Spec({{"upper", "1"}}), Running("t", {-1e9})).stop);
+  EXPECT_TRUE(
+      ThresholdDecide(ThresholdSpec({{"upper", "1"}}), Running("t", {2})).stop);
+  EXPECT_FALSE(
+      ThresholdDecide(ThresholdSpec({{"upper", "1"}}), Running("t", {-1e9}))
+          .stop);
 }
 
 TEST(ThresholdStopTest, WarmupAndInterval) {
-  auto spec = Spec({{"upper", "1"}, {"n_warmup_steps", "2"}, {"interval_steps", "2"}});
+  auto spec = ThresholdSpec(
+      {{"upper", "1"}, {"n_warmup_steps", "2"}, {"interval_steps", "2"}});
   // Steps 0.. : checks at 2, 4, ...
   auto at = [&](int n) {
-    return Decide(spec, Curve("t", api::TrialPhase::kRunning,
-                              std::vector<double>(n, 5), 0)).stop;
+    return ThresholdDecide(spec, Curve("t", api::TrialPhase::kRunning,
+                                       std::vector<double>(n, 5), 0))
+        .stop;
   };
   EXPECT_FALSE(at(1));  // step 0
   EXPECT_FALSE(at(2));  // step 1
@@ -55,8 +64,9 @@ TEST(ThresholdStopTest, WarmupAndInterval) {
 }
 
 TEST(ThresholdStopTest, AFinishedTrialIsNotStopped) {
-  EXPECT_FALSE(Decide(Spec({{"upper", "1"}}),
-                      Curve("t", api::TrialPhase::kSucceeded, {5})).stop);
+  EXPECT_FALSE(ThresholdDecide(ThresholdSpec({{"upper", "1"}}),
+                               Curve("t", api::TrialPhase::kSucceeded, {5}))
+                   .stop);
 }
 
 TEST(ThresholdStopTest, NamesTheBadSetting) {
@@ -81,7 +91,7 @@ TEST(ThresholdStopTest, NamesTheBadSetting) {
        "least 1, got 0"},
   };
   for (const Case& c : cases) {
-    Status s = ThresholdStop().Validate(Spec(c.settings));
+    Status s = ThresholdStop().Validate(ThresholdSpec(c.settings));
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(s.message(), c.message);
   }

@@ -13,15 +13,15 @@
 namespace hpt::nas {
 namespace {
 
-struct Case {
+struct PoolCase {
   bool max;
   int64_t kernel, stride, height, width;
 };
 
-class PoolTest : public ::testing::TestWithParam<Case> {};
+class PoolTest : public ::testing::TestWithParam<PoolCase> {};
 
 TEST_P(PoolTest, MatchesLibtorchForwardAndGradient) {
-  const Case c = GetParam();
+  const PoolCase c = GetParam();
   torch::manual_seed(3);
   const torch::Tensor x0 = torch::randn({2, 3, c.height, c.width});
   const int64_t pad = c.kernel / 2;
@@ -51,11 +51,12 @@ TEST_P(PoolTest, MatchesLibtorchForwardAndGradient) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, PoolTest,
-    ::testing::Values(Case{true, 3, 1, 8, 8}, Case{true, 3, 2, 8, 8},
-                      Case{true, 3, 2, 7, 9}, Case{true, 5, 1, 6, 7},
-                      Case{true, 5, 2, 9, 9}, Case{false, 3, 1, 8, 8},
-                      Case{false, 3, 2, 7, 7}, Case{false, 5, 1, 7, 6},
-                      Case{false, 5, 2, 10, 9}, Case{false, 3, 1, 1, 1}));
+    ::testing::Values(PoolCase{true, 3, 1, 8, 8}, PoolCase{true, 3, 2, 8, 8},
+                      PoolCase{true, 3, 2, 7, 9}, PoolCase{true, 5, 1, 6, 7},
+                      PoolCase{true, 5, 2, 9, 9}, PoolCase{false, 3, 1, 8, 8},
+                      PoolCase{false, 3, 2, 7, 7}, PoolCase{false, 5, 1, 7, 6},
+                      PoolCase{false, 5, 2, 10, 9},
+                      PoolCase{false, 3, 1, 1, 1}));
 
 TEST(PoolTieTest, AllEqualWindowSendsTheGradientToOnePixel) {
   torch::Tensor x = torch::zeros({1, 1, 4, 4}).requires_grad_(true);

@@ -11,7 +11,7 @@
 namespace hpt::nas {
 namespace {
 
-SupernetConfig Tiny(int layers) {
+SupernetConfig TinySupernet(int layers) {
   SupernetConfig c;
   c.in_channels = 1;
   c.num_classes = 3;
@@ -39,7 +39,7 @@ TEST(Supernet, ReductionLayersFollowKatib) {
 
 TEST(Supernet, LogitsForOddAndEvenImagesAndAlphaApart) {
   torch::manual_seed(0);
-  StatusOr<Supernet> net = MakeSupernet(Tiny(3));
+  StatusOr<Supernet> net = MakeSupernet(TinySupernet(3));
   ASSERT_TRUE(net.ok()) << net.status().message();
   for (int64_t side : {16, 28, 9}) {
     torch::Tensor logits = (*net)->forward(torch::rand({4, 1, side, side}));
@@ -55,14 +55,14 @@ TEST(Supernet, LogitsForOddAndEvenImagesAndAlphaApart) {
     }
   }
   // One cell, no reduction: Katib keeps no alpha_reduce.
-  StatusOr<Supernet> one = MakeSupernet(Tiny(1));
+  StatusOr<Supernet> one = MakeSupernet(TinySupernet(1));
   ASSERT_TRUE(one.ok());
   EXPECT_TRUE((*one)->alpha_reduce().empty());
   EXPECT_EQ((*one)->forward(torch::rand({2, 1, 8, 8})).size(1), 3);
 }
 
 TEST(Supernet, RejectsUnknownPrimitive) {
-  SupernetConfig c = Tiny(2);
+  SupernetConfig c = TinySupernet(2);
   c.primitives.push_back("conv_7x7");
   StatusOr<Supernet> net = MakeSupernet(c);
   ASSERT_FALSE(net.ok());

@@ -124,7 +124,8 @@ class PgBouncerTest : public ::testing::Test {
 
 // `rounds` ask/tell rounds; the names of the trials whose completion was
 // acknowledged.
-std::set<std::string> AskTell(hpt::client::ApiClient& client, int rounds) {
+std::set<std::string> AskTellRounds(hpt::client::ApiClient& client,
+                                    int rounds) {
   std::set<std::string> told;
   for (int i = 0; i < rounds; ++i) {
     auto asked = client.Json("POST", "/api/v1/experiments/bounced/trials:suggest", {{"count", 1}});
@@ -151,13 +152,13 @@ TEST_F(PgBouncerTest, AskTellRunsBehindSessionPoolingAndSurvivesKill9) {
     ASSERT_TRUE(client->Json("POST", "/api/v1/experiments",
                              hpt::testing::ClientExperiment("bounced", 1000))
                     .ok());
-    told = AskTell(*client, 30);
+    told = AskTellRounds(*client, 30);
     ASSERT_EQ(told.size(), 30u);
     server.Kill(SIGKILL);
   }
   HptProcess again(Url(), args);
   auto client = again.Client();
-  std::set<std::string> more = AskTell(*client, 10);
+  std::set<std::string> more = AskTellRounds(*client, 10);
   ASSERT_EQ(more.size(), 10u);
   auto trials = client->Json("GET", "/api/v1/experiments/bounced/trials");
   ASSERT_TRUE(trials.ok()) << trials.status().ToString();

@@ -35,7 +35,7 @@ nlohmann::json Post(hpt::client::ApiClient& client, const nlohmann::json& spec) 
 
 // Polls `condition` every 50 ms until it holds or `timeout` passes.
 template <typename F>
-bool WaitFor(F condition, seconds timeout) {
+bool WaitUntil(F condition, seconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     if (condition()) return true;
@@ -44,12 +44,14 @@ bool WaitFor(F condition, seconds timeout) {
   return condition();
 }
 
-int ReadPid(const std::string& path) {
+int ReadPidFile(const std::string& path) {
   int pid = 0;
-  WaitFor([&] {
-    std::ifstream in(path);
-    return static_cast<bool>(in >> pid) && pid > 0;
-  }, seconds(20));
+  WaitUntil(
+      [&] {
+        std::ifstream in(path);
+        return static_cast<bool>(in >> pid) && pid > 0;
+      },
+      seconds(20));
   return pid;
 }
 
@@ -158,22 +160,27 @@ TEST(TrialIsolationTest, TrialsGetOnlyStdioAndCrashRestartRebinds) {
   auto client = server->Client();
   nlohmann::json spec = ShellExperiment("quiet", "echo $$ > " + pid_file + "; exec sleep 60", 1, 1);
   Post(*client, spec);
-  int trial = ReadPid(pid_file);
+  int trial = ReadPidFile(pid_file);
   ASSERT_GT(trial, 0);
   // Once the shell has exec'd sleep: while it redirects `echo`, dash keeps
   // a saved copy of stdout on a high descriptor of its own.
-  ASSERT_TRUE(WaitFor([&] {
-    std::ifstream comm("/proc/" + std::to_string(trial) + "/comm");
-    std::string name;
-    return std::getline(comm, name) && name == "sleep";
-  }, seconds(10)));
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        std::ifstream comm("/proc/" + std::to_string(trial) + "/comm");
+        std::string name;
+        return std::getline(comm, name) && name == "sleep";
+      },
+      seconds(10)));
   EXPECT_TRUE(ExtraFds(trial).empty()) << ::testing::PrintToString(ExtraFds(trial));
   // The crash comes after the trial's identity is stored, as it would for
   // any trial that had been running a while.
-  ASSERT_TRUE(WaitFor([&] {
-    auto t = client->Json("GET", "/api/v1/experiments/quiet/trials/quiet-1");
-    return t.ok() && (*t)["phase"] == "Running";
-  }, seconds(10)));
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        auto t =
+            client->Json("GET", "/api/v1/experiments/quiet/trials/quiet-1");
+        return t.ok() && (*t)["phase"] == "Running";
+      },
+      seconds(10)));
 
   server->Kill(SIGKILL);
   ASSERT_TRUE(ProcessAlive(trial)) << "the trial outlives a crash";
@@ -189,7 +196,7 @@ TEST(TrialIsolationTest, TrialsGetOnlyStdioAndCrashRestartRebinds) {
   EXPECT_TRUE(ProcessAlive(trial));
   ASSERT_TRUE(again->Json("POST", "/api/v1/experiments/quiet/trials/quiet-1:stop",
                           nlohmann::json::object()).ok());
-  EXPECT_TRUE(WaitFor([&] { return !ProcessAlive(trial); }, seconds(10)));
+  EXPECT_TRUE(WaitUntil([&] { return !ProcessAlive(trial); }, seconds(10)));
 }
 
 // A second server on the same database used to start, "recover" the first
@@ -200,7 +207,7 @@ TEST(TrialIsolationTest, SecondServerOnTheSameDatabaseIsRefused) {
   HptProcess first(dir.File("hpt.db"));
   auto client = first.Client();
   Post(*client, ShellExperiment("live", "echo $$ > " + pid_file + "; sleep 5; echo loss=1", 1, 1));
-  int trial = ReadPid(pid_file);
+  int trial = ReadPidFile(pid_file);
   ASSERT_GT(trial, 0);
 
   std::string out, err;
@@ -271,8 +278,8 @@ TEST(TrialIsolationTest, RecoveryNeverSignalsAReusedPid) {
     auto client = server.Client();
     Post(*client,
          ShellExperiment("stale", "echo $$ > " + pid_file + ".$HPT_TRIAL; exec sleep 600", 2, 2));
-    int first = ReadPid(pid_file + ".stale-1");
-    int second = ReadPid(pid_file + ".stale-2");
+    int first = ReadPidFile(pid_file + ".stale-1");
+    int second = ReadPidFile(pid_file + ".stale-2");
     ASSERT_GT(first, 0);
     ASSERT_GT(second, 0);
     server.Kill(SIGKILL);
@@ -284,7 +291,8 @@ TEST(TrialIsolationTest, RecoveryNeverSignalsAReusedPid) {
   Bystander bystander_a, bystander_b;
   const pid_t a = bystander_a.pid();
   const pid_t b = bystander_b.pid();
-  ASSERT_TRUE(WaitFor([&] { return ProcessAlive(a) && ProcessAlive(b); }, seconds(5)));
+  ASSERT_TRUE(WaitUntil([&] { return ProcessAlive(a) && ProcessAlive(b); },
+                        seconds(5)));
   ExecSql(db, "UPDATE trials SET pid = " + std::to_string(a) + ", job_id = '' WHERE name = 'stale-1';"
               "UPDATE trials SET pid = " + std::to_string(b) + ", job_id = 'local:" +
                   std::to_string(b) + ":1:" + "00000000-0000-0000-0000-000000000000:feed' "
@@ -316,15 +324,17 @@ TEST(TrialIsolationTest, EscapedChildrenDieWithTheirTrial) {
       "timeout", "setsid sh -c 'echo $$ > " + timed_pid + "; exec sleep 300' & sleep 300", 1, 1);
   timed["trialTemplate"]["timeoutSeconds"] = 2;
   Post(*client, timed);
-  int escaped_stop = ReadPid(stopped_pid);
-  int escaped_timeout = ReadPid(timed_pid);
+  int escaped_stop = ReadPidFile(stopped_pid);
+  int escaped_timeout = ReadPidFile(timed_pid);
   ASSERT_GT(escaped_stop, 0);
   ASSERT_GT(escaped_timeout, 0);
 
   ASSERT_TRUE(client->Json("POST", "/api/v1/experiments/stopme:stop").ok());
-  EXPECT_TRUE(WaitFor([&] { return !ProcessAlive(escaped_stop); }, seconds(15)))
+  EXPECT_TRUE(
+      WaitUntil([&] { return !ProcessAlive(escaped_stop); }, seconds(15)))
       << "a setsid child survived :stop";
-  EXPECT_TRUE(WaitFor([&] { return !ProcessAlive(escaped_timeout); }, seconds(20)))
+  EXPECT_TRUE(
+      WaitUntil([&] { return !ProcessAlive(escaped_timeout); }, seconds(20)))
       << "a setsid child survived the timeout";
   nlohmann::json end = WaitForExperiment(*client, "timeout", 20);
   EXPECT_EQ(end["status"]["trials"]["failed"], 1) << end.dump();

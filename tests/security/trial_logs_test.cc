@@ -16,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-unsigned Mode(const fs::path& path) {
+unsigned LogFileMode(const fs::path& path) {
   struct stat st {};
   EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
   return st.st_mode & 0777;
@@ -49,12 +49,13 @@ TEST(TrialLogsTest, LogsAreCappedPrivateAndServedByRange) {
 
   const fs::path logs = fs::path(dir.path()) / "data" / "logs";
   EXPECT_LE(FolderBytes(logs), 1048576u + 4096u) << "the cap holds on disk";
-  EXPECT_EQ(Mode(dir.File("data")), 0700u);
-  EXPECT_EQ(Mode(logs), 0700u);
-  EXPECT_EQ(Mode(logs / "chatty"), 0700u);
-  EXPECT_EQ(Mode(db), 0600u);
+  EXPECT_EQ(LogFileMode(dir.File("data")), 0700u);
+  EXPECT_EQ(LogFileMode(logs), 0700u);
+  EXPECT_EQ(LogFileMode(logs / "chatty"), 0700u);
+  EXPECT_EQ(LogFileMode(db), 0600u);
   for (const auto& e : fs::recursive_directory_iterator(logs)) {
-    if (e.is_regular_file()) EXPECT_EQ(Mode(e.path()), 0600u) << e.path();
+    if (e.is_regular_file())
+      EXPECT_EQ(LogFileMode(e.path()), 0600u) << e.path();
   }
 
   const std::string path = "/api/v1/experiments/chatty/trials/chatty-1/logs";

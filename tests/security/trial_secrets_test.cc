@@ -23,7 +23,7 @@
 namespace hpt::testing {
 namespace {
 
-constexpr char kToken[] = "admin-secret-5f0c2e9b7a";
+constexpr char kSecretsToken[] = "admin-secret-5f0c2e9b7a";
 constexpr char kUser[] = "hpt-test-trial";
 
 // What the attacker's trial ran: every token file a command line names,
@@ -87,7 +87,7 @@ class TrialSecretsTest : public ::testing::Test {
 
   // Runs the search as a trial and returns what it found.
   std::string Search(HptProcess& server) {
-    auto client = server.Client(kToken);
+    auto client = server.Client(kSecretsToken);
     nlohmann::json spec = ShellExperiment("search", kSearch, 1, 1);
     spec["trialTemplate"]["env"]["LOOT"] = dir_.File("data/loot");
     auto created = client->Json("POST", "/api/v1/experiments", spec);
@@ -104,7 +104,7 @@ class TrialSecretsTest : public ::testing::Test {
 
 TEST_F(TrialSecretsTest, TheTokenFileIsNotNamedOnTheCommandLine) {
   const std::string token_file = dir_.File("data/token");
-  WriteFile(token_file, std::string(kToken) + "\n");
+  WriteFile(token_file, std::string(kSecretsToken) + "\n");
   ::chmod(token_file.c_str(), 0600);
   if (user_) ASSERT_EQ(::chown(token_file.c_str(), user_->first, user_->second), 0);
   HptProcess server(dir_.File("data/hpt.db"), {"--token-file", token_file}, Options());
@@ -117,7 +117,8 @@ TEST_F(TrialSecretsTest, TheTokenFileIsNotNamedOnTheCommandLine) {
   // The search ran and could read its own processes...
   EXPECT_NE(loot.find("HPT_TRIAL=search-"), std::string::npos) << loot.substr(0, 2000);
   // ... and found no way to the admin token.
-  EXPECT_EQ(loot.find(kToken), std::string::npos) << "a trial read the admin token";
+  EXPECT_EQ(loot.find(kSecretsToken), std::string::npos)
+      << "a trial read the admin token";
 }
 
 // --token-fd with a file the trials' user cannot open (root's): the token
@@ -125,7 +126,7 @@ TEST_F(TrialSecretsTest, TheTokenFileIsNotNamedOnTheCommandLine) {
 TEST_F(TrialSecretsTest, ATokenOnADescriptorLeavesNoTrace) {
   if (!user_) GTEST_SKIP() << "needs root: the token file must belong to another user";
   const std::string token_file = dir_.File("root-token");
-  WriteFile(token_file, std::string(kToken) + "\n");
+  WriteFile(token_file, std::string(kSecretsToken) + "\n");
   ::chmod(token_file.c_str(), 0600);
   const int fd = ::open(token_file.c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(fd, 0);
@@ -136,7 +137,8 @@ TEST_F(TrialSecretsTest, ATokenOnADescriptorLeavesNoTrace) {
   EXPECT_EQ(server.Client()->Call("GET", "/api/v1/experiments")->status, 401);
   const std::string loot = Search(server);
   EXPECT_NE(loot.find("HPT_TRIAL=search-"), std::string::npos) << loot.substr(0, 2000);
-  EXPECT_EQ(loot.find(kToken), std::string::npos) << "a trial read the admin token";
+  EXPECT_EQ(loot.find(kSecretsToken), std::string::npos)
+      << "a trial read the admin token";
   // The descriptor was closed once read: nothing of the server's names the file.
   for (const auto& fd :
        std::filesystem::directory_iterator("/proc/" + std::to_string(server.pid()) + "/fd")) {

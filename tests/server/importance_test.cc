@@ -27,8 +27,9 @@ double Seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
-json Experiment(const std::string& name,
-                const std::string& algorithm = "bayesianoptimization") {
+json ImportanceExperiment(
+    const std::string& name,
+    const std::string& algorithm = "bayesianoptimization") {
   json parameters = json::array();
   for (const char* p : {"a", "b", "c", "d"}) {
     parameters.push_back({{"name", p},
@@ -73,7 +74,7 @@ class ImportanceTest : public ::testing::Test {
               const std::string& algorithm = "bayesianoptimization") {
     ASSERT_TRUE(client_
                     ->Json("POST", "/api/v1/experiments",
-                           Experiment(name, algorithm))
+                           ImportanceExperiment(name, algorithm))
                     .ok());
     auto r =
         client_->Json("POST", "/api/v1/experiments/" + name + "/trials:import",

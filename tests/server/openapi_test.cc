@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string Lower(std::string s) {
+std::string LowerCase(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(c));
   return s;
 }
@@ -28,7 +28,7 @@ TEST(OpenApiTest, DocumentAndRoutesAgree) {
   AddApiRoutes({nullptr, nullptr, nullptr, &requests, "test"}, router);
   std::set<std::string> served;
   for (const auto& route : router.Routes()) {
-    served.insert(Lower(route.method) + " " + route.pattern);
+    served.insert(LowerCase(route.method) + " " + route.pattern);
   }
   json doc = json::parse(api::OpenApiDocument());
   std::set<std::string> documented;

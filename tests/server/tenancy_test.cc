@@ -18,18 +18,18 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kToken[] = "admin-token-for-tenancy";
+constexpr char kTenancyToken[] = "admin-token-for-tenancy";
 
 // A server with a token, namespaces team-a and team-b, and users: ann
 // (member of team-a), vic (viewer of team-a), bob (member of team-b).
 class TenancyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    WriteFile(dir_.File("token"), kToken);
+    WriteFile(dir_.File("token"), kTenancyToken);
     server_ = std::make_unique<HptProcess>(dir_.File("hpt.db"),
                                            std::vector<std::string>{"--token-file",
                                                                     dir_.File("token")});
-    admin_ = server_->Client(kToken);
+    admin_ = server_->Client(kTenancyToken);
     for (const char* ns : {"team-a", "team-b"}) {
       auto made = admin_->Json("POST", "/api/v1/namespaces", {{"name", ns}});
       ASSERT_TRUE(made.ok()) << made.status().ToString();

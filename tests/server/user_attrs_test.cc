@@ -22,8 +22,10 @@ constexpr char kTrial[] = "/api/v1/experiments/attrs/trials/attrs-1";
 constexpr char kExperiment[] = "/api/v1/experiments/attrs";
 
 // The status and the JSON body of `method path body`.
-std::pair<int, json> Send(hpt::client::ApiClient& client, const std::string& method,
-                          const std::string& path, const std::string& body) {
+std::pair<int, json> SendJson(hpt::client::ApiClient& client,
+                              const std::string& method,
+                              const std::string& path,
+                              const std::string& body) {
   auto r = client.Call(method, path, body);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   if (!r.ok()) return {0, json()};
@@ -41,14 +43,15 @@ TEST(UserAttrsTest, TrialAndExperimentAttrsMergeShowAndSurviveARestart) {
   EXPECT_EQ((*client->Json("GET", kTrial))["userAttrs"], json::object());
   EXPECT_EQ((*client->Json("GET", kExperiment))["userAttrs"], json::object());
 
-  auto [code, trial] = Send(*client, "PATCH", kTrial,
-                            R"({"userAttrs": {"fold": 3, "note": "<b>x</b>", "tags": ["a", 1]}})");
+  auto [code, trial] = SendJson(
+      *client, "PATCH", kTrial,
+      R"({"userAttrs": {"fold": 3, "note": "<b>x</b>", "tags": ["a", 1]}})");
   ASSERT_EQ(code, 200) << trial.dump();
   EXPECT_EQ(trial["name"], "attrs-1");
   EXPECT_EQ(trial["userAttrs"], json::parse(R"({"fold": 3, "note": "<b>x</b>", "tags": ["a", 1]})"));
   // Set over: a key given again takes its new value, the others stay.
-  std::tie(code, trial) =
-      Send(*client, "PATCH", kTrial, R"({"userAttrs": {"fold": 4, "none": null}})");
+  std::tie(code, trial) = SendJson(
+      *client, "PATCH", kTrial, R"({"userAttrs": {"fold": 4, "none": null}})");
   ASSERT_EQ(code, 200) << trial.dump();
   const json expected =
       json::parse(R"({"fold": 4, "note": "<b>x</b>", "tags": ["a", 1], "none": null})");
@@ -64,13 +67,14 @@ TEST(UserAttrsTest, TrialAndExperimentAttrsMergeShowAndSurviveARestart) {
   EXPECT_EQ((*listed)["trials"][1]["userAttrs"], json::object());
 
   json exp;
-  std::tie(code, exp) =
-      Send(*client, "PATCH", kExperiment, R"({"userAttrs": {"dataset": "mnist"}})");
+  std::tie(code, exp) = SendJson(*client, "PATCH", kExperiment,
+                                 R"({"userAttrs": {"dataset": "mnist"}})");
   ASSERT_EQ(code, 200) << exp.dump();
   EXPECT_EQ(exp["userAttrs"], json::parse(R"({"dataset": "mnist"})"));
   // With a limit in the same PATCH: both are done.
-  std::tie(code, exp) = Send(*client, "PATCH", kExperiment,
-                             R"({"userAttrs": {"seed": 7}, "maxTrialCount": 6})");
+  std::tie(code, exp) =
+      SendJson(*client, "PATCH", kExperiment,
+               R"({"userAttrs": {"seed": 7}, "maxTrialCount": 6})");
   ASSERT_EQ(code, 200) << exp.dump();
   EXPECT_EQ(exp["userAttrs"], json::parse(R"({"dataset": "mnist", "seed": 7})"));
   EXPECT_EQ(exp["spec"]["maxTrialCount"], 6);
@@ -109,23 +113,24 @@ TEST(UserAttrsTest, BadInputIsA400NamingUserAttrs) {
   };
   for (const auto& [body, message] : cases) {
     SCOPED_TRACE(body.substr(0, 60));
-    auto [code, error] = Send(*client, "PATCH", kTrial, body);
+    auto [code, error] = SendJson(*client, "PATCH", kTrial, body);
     EXPECT_EQ(code, 400) << error.dump();
     EXPECT_EQ(error["error"].value("message", ""), message);
   }
   // The limits hold for what is stored and what is added together.
-  ASSERT_EQ(Send(*client, "PATCH", kTrial, Keys("a", 60)).first, 200);
-  auto [code, error] = Send(*client, "PATCH", kTrial, Keys("b", 60));
+  ASSERT_EQ(SendJson(*client, "PATCH", kTrial, Keys("a", 60)).first, 200);
+  auto [code, error] = SendJson(*client, "PATCH", kTrial, Keys("b", 60));
   EXPECT_EQ(code, 400);
   EXPECT_EQ(error["error"].value("message", ""), "userAttrs: at most 100 attributes, not 120");
   EXPECT_EQ((*client->Json("GET", kTrial))["userAttrs"].size(), 60u) << "nothing changed";
 
-  EXPECT_EQ(Send(*client, "PATCH", std::string(kExperiment) + "/trials/attrs-9",
-                 R"({"userAttrs": {"a": 1}})")
-                .first,
-            404);
+  EXPECT_EQ(
+      SendJson(*client, "PATCH", std::string(kExperiment) + "/trials/attrs-9",
+               R"({"userAttrs": {"a": 1}})")
+          .first,
+      404);
   auto [exp_code, exp_error] =
-      Send(*client, "PATCH", kExperiment, R"({"userAttrs": {"": 1}})");
+      SendJson(*client, "PATCH", kExperiment, R"({"userAttrs": {"": 1}})");
   EXPECT_EQ(exp_code, 400);
   EXPECT_EQ(exp_error["error"].value("message", ""),
             "userAttrs: a key must have 1 to 128 characters, not 0");

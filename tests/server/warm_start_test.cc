@@ -19,7 +19,7 @@ json Assign(double x, double y) {
 }
 
 // ClientExperiment with room for all its trials at once.
-json Spec(const std::string& name, int max_trials) {
+json WarmStartSpec(const std::string& name, int max_trials) {
   json spec = ClientExperiment(name, max_trials);
   spec["parallelTrialCount"] = max_trials;
   return spec;
@@ -56,7 +56,7 @@ class WarmStartTest : public ::testing::Test {
 };
 
 TEST_F(WarmStartTest, EnqueuedAssignmentsAreSuggestedFirstInOrder) {
-  Call("POST", "", Spec("enq", 5));
+  Call("POST", "", WarmStartSpec("enq", 5));
   json r = Call("POST", "/enq/trials:enqueue", {{"trials", json::array({Assign(1.5, 2), Assign(-4, 14)})}});
   EXPECT_EQ(r["queued"].size(), 2u);
   EXPECT_EQ(r["queueLength"], 2);
@@ -88,7 +88,7 @@ TEST_F(WarmStartTest, EnqueuedAssignmentsAreSuggestedFirstInOrder) {
 }
 
 TEST_F(WarmStartTest, EnqueueChecksEveryAssignmentAndQueuesNoneOnError) {
-  Call("POST", "", Spec("enq-bad", 5));
+  Call("POST", "", WarmStartSpec("enq-bad", 5));
   std::string m = Refused("POST", "/enq-bad/trials:enqueue",
                           {{"trials", json::array({Assign(1, 1), Assign(11, 1)})}});
   EXPECT_NE(m.find("trials[1].parameterAssignments.x: 11 is outside [-5, 10]"),
@@ -105,7 +105,7 @@ TEST_F(WarmStartTest, EnqueueChecksEveryAssignmentAndQueuesNoneOnError) {
 }
 
 TEST_F(WarmStartTest, ImportedTrialsRankButDoNotUseTheBudget) {
-  Call("POST", "", Spec("imp", 2));
+  Call("POST", "", WarmStartSpec("imp", 2));
   json first = Assign(1, 2);
   first["metrics"] = {{"loss", 0.25}};
   json second = Assign(3, 4);
@@ -138,7 +138,7 @@ TEST_F(WarmStartTest, ImportedTrialsRankButDoNotUseTheBudget) {
 }
 
 TEST_F(WarmStartTest, ImportsAnOptunaCsvExport) {
-  Call("POST", "", Spec("csv", 5));
+  Call("POST", "", WarmStartSpec("csv", 5));
   const std::string csv =
       "number,value,datetime_start,params_x,params_y,state\n"
       "0,1.5,2026-01-01,0.5,3,COMPLETE\n"
@@ -164,7 +164,7 @@ TEST_F(WarmStartTest, ImportsAnOptunaCsvExport) {
 }
 
 TEST_F(WarmStartTest, ImportAndWarmStartFromAnEarlierExperiment) {
-  Call("POST", "", Spec("old", 3));
+  Call("POST", "", WarmStartSpec("old", 3));
   json trials = Call("POST", "/old/trials:suggest", {{"count", 3}})["trials"];
   ASSERT_EQ(trials.size(), 3u);
   for (int i = 0; i < 2; ++i) {
@@ -172,7 +172,7 @@ TEST_F(WarmStartTest, ImportAndWarmStartFromAnEarlierExperiment) {
          {{"metrics", {{"loss", 10.0 + i}}}});
   }
   // The third stays Running: not imported.
-  Call("POST", "", Spec("new", 3));
+  Call("POST", "", WarmStartSpec("new", 3));
   json r = Call("POST", "/new/trials:import", {{"fromExperiment", "old"}});
   EXPECT_EQ(r["trials"].size(), 2u);
   EXPECT_EQ(r["skipped"].size(), 1u);
@@ -182,13 +182,13 @@ TEST_F(WarmStartTest, ImportAndWarmStartFromAnEarlierExperiment) {
                 .find("fromExperiment"),
             std::string::npos);
 
-  json spec = Spec("warm", 3);
+  json spec = WarmStartSpec("warm", 3);
   spec["warmStart"] = {{"fromExperiments", {"old"}}};
   Call("POST", "", spec);
   json warm = Call("GET", "/warm");
   EXPECT_EQ(warm["status"]["trials"]["imported"], 2);
   EXPECT_EQ(warm["spec"]["warmStart"]["fromExperiments"], (json{"old"}));
-  spec = Spec("warm-bad", 3);
+  spec = WarmStartSpec("warm-bad", 3);
   spec["warmStart"] = {{"fromExperiments", {"missing-one"}}};
   std::string m = Refused("POST", "", spec);
   EXPECT_NE(m.find("warmStart.fromExperiments[0]"), std::string::npos) << m;

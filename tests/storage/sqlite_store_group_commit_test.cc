@@ -26,7 +26,7 @@ using testing::RawDb;
 
 constexpr int kTrials = 8;
 
-std::string TrialName(int i) { return "t" + std::to_string(i); }
+std::string GroupTrialName(int i) { return "t" + std::to_string(i); }
 
 class SqliteStoreGroupCommitTest : public ::testing::Test {
  protected:
@@ -36,7 +36,8 @@ class SqliteStoreGroupCommitTest : public ::testing::Test {
     store_ = std::move(*store);
     ASSERT_TRUE(store_->CreateExperiment(MakeExperiment("e")).ok());
     std::vector<api::Trial> trials;
-    for (int i = 0; i < kTrials; ++i) trials.push_back(MakeTrial(TrialName(i), "0.01"));
+    for (int i = 0; i < kTrials; ++i)
+      trials.push_back(MakeTrial(GroupTrialName(i), "0.01"));
     ASSERT_TRUE(store_->CreateTrials("e", trials, "").ok());
   }
 
@@ -56,7 +57,7 @@ TEST_F(SqliteStoreGroupCommitTest, AFailingWriteLeavesItsGroupStored) {
   for (int i = 0; i < kTrials + 2; ++i) {
     writers.emplace_back([&, i] {
       const std::string experiment = i == kTrials + 1 ? "gone" : "e";
-      const std::string trial = i < kTrials ? TrialName(i) : "missing";
+      const std::string trial = i < kTrials ? GroupTrialName(i) : "missing";
       results[i] = store_->AddObservationsAndSummarize(
           experiment, trial, {Obs(1, {{"accuracy", 0.5 + i}, {"loss", 1.0}})});
     });
@@ -71,9 +72,9 @@ TEST_F(SqliteStoreGroupCommitTest, AFailingWriteLeavesItsGroupStored) {
     ASSERT_EQ(results[i]->size(), 2u);  // accuracy and loss, by name
     EXPECT_EQ((*results[i])[0].name, "accuracy");
     EXPECT_EQ((*results[i])[0].latest, 0.5 + i);
-    auto obs = store_->ListObservations("e", TrialName(i));
+    auto obs = store_->ListObservations("e", GroupTrialName(i));
     ASSERT_TRUE(obs.ok());
-    ASSERT_EQ(obs->size(), 1u) << TrialName(i);
+    ASSERT_EQ(obs->size(), 1u) << GroupTrialName(i);
     EXPECT_EQ(obs->front().metrics.at("accuracy"), 0.5 + i);
   }
   EXPECT_EQ(results[kTrials].status().code(), StatusCode::kNotFound);

@@ -21,7 +21,7 @@ using testing::MakeExperiment;
 using testing::MakeTrial;
 using testing::RawDb;
 
-std::unique_ptr<Store> MustOpen(const std::string& path) {
+std::unique_ptr<Store> MustOpenStore(const std::string& path) {
   auto store = OpenSqliteStore(path);
   EXPECT_TRUE(store.ok()) << store.status().ToString();
   return store.ok() ? std::move(store).value() : nullptr;
@@ -36,7 +36,7 @@ TEST(SqliteStoreUserAttrsTest, TrialAndExperimentAttrsSurviveAReopenAndOtherUpda
   hpt::testing::TempDir dir;
   const std::string path = dir.File("hpt.db");
   {
-    auto store = MustOpen(path);
+    auto store = MustOpenStore(path);
     ASSERT_NE(store, nullptr);
     ASSERT_TRUE(store->CreateExperiment(MakeExperiment("e")).ok());
     ASSERT_TRUE(store->CreateTrials("e", {MakeTrial("e-1", "0.5")}, "").ok());
@@ -56,7 +56,7 @@ TEST(SqliteStoreUserAttrsTest, TrialAndExperimentAttrsSurviveAReopenAndOtherUpda
     reason.reason = "Running";
     ASSERT_TRUE(store->UpdateExperiment("e", reason).ok());
   }
-  auto store = MustOpen(path);
+  auto store = MustOpenStore(path);
   ASSERT_NE(store, nullptr);
   auto t = store->GetTrial("e", "e-1");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
@@ -76,7 +76,7 @@ TEST(SqliteStoreUserAttrsTest, MigratesFromVersion7) {
   hpt::testing::TempDir dir;
   const std::string path = dir.File("hpt.db");
   {
-    auto store = MustOpen(path);
+    auto store = MustOpenStore(path);
     ASSERT_NE(store, nullptr);
     ASSERT_TRUE(store->CreateExperiment(MakeExperiment("old")).ok());
     ASSERT_TRUE(store->CreateTrials("old", {MakeTrial("t", "0.1")}, "").ok());
@@ -87,7 +87,7 @@ TEST(SqliteStoreUserAttrsTest, MigratesFromVersion7) {
     raw.Exec("ALTER TABLE experiments DROP COLUMN user_attrs_json");
     raw.Exec("PRAGMA user_version = 7");
   }
-  auto store = MustOpen(path);
+  auto store = MustOpenStore(path);
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(RawDb(path).Query("PRAGMA user_version"),
             std::to_string(sqlite::LatestSchemaVersion()));
@@ -107,13 +107,13 @@ TEST(SqliteStoreUserAttrsTest, ADamagedColumnReadsAsNone) {
   hpt::testing::TempDir dir;
   const std::string path = dir.File("hpt.db");
   {
-    auto store = MustOpen(path);
+    auto store = MustOpenStore(path);
     ASSERT_NE(store, nullptr);
     ASSERT_TRUE(store->CreateExperiment(MakeExperiment("e")).ok());
     ASSERT_TRUE(store->CreateTrials("e", {MakeTrial("t", "0.1")}, "").ok());
   }
   RawDb(path).Exec("UPDATE trials SET user_attrs_json = '[1, 2'");
-  auto store = MustOpen(path);
+  auto store = MustOpenStore(path);
   ASSERT_NE(store, nullptr);
   auto t = store->GetTrial("e", "t");
   ASSERT_TRUE(t.ok()) << t.status().ToString();

@@ -26,7 +26,7 @@ using testing::IntParam;
 using testing::ListParam;
 using testing::MakeSpec;
 using Driver = testing::CmaesDriver;
-using Objective = std::function<double(const api::Assignment&)>;
+using CmaesObjective = std::function<double(const api::Assignment&)>;
 
 api::ExperimentSpec CmaSpec(std::vector<api::ParameterSpec> parameters,
                             std::vector<api::AlgorithmSetting> settings = {

@@ -31,7 +31,7 @@ double Number(const api::Assignment& a, const std::string& name, double missing 
   return v ? std::strtod(v->c_str(), nullptr) : missing;
 }
 
-std::string Text(const api::Assignment& a) {
+std::string ConditionalText(const api::Assignment& a) {
   std::string out;
   for (const auto& v : a) out += v.name + "=" + v.value + " ";
   return out;
@@ -51,9 +51,9 @@ double Loss(const api::Assignment& a) {
   return loss + std::abs(Number(a, "width", 32) - 32) / 100 + Number(a, "lr") + Number(a, "batch");
 }
 
-api::ExperimentSpec Spec(const std::string& algorithm,
-                         std::vector<api::ParameterSpec> parameters,
-                         std::vector<api::AlgorithmSetting> settings) {
+api::ExperimentSpec ConditionalSpec(
+    const std::string& algorithm, std::vector<api::ParameterSpec> parameters,
+    std::vector<api::AlgorithmSetting> settings) {
   api::ExperimentSpec spec =
       testing::MakeSpec(algorithm, std::move(parameters), std::move(settings));
   spec.trial_template.emplace();  // pbt's checkpoints need one
@@ -141,7 +141,8 @@ class ConditionalAlgorithmTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ConditionalAlgorithmTest, SuggestsOnlyActiveParametersInTheirSpaces) {
   const Case& c = GetParam();
-  const api::ExperimentSpec spec = Spec(c.algorithm, testing::ConditionalParameters(), c.settings);
+  const api::ExperimentSpec spec = ConditionalSpec(
+      c.algorithm, testing::ConditionalParameters(), c.settings);
   const Outcome run = Drive(spec, 16, 2, ForeignTrials());
   ASSERT_GE(run.suggested.size(), 16u) << c.algorithm;
   // Each branch shows up: a conditional parameter is present when active.
@@ -157,12 +158,15 @@ TEST_P(ConditionalAlgorithmTest, SuggestsOnlyActiveParametersInTheirSpaces) {
 
 TEST_P(ConditionalAlgorithmTest, ASeedRepeatsTheRun) {
   const Case& c = GetParam();
-  const api::ExperimentSpec spec = Spec(c.algorithm, testing::ConditionalParameters(), c.settings);
+  const api::ExperimentSpec spec = ConditionalSpec(
+      c.algorithm, testing::ConditionalParameters(), c.settings);
   const Outcome first = Drive(spec, 10, 2);
   const Outcome second = Drive(spec, 10, 2);
   ASSERT_EQ(first.suggested.size(), second.suggested.size());
   for (size_t i = 0; i < first.suggested.size(); ++i) {
-    EXPECT_EQ(Text(first.suggested[i]), Text(second.suggested[i])) << c.algorithm << " #" << i;
+    EXPECT_EQ(ConditionalText(first.suggested[i]),
+              ConditionalText(second.suggested[i]))
+        << c.algorithm << " #" << i;
   }
 }
 
@@ -181,13 +185,13 @@ class FiniteConditionalTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(FiniteConditionalTest, EndsWithoutRepeatingAConfiguration) {
   const Case& c = GetParam();
-  const api::ExperimentSpec spec =
-      Spec(c.algorithm, testing::FiniteConditionalParameters(), c.settings);
+  const api::ExperimentSpec spec = ConditionalSpec(
+      c.algorithm, testing::FiniteConditionalParameters(), c.settings);
   const Outcome run = Drive(spec, 60, 3);
   std::set<std::string> keys;
   for (const api::Assignment& a : run.suggested) {
     EXPECT_TRUE(keys.insert(AssignmentKey(spec.parameters, a)).second)
-        << c.algorithm << " repeated " << Text(a);
+        << c.algorithm << " repeated " << ConditionalText(a);
   }
   EXPECT_TRUE(run.exhausted) << c.algorithm;
   EXPECT_EQ(keys.size(), static_cast<size_t>(testing::kFiniteConfigurations)) << c.algorithm;
@@ -214,8 +218,9 @@ TEST(HyperbandConditionalTest, TheResourceMustBeUnconditionalAndNoParent) {
   RegisterBuiltins(registry);
   auto hyperband = registry.Create("hyperband");
   ASSERT_TRUE(hyperband.ok());
-  api::ExperimentSpec spec = Spec("hyperband", testing::ConditionalParameters(),
-                                  {{"resource_name", "width"}, {"r_l", "9"}});
+  api::ExperimentSpec spec =
+      ConditionalSpec("hyperband", testing::ConditionalParameters(),
+                      {{"resource_name", "width"}, {"r_l", "9"}});
   Status s = (*hyperband)->Validate(spec);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("must not be a conditional parameter"), std::string::npos)
@@ -230,8 +235,8 @@ TEST(TpeConditionalTest, UsesOnlyTrialsWhereAParameterWasActive) {
   // momentum is good near 0.9 with sgd; adam trials (without momentum)
   // must not blur its model: after 40 trials sgd's momenta cluster near
   // the optimum.
-  const api::ExperimentSpec spec =
-      Spec("tpe", testing::ConditionalParameters(), {{"random_state", "5"}});
+  const api::ExperimentSpec spec = ConditionalSpec(
+      "tpe", testing::ConditionalParameters(), {{"random_state", "5"}});
   const Outcome run = Drive(spec, 40, 1);
   std::vector<double> late;
   for (size_t i = 20; i < run.suggested.size(); ++i) {
@@ -270,8 +275,9 @@ TEST(UnitCubeConditionalTest, InactiveParametersSitAtTheMidpoint) {
     const api::Assignment a = cube.Decode(p);
     ExpectValidAssignment(params, a);
     std::optional<Eigen::VectorXd> round_trip = cube.Encode(a);
-    ASSERT_TRUE(round_trip.has_value()) << Text(a);
-    EXPECT_LT((cube.Project(p) - *round_trip).cwiseAbs().maxCoeff(), 1e-9) << Text(a);
+    ASSERT_TRUE(round_trip.has_value()) << ConditionalText(a);
+    EXPECT_LT((cube.Project(p) - *round_trip).cwiseAbs().maxCoeff(), 1e-9)
+        << ConditionalText(a);
   }
 }
 

@@ -10,7 +10,7 @@
 namespace hpt::suggestion {
 namespace {
 
-Eigen::MatrixXd RandomPoints(int dim, int n, uint64_t seed) {
+Eigen::MatrixXd RandomFitPoints(int dim, int n, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u;
   Eigen::MatrixXd x(dim, n);
@@ -40,7 +40,7 @@ TEST(GpFitTest, LogMarginalLikelihoodMatchesAHandComputedCase) {
 
 TEST(GpFitTest, GradientMatchesFiniteDifferences) {
   const int dim = 3;
-  Eigen::MatrixXd x = RandomPoints(dim, 25, 1);
+  Eigen::MatrixXd x = RandomFitPoints(dim, 25, 1);
   Eigen::VectorXd y(25);
   for (int j = 0; j < 25; ++j)
     y[j] = std::sin(5 * x(0, j)) - x(1, j) + 0.1 * x(2, j);
@@ -78,7 +78,7 @@ TEST(GpFitTest, GradientIsFiniteWithDuplicatePoints) {
 
 TEST(GpFitTest, FitFindsShortAndLongLengthScales) {
   // y varies fast along coordinate 0 and not at all along coordinate 1.
-  Eigen::MatrixXd x = RandomPoints(2, 40, 2);
+  Eigen::MatrixXd x = RandomFitPoints(2, 40, 2);
   Eigen::VectorXd y(40);
   for (int j = 0; j < 40; ++j) y[j] = std::sin(12 * x(0, j));
   y = (y.array() - y.mean()) /
@@ -99,7 +99,7 @@ TEST(GpFitTest, FitFindsShortAndLongLengthScales) {
 }
 
 TEST(GpFitTest, FitIsSeededAndHandlesConstantOutputs) {
-  Eigen::MatrixXd x = RandomPoints(5, 30, 4);
+  Eigen::MatrixXd x = RandomFitPoints(5, 30, 4);
   Eigen::VectorXd y = Eigen::VectorXd::Zero(30);
   std::mt19937_64 a(9), b(9);
   Eigen::VectorXd ta = FitHyperparameters(x, y, std::nullopt, FitOptions(), a);
@@ -109,7 +109,7 @@ TEST(GpFitTest, FitIsSeededAndHandlesConstantOutputs) {
 }
 
 TEST(GpFitTest, LargeDataIsFittedOnASubset) {
-  Eigen::MatrixXd x = RandomPoints(2, 400, 5);
+  Eigen::MatrixXd x = RandomFitPoints(2, 400, 5);
   Eigen::VectorXd y(400);
   for (int j = 0; j < 400; ++j) y[j] = x(0, j) - x(1, j);
   FitOptions options;

@@ -28,7 +28,7 @@ using testing::IntParam;
 using testing::ListParam;
 using testing::MakeSpec;
 
-double Value(const api::Assignment& a, const std::string& name) {
+double HyperbandValue(const api::Assignment& a, const std::string& name) {
   const std::string* v = api::FindValue(a, name);
   EXPECT_NE(v, nullptr) << name;
   return v ? std::strtod(v->c_str(), nullptr) : 0;
@@ -36,9 +36,9 @@ double Value(const api::Assignment& a, const std::string& name) {
 
 // Plays the server: creates a trial per assignment, and finishes trials
 // with an objective computed from their assignment.
-class Driver {
+class HyperbandDriver {
  public:
-  explicit Driver(api::ExperimentSpec spec) : spec_(std::move(spec)) {}
+  explicit HyperbandDriver(api::ExperimentSpec spec) : spec_(std::move(spec)) {}
 
   // One Suggest call from a fresh instance (as the server may make), whose
   // assignments become Running trials.
@@ -101,7 +101,7 @@ class Driver {
   std::vector<api::Trial> history_;
   std::string state_;
   std::function<double(const api::Assignment&)> objective_ =
-      [](const api::Assignment& a) { return Value(a, "lr"); };
+      [](const api::Assignment& a) { return HyperbandValue(a, "lr"); };
 };
 
 // "lr=0.5 epochs=1" per assignment, to compare batches.
@@ -122,7 +122,7 @@ std::vector<std::string> Epochs(const std::vector<api::Assignment>& batch) {
 }
 
 TEST(HyperbandTest, HandsOutTheFirstRungAsWorkersFreeUp) {
-  Driver d(HyperbandSpec());
+  HyperbandDriver d(HyperbandSpec());
   Suggestion s = d.Call(4);
   EXPECT_EQ(Epochs(s.assignments), std::vector<std::string>(4, "1"));
   EXPECT_FALSE(s.exhausted);
@@ -147,7 +147,7 @@ TEST(HyperbandTest, HandsOutTheFirstRungAsWorkersFreeUp) {
 }
 
 TEST(HyperbandTest, WaitsForEveryTrialOfTheRung) {
-  Driver d(HyperbandSpec());
+  HyperbandDriver d(HyperbandSpec());
   d.Call(9);
   // All but one finish: still waiting.
   d.FinishAll([&](const api::Trial& t) {
@@ -159,12 +159,13 @@ TEST(HyperbandTest, WaitsForEveryTrialOfTheRung) {
 }
 
 TEST(HyperbandTest, PromotesTheBestThirdWithTheLargerBudget) {
-  Driver d(HyperbandSpec());
+  HyperbandDriver d(HyperbandSpec());
   d.Call(9);
   // The best lr fails: it is not promoted.
   std::vector<api::Trial> first = d.history();
   std::sort(first.begin(), first.end(), [](const auto& a, const auto& b) {
-    return Value(a.assignment, "lr") < Value(b.assignment, "lr");
+    return HyperbandValue(a.assignment, "lr") <
+           HyperbandValue(b.assignment, "lr");
   });
   std::string failed = first[0].name;
   d.FinishAll([&](const api::Trial& t) {
@@ -187,23 +188,24 @@ TEST(HyperbandTest, PromotesTheBestThirdWithTheLargerBudget) {
 }
 
 TEST(HyperbandTest, MaximizePromotesTheHighest) {
-  Driver d(HyperbandSpec());
+  HyperbandDriver d(HyperbandSpec());
   d.spec().objective.type = ObjectiveType::kMaximize;
   d.Call(9);
   double highest = 0;
   for (const auto& t : d.history())
-    highest = std::max(highest, Value(t.assignment, "lr"));
+    highest = std::max(highest, HyperbandValue(t.assignment, "lr"));
   d.FinishAll();
   Suggestion s = d.Call(9);
   ASSERT_EQ(s.assignments.size(), 3u);
-  EXPECT_EQ(Value(s.assignments[0], "lr"), highest);
+  EXPECT_EQ(HyperbandValue(s.assignments[0], "lr"), highest);
   for (const auto& a : s.assignments) {
-    EXPECT_GE(Value(a, "lr"), Value(s.assignments.back(), "lr"));
+    EXPECT_GE(HyperbandValue(a, "lr"),
+              HyperbandValue(s.assignments.back(), "lr"));
   }
 }
 
 TEST(HyperbandTest, CompletesEveryBracketThenIsExhausted) {
-  Driver d(HyperbandSpec());
+  HyperbandDriver d(HyperbandSpec());
   // With 100 workers each call hands out a whole rung.
   std::vector<std::vector<std::string>> calls = d.RunToEnd(100);
   std::vector<std::vector<std::string>> expected = {
@@ -226,12 +228,12 @@ TEST(HyperbandTest, ConfigurationsFollowTheDistribution) {
   api::ExperimentSpec spec =
       HyperbandSpec({{"resource_name", "epochs"}, {"r_l", "81"}, {"random_state", "3"}});
   spec.parameters[0].feasible_space.distribution = api::Distribution::kNormal;
-  Driver d(spec);
+  HyperbandDriver d(spec);
   Suggestion first = d.Call(100);
   ASSERT_EQ(first.assignments.size(), 81u);
   int within_one_sigma = 0;
   for (const api::Assignment& a : first.assignments) {
-    double lr = Value(a, "lr");
+    double lr = HyperbandValue(a, "lr");
     ASSERT_GE(lr, 0);
     ASSERT_LE(lr, 1);
     within_one_sigma += std::fabs(lr - 0.5) <= 1.0 / 6;
@@ -240,7 +242,7 @@ TEST(HyperbandTest, ConfigurationsFollowTheDistribution) {
 }
 
 TEST(HyperbandTest, OneWorkerRunsTheSameTrials) {
-  Driver d(HyperbandSpec());
+  HyperbandDriver d(HyperbandSpec());
   std::vector<std::vector<std::string>> calls = d.RunToEnd(1);
   std::vector<std::string> flat;
   for (const auto& c : calls) {
@@ -254,7 +256,7 @@ TEST(HyperbandTest, OneWorkerRunsTheSameTrials) {
 }
 
 TEST(HyperbandTest, NotExhaustedWhileTheLastRungRuns) {
-  Driver d(HyperbandSpec({{"resource_name", "epochs"}, {"r_l", "1"}}));
+  HyperbandDriver d(HyperbandSpec({{"resource_name", "epochs"}, {"r_l", "1"}}));
   // r_l 1: one bracket of one trial at budget 1.
   Suggestion s = d.Call(3);
   EXPECT_EQ(Epochs(s.assignments), std::vector<std::string>{"1"});
@@ -267,7 +269,7 @@ TEST(HyperbandTest, NotExhaustedWhileTheLastRungRuns) {
 }
 
 TEST(HyperbandTest, ARungWithNoSuccessEndsItsBracket) {
-  Driver d(HyperbandSpec());
+  HyperbandDriver d(HyperbandSpec());
   d.Call(9);
   d.FinishAll([](const api::Trial&) { return TrialPhase::kFailed; });
   // Bracket 1 starts: 5 configurations at 3 epochs.
@@ -275,13 +277,13 @@ TEST(HyperbandTest, ARungWithNoSuccessEndsItsBracket) {
 }
 
 TEST(HyperbandTest, ResumesMidRungFromHistoryAndState) {
-  Driver d(HyperbandSpec());
+  HyperbandDriver d(HyperbandSpec());
   d.Call(9);
   d.FinishAll();
   Suggestion first = d.Call(2);  // two of rung 1's three
   ASSERT_EQ(first.assignments.size(), 2u);
   // A restarted server has only what it stored: the trials and the state.
-  Driver restarted(d.spec());
+  HyperbandDriver restarted(d.spec());
   restarted.history() = d.history();
   restarted.state() = d.state();
   Suggestion rest = restarted.Call(2);
@@ -291,14 +293,14 @@ TEST(HyperbandTest, ResumesMidRungFromHistoryAndState) {
   // It is the third best of rung 0, the one not yet handed out.
   std::vector<double> rung0;
   for (size_t i = 0; i < 9; ++i)
-    rung0.push_back(Value(d.history()[i].assignment, "lr"));
+    rung0.push_back(HyperbandValue(d.history()[i].assignment, "lr"));
   std::sort(rung0.begin(), rung0.end());
-  EXPECT_EQ(Value(rest.assignments[0], "lr"), rung0[2]);
+  EXPECT_EQ(HyperbandValue(rest.assignments[0], "lr"), rung0[2]);
   EXPECT_NE(d.state().find("\"bracket\":2"), std::string::npos) << d.state();
 }
 
 TEST(HyperbandTest, StateSavedWithoutItsTrialsIsReissued) {
-  Driver d(HyperbandSpec());
+  HyperbandDriver d(HyperbandSpec());
   Suggestion s = d.Call(3);
   // The server crashed after storing the state, before creating the trials.
   d.history().clear();
@@ -308,7 +310,7 @@ TEST(HyperbandTest, StateSavedWithoutItsTrialsIsReissued) {
 }
 
 TEST(HyperbandTest, TrialsSavedWithAStaleStateAreNotRepeated) {
-  Driver d(HyperbandSpec());
+  HyperbandDriver d(HyperbandSpec());
   std::string before = d.state();
   d.Call(3);
   // The server crashed after creating the trials, before storing the state.
@@ -326,12 +328,13 @@ TEST(HyperbandTest, DoubleResourceGetsExactBudgets) {
       "hyperband", {DoubleParam("fraction", 0.1, 1), DoubleParam("lr", 0, 1)},
       {{"resource_name", "fraction"}, {"r_l", "1"}, {"eta", "2"}});
   // r_l 1 < eta: a single bracket at budget 1.
-  Driver one(spec);
+  HyperbandDriver one(spec);
   EXPECT_EQ(one.Call(5).assignments.size(), 1u);
   spec.algorithm.settings = {
       {"resource_name", "fraction"}, {"r_l", "2.25"}, {"eta", "1.5"}};
-  Driver d(spec);
-  d.set_objective([](const api::Assignment& a) { return Value(a, "lr"); });
+  HyperbandDriver d(spec);
+  d.set_objective(
+      [](const api::Assignment& a) { return HyperbandValue(a, "lr"); });
   std::set<std::string> budgets;
   for (int guard = 0; guard < 100; ++guard) {
     Suggestion s = d.Call(100);
@@ -349,7 +352,7 @@ TEST(HyperbandTest, FiniteSpaceShrinksAndSkipsBrackets) {
       {ListParam(ParameterType::kCategorical, "opt", {"sgd", "adam"}),
        IntParam("epochs", 1, 9)},
       {{"resource_name", "epochs"}, {"r_l", "9"}, {"random_state", "3"}});
-  Driver d(spec);
+  HyperbandDriver d(spec);
   d.set_objective([](const api::Assignment& a) {
     return *api::FindValue(a, "opt") == "adam" ? 0.1 : 0.2;
   });

@@ -29,9 +29,10 @@ using testing::RunMultiObjective;
 using testing::UnitBox;
 using testing::Zdt1;
 
-api::ExperimentSpec Spec(std::vector<api::ParameterSpec> parameters,
-                         std::vector<api::AlgorithmSetting> settings = {
-                             {"random_state", "3"}, {"population_size", "6"}}) {
+api::ExperimentSpec Nsga2Spec(std::vector<api::ParameterSpec> parameters,
+                              std::vector<api::AlgorithmSetting> settings = {
+                                  {"random_state", "3"},
+                                  {"population_size", "6"}}) {
   return MultiObjectiveSpec(Nsga2::kName, std::move(parameters),
                             std::move(settings));
 }
@@ -77,16 +78,16 @@ struct Session {
 
 TEST(Nsga2Test, SettingsAreOptunasAndChecked) {
   Nsga2 nsga2;
-  EXPECT_TRUE(nsga2.Validate(Spec(UnitBox(2), {})).ok());
+  EXPECT_TRUE(nsga2.Validate(Nsga2Spec(UnitBox(2), {})).ok());
   EXPECT_TRUE(nsga2
-                  .Validate(Spec(UnitBox(2), {{"population_size", "10"},
-                                              {"crossover_prob", "0.8"},
-                                              {"swapping_prob", "0.3"},
-                                              {"mutation_prob", "0.2"},
-                                              {"random_state", "1"}}))
+                  .Validate(Nsga2Spec(UnitBox(2), {{"population_size", "10"},
+                                                   {"crossover_prob", "0.8"},
+                                                   {"swapping_prob", "0.3"},
+                                                   {"mutation_prob", "0.2"},
+                                                   {"random_state", "1"}}))
                   .ok());
   auto message = [&](std::vector<api::AlgorithmSetting> settings) {
-    Status s = nsga2.Validate(Spec(UnitBox(2), std::move(settings)));
+    Status s = nsga2.Validate(Nsga2Spec(UnitBox(2), std::move(settings)));
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
     return s.message();
   };
@@ -108,8 +109,8 @@ TEST(Nsga2Test, SettingsAreOptunasAndChecked) {
 TEST(Nsga2Test, SeededRunsRepeatAndSeedsDiffer) {
   auto run = [](const std::string& seed) {
     Nsga2 nsga2;
-    api::ExperimentSpec spec =
-        Spec(UnitBox(4), {{"random_state", seed}, {"population_size", "6"}});
+    api::ExperimentSpec spec = Nsga2Spec(
+        UnitBox(4), {{"random_state", seed}, {"population_size", "6"}});
     std::vector<std::string> keys;
     for (const api::Trial& t : RunMultiObjective(nsga2, spec, 30, Zdt1)) {
       keys.push_back(AssignmentKey(spec.parameters, t.assignment));
@@ -121,7 +122,7 @@ TEST(Nsga2Test, SeededRunsRepeatAndSeedsDiffer) {
 }
 
 TEST(Nsga2Test, ValuesStayInTheSpaceWithTheirTypes) {
-  api::ExperimentSpec spec = Spec(
+  api::ExperimentSpec spec = Nsga2Spec(
       {DoubleParam("x", 0, 1), DoubleParam("y", 0, 1),
        DoubleParam("lr", 1e-4, 1, std::nullopt, api::Distribution::kLogUniform),
        DoubleParam("m", -1, 1, std::nullopt, api::Distribution::kNormal),
@@ -163,7 +164,7 @@ TEST(Nsga2Test, ValuesStayInTheSpaceWithTheirTypes) {
 TEST(Nsga2Test, ConditionalParametersAppearOnlyWhenActive) {
   api::ParameterSpec beta = DoubleParam("beta", 0, 1);
   beta.parent = api::ParentCondition{"opt", {"adam"}};
-  Session session(Spec(
+  Session session(Nsga2Spec(
       {DoubleParam("x0", 0, 1), DoubleParam("x1", 0, 1),
        ListParam(ParameterType::kCategorical, "opt", {"sgd", "adam"}), beta},
       {{"random_state", "6"},
@@ -189,7 +190,7 @@ TEST(Nsga2Test, ConditionalParametersAppearOnlyWhenActive) {
 
 TEST(Nsga2Test, GenerationsWaitForValuesAndKeepLateTrials) {
   Session session(
-      Spec(UnitBox(3), {{"random_state", "2"}, {"population_size", "4"}}));
+      Nsga2Spec(UnitBox(3), {{"random_state", "2"}, {"population_size", "4"}}));
   std::vector<size_t> first = session.Ask(4);
   ASSERT_EQ(first.size(), 4u);
   session.Finish(first[0]);
@@ -219,7 +220,7 @@ TEST(Nsga2Test, GenerationsWaitForValuesAndKeepLateTrials) {
 
 TEST(Nsga2Test, TrialsItDidNotAskForJoinTheGeneration) {
   Session session(
-      Spec(UnitBox(2), {{"random_state", "2"}, {"population_size", "3"}}));
+      Nsga2Spec(UnitBox(2), {{"random_state", "2"}, {"population_size", "3"}}));
   for (const char* x : {"0.1", "0.5", "0.9"}) {
     session.history.push_back(
         ReportingTrial({{"x0", x}, {"x1", "0.5"}}, {}, TrialPhase::kRunning));
@@ -233,9 +234,9 @@ TEST(Nsga2Test, TrialsItDidNotAskForJoinTheGeneration) {
 }
 
 TEST(Nsga2Test, AStateOfOtherParametersIsAnError) {
-  Session session(Spec(UnitBox(2)));
+  Session session(Nsga2Spec(UnitBox(2)));
   session.Ask(2);
-  api::ExperimentSpec other = Spec(UnitBox(3));
+  api::ExperimentSpec other = Nsga2Spec(UnitBox(3));
   StatusOr<Suggestion> s =
       session.nsga2.Suggest(other, session.history, session.state, 1);
   EXPECT_EQ(s.status().code(), StatusCode::kInternal);
@@ -245,9 +246,9 @@ TEST(Nsga2Test, AStateOfOtherParametersIsAnError) {
 
 TEST(Nsga2Test, SmallFiniteSpaceIsCoveredWithoutRepeats) {
   Session session(
-      Spec({IntParam("a", 1, 4),
-            ListParam(ParameterType::kCategorical, "b", {"p", "q", "r"})},
-           {{"random_state", "5"}, {"population_size", "4"}}));
+      Nsga2Spec({IntParam("a", 1, 4),
+                 ListParam(ParameterType::kCategorical, "b", {"p", "q", "r"})},
+                {{"random_state", "5"}, {"population_size", "4"}}));
   std::set<std::string> keys;
   for (int call = 0; call < 20 && !session.exhausted; ++call) {
     for (size_t k : session.Ask(2)) {
@@ -296,8 +297,8 @@ TEST(Nsga2Test, BeatsRandomSearchOnZdt1) {
     std::vector<double> volumes;
     for (const char* seed : {"1", "2", "3"}) {
       api::ExperimentSpec spec =
-          nsga2 ? Spec(UnitBox(6),
-                       {{"random_state", seed}, {"population_size", "20"}})
+          nsga2 ? Nsga2Spec(UnitBox(6),
+                            {{"random_state", seed}, {"population_size", "20"}})
                 : MultiObjectiveSpec(RandomSearch::kName, UnitBox(6),
                                      {{"random_state", seed}});
       Nsga2 genetic;

@@ -73,14 +73,14 @@ TEST(ParegoTest, ScalarIsTheAugmentedChebyshevOfNormalisedObjectives) {
   EXPECT_FALSE(s[6].has_value());
 }
 
-api::ExperimentSpec BoSpec(std::vector<api::ParameterSpec> parameters,
-                           std::string seed = "3") {
+api::ExperimentSpec ParegoSpec(std::vector<api::ParameterSpec> parameters,
+                               std::string seed = "3") {
   return MultiObjectiveSpec(BayesianOptimization::kName, std::move(parameters),
                             {{"random_state", std::move(seed)}});
 }
 
 TEST(ParegoTest, SuggestionsStayInTheSpace) {
-  api::ExperimentSpec spec = BoSpec(
+  api::ExperimentSpec spec = ParegoSpec(
       {DoubleParam("x0", 0, 1), DoubleParam("x1", 0, 1),
        DoubleParam("lr", 1e-3, 1, std::nullopt, api::Distribution::kLogUniform),
        IntParam("n", 1, 5),
@@ -109,7 +109,7 @@ TEST(ParegoTest, SuggestionsStayInTheSpace) {
 
 TEST(ParegoTest, SeededRunsRepeatAndBatchesAreDistinct) {
   auto run = [](const std::string& seed) {
-    api::ExperimentSpec spec = BoSpec(UnitBox(3), seed);
+    api::ExperimentSpec spec = ParegoSpec(UnitBox(3), seed);
     BayesianOptimization bo;
     std::vector<std::string> keys;
     for (const api::Trial& t : RunMultiObjective(bo, spec, 15, Zdt1))
@@ -119,7 +119,7 @@ TEST(ParegoTest, SeededRunsRepeatAndBatchesAreDistinct) {
   EXPECT_EQ(run("4"), run("4"));
   EXPECT_NE(run("4"), run("5"));
 
-  api::ExperimentSpec spec = BoSpec(UnitBox(3));
+  api::ExperimentSpec spec = ParegoSpec(UnitBox(3));
   BayesianOptimization bo;
   std::vector<api::Trial> history = RunMultiObjective(bo, spec, 10, Zdt1);
   history.push_back(
@@ -140,7 +140,7 @@ TEST(ParegoTest, ImprovesHypervolumeOverRandomSearch) {
   auto median = [&](bool parego) {
     std::vector<double> volumes;
     for (const char* seed : {"1", "2", "3"}) {
-      api::ExperimentSpec spec = BoSpec(UnitBox(3), seed);
+      api::ExperimentSpec spec = ParegoSpec(UnitBox(3), seed);
       if (!parego) spec.algorithm.name = RandomSearch::kName;
       BayesianOptimization bo;
       RandomSearch random;
@@ -167,7 +167,7 @@ TEST(ParegoTest, TheDefaultDesignIsAtMostTenTrials) {
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return AssignmentKey(spec.parameters, s->assignments.at(0));
   };
-  api::ExperimentSpec spec = BoSpec(UnitBox(30));
+  api::ExperimentSpec spec = ParegoSpec(UnitBox(30));
   api::ExperimentSpec ten = spec, sixty = spec;
   ten.algorithm.settings.push_back({"n_initial_points", "10"});
   sixty.algorithm.settings.push_back({"n_initial_points", "60"});
@@ -176,7 +176,7 @@ TEST(ParegoTest, TheDefaultDesignIsAtMostTenTrials) {
 }
 
 TEST(ParegoTest, TrialsMissingAnObjectiveCountAsFailures) {
-  api::ExperimentSpec spec = BoSpec(UnitBox(2));
+  api::ExperimentSpec spec = ParegoSpec(UnitBox(2));
   BayesianOptimization bo;
   std::vector<api::Trial> history = RunMultiObjective(bo, spec, 8, Zdt1);
   history.push_back(ReportingTrial(history[0].assignment, {0.1}));  // no f2

@@ -28,14 +28,14 @@ using testing::IntParam;
 using testing::ListParam;
 using testing::MakeSpec;
 
-double Number(const api::Assignment& a, const std::string& name) {
+double PbtNumber(const api::Assignment& a, const std::string& name) {
   const std::string* v = api::FindValue(a, name);
   EXPECT_NE(v, nullptr) << name;
   return v ? std::strtod(v->c_str(), nullptr) : 0;
 }
 
-api::ExperimentSpec PbtSpec(std::vector<api::ParameterSpec> parameters,
-                            std::vector<api::AlgorithmSetting> settings) {
+api::ExperimentSpec PbtTestSpec(std::vector<api::ParameterSpec> parameters,
+                                std::vector<api::AlgorithmSetting> settings) {
   api::ExperimentSpec spec =
       MakeSpec("pbt", std::move(parameters), std::move(settings));
   spec.objective.type = api::ObjectiveType::kMaximize;
@@ -51,14 +51,14 @@ api::ExperimentSpec LrSpec(std::vector<api::AlgorithmSetting> extra = {}) {
       {"truncation_threshold", "0.2"},
       {"random_state", "5"}};
   settings.insert(settings.end(), extra.begin(), extra.end());
-  return PbtSpec({DoubleParam("lr", 0.0001, 0.1)}, settings);
+  return PbtTestSpec({DoubleParam("lr", 0.0001, 0.1)}, settings);
 }
 
 // Plays the server: a trial per assignment (Running), finished on demand
 // with an objective computed from its assignment.
-class Driver {
+class PbtDriver {
  public:
-  explicit Driver(api::ExperimentSpec spec) : spec_(std::move(spec)) {}
+  explicit PbtDriver(api::ExperimentSpec spec) : spec_(std::move(spec)) {}
 
   Suggestion Call(int count) {
     Pbt pbt;  // a fresh instance per call, as the server may make
@@ -120,16 +120,16 @@ class Driver {
   std::string state_;
 };
 
-double Lr(const api::Assignment& a) { return Number(a, "lr"); }
+double Lr(const api::Assignment& a) { return PbtNumber(a, "lr"); }
 
-std::string Text(const api::Assignment& a) {
+std::string PbtText(const api::Assignment& a) {
   std::string out;
   for (const auto& v : a) out += v.name + "=" + v.value + " ";
   return out;
 }
 
 TEST(PbtTest, TheFirstGenerationIsTheWholePopulationFromTheSearchSpace) {
-  Driver d(LrSpec());
+  PbtDriver d(LrSpec());
   Suggestion s = d.Call(25);  // more than n_population
   ASSERT_EQ(s.assignments.size(), 10u);
   std::set<std::string> values;
@@ -146,11 +146,11 @@ TEST(PbtTest, TheFirstGenerationIsTheWholePopulationFromTheSearchSpace) {
 }
 
 TEST(PbtTest, AGenerationWaitsForAllOfThePreviousOne) {
-  Driver d(LrSpec());
+  PbtDriver d(LrSpec());
   d.Call(10);
-  for (int i = 0; i < 9; ++i) Driver::Finish(d.trial(i), i);
+  for (int i = 0; i < 9; ++i) PbtDriver::Finish(d.trial(i), i);
   EXPECT_TRUE(d.Call(10).assignments.empty());
-  Driver::Finish(d.trial(9), 9);
+  PbtDriver::Finish(d.trial(9), 9);
   // Asked for piece by piece: the planned children come out in slot order.
   Suggestion first = d.Call(3);
   ASSERT_EQ(first.assignments.size(), 3u);
@@ -162,7 +162,7 @@ TEST(PbtTest, AGenerationWaitsForAllOfThePreviousOne) {
 
 // Objective = lr: the best members are the ones with the largest lr.
 TEST(PbtTest, TheWorstFractionExploitsTheBestFractionAndTheRestContinue) {
-  Driver d(LrSpec());
+  PbtDriver d(LrSpec());
   d.Run(1, 10, 10, Lr);
   std::vector<const api::Trial*> ranked;
   for (const api::Trial& t : d.history()) ranked.push_back(&t);
@@ -197,10 +197,10 @@ TEST(PbtTest, TheWorstFractionExploitsTheBestFractionAndTheRestContinue) {
 }
 
 TEST(PbtTest, ZeroTruncationNeverExploits) {
-  Driver d(
-      PbtSpec({DoubleParam("lr", 0.0001, 0.1)}, {{"n_population", "5"},
-                                                 {"truncation_threshold", "0"},
-                                                 {"random_state", "1"}}));
+  PbtDriver d(PbtTestSpec({DoubleParam("lr", 0.0001, 0.1)},
+                          {{"n_population", "5"},
+                           {"truncation_threshold", "0"},
+                           {"random_state", "1"}}));
   d.Run(3, 5, 5, Lr);
   for (size_t i = 5; i < 15; ++i) {
     EXPECT_EQ(d.lineage()[i].parent, d.history()[i - 5].name)
@@ -209,7 +209,7 @@ TEST(PbtTest, ZeroTruncationNeverExploits) {
 }
 
 TEST(PbtTest, ValuesStayInBoundsAndTypesAcrossGenerations) {
-  api::ExperimentSpec spec = PbtSpec(
+  api::ExperimentSpec spec = PbtTestSpec(
       {DoubleParam("lr", 0.001, 0.02, 0.001), DoubleParam("wd", 0, 1),
        DoubleParam("log", 1e-4, 1, std::nullopt,
                    api::Distribution::kLogUniform),
@@ -220,11 +220,11 @@ TEST(PbtTest, ValuesStayInBoundsAndTypesAcrossGenerations) {
       {{"n_population", "6"},
        {"truncation_threshold", "0.5"},
        {"random_state", "3"}});
-  Driver d(spec);
+  PbtDriver d(spec);
   // Rewards large values, so that members are pushed against the bounds.
   d.Run(12, 6, 4, [](const api::Assignment& a) {
-    return Number(a, "lr") * 50 + Number(a, "wd") + Number(a, "layers") +
-           Number(a, "batch");
+    return PbtNumber(a, "lr") * 50 + PbtNumber(a, "wd") +
+           PbtNumber(a, "layers") + PbtNumber(a, "batch");
   });
   ASSERT_EQ(d.history().size(), 72u);
   for (const api::Trial& t : d.history()) {
@@ -232,7 +232,7 @@ TEST(PbtTest, ValuesStayInBoundsAndTypesAcrossGenerations) {
     for (const api::ParameterSpec& p : spec.parameters) {
       const std::string& v = *api::FindValue(t.assignment, p.name);
       if (p.type == ParameterType::kDouble || p.type == ParameterType::kInt) {
-        const double x = Number(t.assignment, p.name);
+        const double x = PbtNumber(t.assignment, p.name);
         EXPECT_GE(x, *p.feasible_space.min) << p.name << "=" << v;
         EXPECT_LE(x, *p.feasible_space.max) << p.name << "=" << v;
       }
@@ -247,25 +247,25 @@ TEST(PbtTest, ValuesStayInBoundsAndTypesAcrossGenerations) {
   // The pressure reached the upper bounds, and stopped there.
   bool top_batch = false, top_layers = false;
   for (const api::Trial& t : d.history()) {
-    top_batch = top_batch || Number(t.assignment, "batch") == 3;
-    top_layers = top_layers || Number(t.assignment, "layers") == 9;
+    top_batch = top_batch || PbtNumber(t.assignment, "batch") == 3;
+    top_layers = top_layers || PbtNumber(t.assignment, "layers") == 9;
   }
   EXPECT_TRUE(top_batch && top_layers);
 }
 
 TEST(PbtTest, IntegersAndListsAlwaysMove) {
-  Driver d(PbtSpec(
+  PbtDriver d(PbtTestSpec(
       {IntParam("n", 1, 100),
        ListParam(ParameterType::kCategorical, "c", {"a", "b", "c", "d", "e"})},
       {{"n_population", "5"},
        {"truncation_threshold", "0"},
        {"random_state", "2"}}));
-  d.Run(4, 5, 5, [](const api::Assignment& a) { return Number(a, "n"); });
+  d.Run(4, 5, 5, [](const api::Assignment& a) { return PbtNumber(a, "n"); });
   const std::vector<std::string> list = {"a", "b", "c", "d", "e"};
   for (size_t i = 5; i < 20; ++i) {
     const api::Assignment& from = d.history()[i - 5].assignment;
     const api::Assignment& to = d.history()[i].assignment;
-    const double n = Number(from, "n"), m = Number(to, "n");
+    const double n = PbtNumber(from, "n"), m = PbtNumber(to, "n");
     // x0.8 or x1.2 rounded, moving at least one step (a 1 or 2 would stay
     // put), within [1, 100].
     const double up = std::round(n * 1.2) == n ? n + 1 : std::round(n * 1.2);
@@ -291,8 +291,8 @@ TEST(PbtTest, ResampleProbabilityDrawsFreshValues) {
         {"random_state", "4"}};
     if (!probability.empty())
       settings.push_back({"resample_probability", probability});
-    Driver d(
-        PbtSpec({ListParam(ParameterType::kCategorical, "c", list)}, settings));
+    PbtDriver d(PbtTestSpec({ListParam(ParameterType::kCategorical, "c", list)},
+                            settings));
     d.Run(3, 20, 20, [](const api::Assignment&) { return 1.0; });
     int neighbours = 0;
     for (size_t i = 20; i < 60; ++i) {
@@ -313,11 +313,11 @@ TEST(PbtTest, ResampleProbabilityDrawsFreshValues) {
 
 TEST(PbtTest, TheSameSeedRepeatsTheRunAndAnotherDoesNot) {
   auto run = [](const std::string& seed) {
-    Driver d(PbtSpec({DoubleParam("lr", 0.0001, 0.1)},
-                     {{"n_population", "5"},
-                      {"truncation_threshold", "0.4"},
-                      {"resample_probability", "0.3"},
-                      {"random_state", seed}}));
+    PbtDriver d(PbtTestSpec({DoubleParam("lr", 0.0001, 0.1)},
+                            {{"n_population", "5"},
+                             {"truncation_threshold", "0.4"},
+                             {"resample_probability", "0.3"},
+                             {"random_state", seed}}));
     d.Run(4, 5, 3, Lr);
     std::vector<std::string> out;
     for (size_t i = 0; i < d.history().size(); ++i) {
@@ -331,10 +331,10 @@ TEST(PbtTest, TheSameSeedRepeatsTheRunAndAnotherDoesNot) {
 }
 
 TEST(PbtTest, FailedMembersAreRetriedInTheirSlot) {
-  Driver d(PbtSpec({DoubleParam("lr", 0.0001, 0.1)},
-                   {{"n_population", "5"},
-                    {"truncation_threshold", "0.4"},
-                    {"random_state", "8"}}));
+  PbtDriver d(PbtTestSpec({DoubleParam("lr", 0.0001, 0.1)},
+                          {{"n_population", "5"},
+                           {"truncation_threshold", "0.4"},
+                           {"random_state", "8"}}));
   d.Call(5);
   d.trial(2).phase = TrialPhase::kFailed;
   d.FinishAll(Lr);
@@ -342,7 +342,7 @@ TEST(PbtTest, FailedMembersAreRetriedInTheirSlot) {
   Suggestion again = d.Call(5);
   ASSERT_EQ(again.assignments.size(), 1u);
   EXPECT_EQ(again.lineage[0].generation, 0);
-  EXPECT_NE(Text(again.assignments[0]), Text(d.trial(2).assignment));
+  EXPECT_NE(PbtText(again.assignments[0]), PbtText(d.trial(2).assignment));
   d.FinishAll(Lr);
   Suggestion children = d.Call(5);
   ASSERT_EQ(children.assignments.size(), 5u);
@@ -351,15 +351,15 @@ TEST(PbtTest, FailedMembersAreRetriedInTheirSlot) {
   d.FinishAll(Lr);
   Suggestion retry = d.Call(5);
   ASSERT_EQ(retry.assignments.size(), 1u);
-  EXPECT_EQ(Text(retry.assignments[0]), Text(d.trial(7).assignment));
+  EXPECT_EQ(PbtText(retry.assignments[0]), PbtText(d.trial(7).assignment));
   EXPECT_EQ(retry.lineage[0].parent, d.lineage()[7].parent);
   EXPECT_EQ(retry.lineage[0].generation, 1);
 }
 
 TEST(PbtTest, ASmallFiniteSpaceIsTheWholePopulationWithoutRepeats) {
-  Driver d(
-      PbtSpec({ListParam(ParameterType::kCategorical, "c", {"a", "b", "c"})},
-              {{"n_population", "8"}, {"random_state", "1"}}));
+  PbtDriver d(PbtTestSpec(
+      {ListParam(ParameterType::kCategorical, "c", {"a", "b", "c"})},
+      {{"n_population", "8"}, {"random_state", "1"}}));
   Suggestion s = d.Call(8);
   ASSERT_EQ(s.assignments.size(), 3u);
   std::set<std::string> values;
@@ -368,9 +368,9 @@ TEST(PbtTest, ASmallFiniteSpaceIsTheWholePopulationWithoutRepeats) {
 }
 
 TEST(PbtTest, FailuresThatUseUpAFiniteSpaceNeverLeaveASlotEmpty) {
-  Driver d(
-      PbtSpec({ListParam(ParameterType::kCategorical, "c", {"a", "b", "c"})},
-              {{"n_population", "5"}, {"random_state", "1"}}));
+  PbtDriver d(PbtTestSpec(
+      {ListParam(ParameterType::kCategorical, "c", {"a", "b", "c"})},
+      {{"n_population", "5"}, {"random_state", "1"}}));
   d.Call(1);
   d.trial(0).phase = TrialPhase::kFailed;
   d.Call(1);  // slot 0 again, with another value

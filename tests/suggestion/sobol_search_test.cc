@@ -27,8 +27,8 @@ api::ExperimentSpec SobolSpec(std::vector<api::ParameterSpec> parameters,
   return MakeSpec("sobol", std::move(parameters), std::move(settings));
 }
 
-std::vector<std::string> Keys(const api::ExperimentSpec& spec,
-                              const std::vector<api::Assignment>& batch) {
+std::vector<std::string> SobolKeys(const api::ExperimentSpec& spec,
+                                   const std::vector<api::Assignment>& batch) {
   std::vector<std::string> keys;
   for (const auto& a : batch) keys.push_back(AssignmentKey(spec.parameters, a));
   return keys;
@@ -83,7 +83,7 @@ TEST(SobolSearchTest, TheStateContinuesTheSequence) {
   std::vector<api::Assignment> joined = first->assignments;
   joined.insert(joined.end(), rest->assignments.begin(),
                 rest->assignments.end());
-  EXPECT_EQ(Keys(spec, joined), Keys(spec, all->assignments));
+  EXPECT_EQ(SobolKeys(spec, joined), SobolKeys(spec, all->assignments));
 }
 
 TEST(SobolSearchTest, SeedsRepeatAndDiffer) {
@@ -91,7 +91,7 @@ TEST(SobolSearchTest, SeedsRepeatAndDiffer) {
   SobolSearch sobol;
   auto draw = [&](const std::string& seed) {
     api::ExperimentSpec spec = SobolSpec(space, seed);
-    return Keys(spec, sobol.Suggest(spec, {}, "", 5)->assignments);
+    return SobolKeys(spec, sobol.Suggest(spec, {}, "", 5)->assignments);
   };
   EXPECT_EQ(draw("1"), draw("1"));
   EXPECT_NE(draw("1"), draw("2"));

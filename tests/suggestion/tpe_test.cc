@@ -26,7 +26,7 @@ api::ExperimentSpec TpeSpec(std::vector<api::ParameterSpec> parameters,
   return MakeSpec(name, std::move(parameters), std::move(settings));
 }
 
-double Value(const api::Assignment& a, const std::string& name) {
+double TpeValue(const api::Assignment& a, const std::string& name) {
   return std::stod(*api::FindValue(a, name));
 }
 
@@ -79,9 +79,12 @@ TEST(TpeTest, SeededRunsRepeatAndDifferBySeed) {
     std::vector<api::Trial> history;
     auto spec = TpeSpec({DoubleParam("x", -2, 2), IntParam("n", 1, 9)}, {{"random_state", seed}},
                         multivariate ? Tpe::kMultivariateName : Tpe::kName);
-    Minimise(tpe, spec, 25, [](const api::Assignment& a) {
-      return std::pow(Value(a, "x") - 0.5, 2) + Value(a, "n");
-    }, &history);
+    Minimise(
+        tpe, spec, 25,
+        [](const api::Assignment& a) {
+          return std::pow(TpeValue(a, "x") - 0.5, 2) + TpeValue(a, "n");
+        },
+        &history);
     std::vector<std::string> values;
     for (const auto& t : history) values.push_back(t.assignment[0].value + t.assignment[1].value);
     return values;
@@ -102,9 +105,13 @@ TEST(TpeTest, MultivariateDefaultsToFortyEightCandidates) {
     auto spec = TpeSpec({DoubleParam("x", -2, 2), DoubleParam("y", -2, 2)}, settings,
                         multivariate ? Tpe::kMultivariateName : Tpe::kName);
     std::vector<api::Trial> history;
-    Minimise(tpe, spec, 30, [](const api::Assignment& a) {
-      return std::pow(Value(a, "x") - 0.5, 2) + std::pow(Value(a, "y") + 1, 2);
-    }, &history);
+    Minimise(
+        tpe, spec, 30,
+        [](const api::Assignment& a) {
+          return std::pow(TpeValue(a, "x") - 0.5, 2) +
+                 std::pow(TpeValue(a, "y") + 1, 2);
+        },
+        &history);
     std::vector<std::string> values;
     for (const auto& t : history) values.push_back(t.assignment[0].value + t.assignment[1].value);
     return values;
@@ -125,15 +132,19 @@ TEST(TpeTest, BoundsAndTypesRespected) {
   for (bool multivariate : {false, true}) {
     Tpe tpe(multivariate);
     std::vector<api::Trial> history;
-    Minimise(tpe, spec, 60, [](const api::Assignment& a) {
-      return std::abs(std::log10(Value(a, "lr")) + 3) + Value(a, "drop") +
-             (*api::FindValue(a, "opt") == "adam" ? 0 : 1);
-    }, &history);
+    Minimise(
+        tpe, spec, 60,
+        [](const api::Assignment& a) {
+          return std::abs(std::log10(TpeValue(a, "lr")) + 3) +
+                 TpeValue(a, "drop") +
+                 (*api::FindValue(a, "opt") == "adam" ? 0 : 1);
+        },
+        &history);
     ASSERT_EQ(history.size(), 60u);
     for (const auto& t : history) {
-      const double lr = Value(t.assignment, "lr");
+      const double lr = TpeValue(t.assignment, "lr");
       EXPECT_TRUE(lr >= 1e-5 && lr <= 1e-1) << lr;
-      const double drop = Value(t.assignment, "drop");
+      const double drop = TpeValue(t.assignment, "drop");
       EXPECT_NEAR(drop * 10, std::round(drop * 10), 1e-9) << drop;
       EXPECT_TRUE(drop >= 0 && drop <= 0.5);
       const std::string& units = *api::FindValue(t.assignment, "units");
@@ -154,7 +165,8 @@ TEST(TpeTest, BoundsAndTypesRespected) {
 
 TEST(TpeTest, ConvergesFasterThanItsRandomStart) {
   auto f = [](const api::Assignment& a) {
-    return std::pow(Value(a, "x") - 0.3, 2) + std::pow(Value(a, "y") + 0.7, 2);
+    return std::pow(TpeValue(a, "x") - 0.3, 2) +
+           std::pow(TpeValue(a, "y") + 0.7, 2);
   };
   for (bool multivariate : {false, true}) {
     int wins = 0;
@@ -188,7 +200,7 @@ TEST(TpeTest, NoDuplicateInAFiniteSpaceUntilItIsUsedUp) {
     exhausted = s->exhausted;
     for (const auto& a : s->assignments) {
       EXPECT_TRUE(seen.insert(AssignmentKey(spec.parameters, a)).second) << "repeated at " << i;
-      history.push_back(Done(a, Value(a, "a")));
+      history.push_back(Done(a, TpeValue(a, "a")));
     }
   }
   EXPECT_EQ(seen.size(), 9u);
@@ -204,8 +216,10 @@ TEST(TpeTest, RunningTrialsAndTheBatchSpreadSuggestions) {
   auto spec = TpeSpec({DoubleParam("x", 0, 1)}, {{"random_state", "4"}, {"n_startup_trials", "5"}});
   Tpe tpe(false);
   std::vector<api::Trial> history;
-  Minimise(tpe, spec, 20, [](const api::Assignment& a) { return std::abs(Value(a, "x") - 0.5); },
-           &history);
+  Minimise(
+      tpe, spec, 20,
+      [](const api::Assignment& a) { return std::abs(TpeValue(a, "x") - 0.5); },
+      &history);
   StatusOr<Suggestion> batch = tpe.Suggest(spec, history, "", 8);
   ASSERT_TRUE(batch.ok());
   ASSERT_EQ(batch->assignments.size(), 8u);
@@ -226,7 +240,7 @@ TEST(TpeTest, NormalPriorCentresTheModelsDraws) {
       Tpe tpe(multivariate);
       StatusOr<Suggestion> s = tpe.Suggest(spec, {}, "", 1);
       EXPECT_TRUE(s.ok());
-      const double x = Value(s->assignments[0], "x");
+      const double x = TpeValue(s->assignments[0], "x");
       EXPECT_GE(x, 0);
       EXPECT_LE(x, 60);
       near += std::abs(x - 30) <= 10 ? 1 : 0;
@@ -245,9 +259,12 @@ TEST(TpeTest, IntegerStepsScoreByTheirCellsMass) {
   Tpe tpe(false);
   std::vector<api::Trial> history;
   const double best = Minimise(
-      tpe, spec, 30, [](const api::Assignment& a) { return std::abs(Value(a, "n") - 355); }, &history);
+      tpe, spec, 30,
+      [](const api::Assignment& a) { return std::abs(TpeValue(a, "n") - 355); },
+      &history);
   ASSERT_EQ(history.size(), 30u);
-  for (const api::Trial& t : history) EXPECT_EQ(static_cast<int>(Value(t.assignment, "n")) % 5, 0);
+  for (const api::Trial& t : history)
+    EXPECT_EQ(static_cast<int>(TpeValue(t.assignment, "n")) % 5, 0);
   EXPECT_LE(best, 10);
 }
 

@@ -19,7 +19,7 @@ using testing::IntParam;
 using testing::ListParam;
 
 // Name=value pairs, comparable with ==.
-std::vector<std::string> Text(const api::Assignment& a) {
+std::vector<std::string> CubeText(const api::Assignment& a) {
   std::vector<std::string> out;
   for (const auto& p : a) out.push_back(p.name + "=" + p.value);
   return out;
@@ -59,7 +59,7 @@ TEST(UnitCubeTest, DecodeEncodeRoundTrips) {
     api::Assignment a = cube.Decode(x);
     std::optional<Eigen::VectorXd> back = cube.Encode(a);
     ASSERT_TRUE(back.has_value());
-    EXPECT_EQ(Text(cube.Decode(*back)), Text(a));
+    EXPECT_EQ(CubeText(cube.Decode(*back)), CubeText(a));
     // Project is the same canonical point, computed without text.
     Eigen::VectorXd projected = cube.Project(x);
     EXPECT_LT((projected - *back).cwiseAbs().maxCoeff(), 1e-12);

@@ -16,8 +16,8 @@
 namespace hpt::runner {
 namespace {
 
-using testing::PathPrefix;
-using testing::TempDir;
+using hpt::testing::PathPrefix;
+using hpt::testing::TempDir;
 
 constexpr char kInventoryArgs[] =
     "--query-gpu=index,uuid,memory.total --format=csv,noheader,nounits";
@@ -30,14 +30,20 @@ constexpr char kUsageArgs[] =
 std::string FakeNvidiaSmi(const TempDir& dir, const std::string& inventory,
                           const std::string& usage, int status = 0) {
   const std::string bin = dir.File("bin");
-  testing::WriteFile(bin + "/nvidia-smi",
-                     "#!/bin/sh\n"
-                     "case \"$*\" in\n"
-                     "  '" + std::string(kInventoryArgs) + "') printf '" + inventory + "' ;;\n"
-                     "  '" + std::string(kUsageArgs) + "') printf '" + usage + "' ;;\n"
-                     "  *) exit 2 ;;\n"
-                     "esac\n"
-                     "exit " + std::to_string(status) + "\n");
+  hpt::testing::WriteFile(bin + "/nvidia-smi",
+                          "#!/bin/sh\n"
+                          "case \"$*\" in\n"
+                          "  '" +
+                              std::string(kInventoryArgs) + "') printf '" +
+                              inventory +
+                              "' ;;\n"
+                              "  '" +
+                              std::string(kUsageArgs) + "') printf '" + usage +
+                              "' ;;\n"
+                              "  *) exit 2 ;;\n"
+                              "esac\n"
+                              "exit " +
+                              std::to_string(status) + "\n");
   std::filesystem::permissions(bin + "/nvidia-smi", std::filesystem::perms::owner_all);
   return bin;
 }

@@ -20,8 +20,8 @@ using hpt::testing::SmallDisk;
 using hpt::testing::TempDir;
 using hpt::testing::WriteFile;
 
-// Line i: "line <i> " padded with x to 1 KiB.
-std::string Line(int i) {
+// LogLine i: "line <i> " padded with x to 1 KiB.
+std::string LogLine(int i) {
   std::string line = "line " + std::to_string(i) + " ";
   line.resize(1023, 'x');
   return line + "\n";
@@ -52,8 +52,8 @@ TEST(TrialLogFullDiskTest, RefusedOutputWaitsThenIsWrittenAndLossIsMarked) {
   // 2 MiB of output: the disk takes ~512 KiB, memory holds 1 MiB more.
   std::string written;
   for (int i = 0; i < 2048; ++i) {
-    written += Line(i);
-    writer.Write(Line(i).data(), Line(i).size());
+    written += LogLine(i);
+    writer.Write(LogLine(i).data(), LogLine(i).size());
   }
   EXPECT_TRUE(writer.pending());
   EXPECT_GT(writer.lost_bytes(), 0);
@@ -67,8 +67,8 @@ TEST(TrialLogFullDiskTest, RefusedOutputWaitsThenIsWrittenAndLossIsMarked) {
   ASSERT_EQ(std::remove(filler.c_str()), 0);
   writer.Flush();
   for (int i = 2048; i < 2058; ++i) {
-    written += Line(i);
-    writer.Write(Line(i).data(), Line(i).size());
+    written += LogLine(i);
+    writer.Write(LogLine(i).data(), LogLine(i).size());
   }
   writer.Close();
   EXPECT_FALSE(writer.pending());
@@ -87,13 +87,14 @@ TEST(TrialLogFullDiskTest, RefusedOutputWaitsThenIsWrittenAndLossIsMarked) {
     if (at != std::string::npos) {
       ++markers;
       EXPECT_EQ(line.substr(at), marker);
-      EXPECT_EQ(Line(next).compare(0, at, line, 0, at), 0) << "a cut line's start";
+      EXPECT_EQ(LogLine(next).compare(0, at, line, 0, at), 0)
+          << "a cut line's start";
       continue;
     }
     // After the marker, output resumes at a whole line, somewhere later.
-    while (markers > 0 && next < 2058 && Line(next) != line + "\n") ++next;
+    while (markers > 0 && next < 2058 && LogLine(next) != line + "\n") ++next;
     ASSERT_LT(next, 2058) << line.substr(0, 40);
-    EXPECT_EQ(line + "\n", Line(next)) << "line " << next;
+    EXPECT_EQ(line + "\n", LogLine(next)) << "line " << next;
     ++next;
   }
   EXPECT_EQ(markers, 1) << log.substr(0, 200);
