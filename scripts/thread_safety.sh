@@ -19,15 +19,30 @@ if [[ -z $cxx ]]; then
   exit 1
 fi
 # One line per file: the compile command, rewritten for clang -fsyntax-only.
+# A file whose dependencies in the build (its .o.d file) do not include
+# api/mutex.h, where the annotations and the annotated Mutex live, has
+# nothing for the analysis to check and is left out (about half of them).
 commands=$(/usr/bin/python3 - "$db" "$PWD" "$folders" "$cxx" <<'PY'
-import json, re, shlex, sys
+import json, os, re, shlex, sys
 db, root, folders, cxx = sys.argv[1:]
 keep = re.compile(r"^%s/(%s)/[^/]+\.cc$" % (re.escape(root), folders))
+
+def sees_annotations(entry, args):
+    if "-o" not in args:
+        return True
+    depfile = os.path.join(entry["directory"], args[args.index("-o") + 1] + ".d")
+    try:
+        return "api/mutex.h" in open(depfile).read()
+    except OSError:
+        return True  # not built yet: check it
+
 for entry in json.load(open(db)):
     path = entry["file"]
     if not keep.match(path):
         continue
     args = shlex.split(entry["command"])[1:]
+    if not sees_annotations(entry, args):
+        continue
     out, skip = [], False
     for a in args:
         if skip:
@@ -56,4 +71,5 @@ if ! xargs -P "${HPT_JOBS:-2}" -I{} bash -c '{}' <<<"$commands" >"$log" 2>&1; th
   echo "thread-safety: clang -Wthread-safety found problems (above) in $folders" >&2
   exit 1
 fi
-echo "thread-safety: $count files of $folders clean under clang -Wthread-safety"
+echo "thread-safety: $count files of $folders that include api/mutex.h:" \
+     "clean under clang -Wthread-safety"
