@@ -152,14 +152,23 @@ std::optional<std::string> ProcessEnvironmentValue(int pid, const std::string& n
   return std::nullopt;
 }
 
-bool IsTrialShim(int pid) {
-  std::string cmdline = ReadSmallFile("/proc/" + std::to_string(pid) + "/cmdline", 4096);
+namespace {
+
+std::string CommandLine(int pid) {
+  return ReadSmallFile("/proc/" + std::to_string(pid) + "/cmdline", 4096);
+}
+
+bool IsTrialShimCommand(const std::string& cmdline) {
   size_t first = cmdline.find('\0');
   if (first == std::string::npos) return false;
   size_t end = cmdline.find('\0', first + 1);
   return cmdline.compare(first + 1, end == std::string::npos ? std::string::npos : end - first - 1,
                          "trial-shim") == 0;
 }
+
+}  // namespace
+
+bool IsTrialShim(int pid) { return IsTrialShimCommand(CommandLine(pid)); }
 
 bool IsSameProcess(const ProcessIdentity& identity) {
   if (identity.pid <= 1 || identity.boot_id != BootId()) return false;
@@ -196,7 +205,13 @@ int SweepProcesses(int session, const std::string& cookie) {
 }
 
 bool IsLiveNonShim(const ProcessIdentity& identity) {
-  return IsSameProcess(identity) && !IsTrialShim(identity.pid) && IsSameProcess(identity);
+  if (!IsSameProcess(identity)) return false;
+  const std::string cmdline = CommandLine(identity.pid);
+  // A process that is exiting has given up its memory, and with it its
+  // command line, before it turns zombie: an ending supervisor reads as
+  // nobody's program then, and is not taken for one.
+  if (cmdline.empty()) return false;
+  return !IsTrialShimCommand(cmdline) && IsSameProcess(identity);
 }
 
 }  // namespace hpt::runner

@@ -53,8 +53,9 @@ bool IsTrialShim(int pid);
 // (it has exited; only its reaping waits).
 bool IsSameProcess(const ProcessIdentity& identity);
 // True when `identity` is alive and is not a supervisor (`hpt trial-shim`).
-// Looked at again after the command line: a supervisor that exits in
-// between reads as no supervisor, and is not taken for one.
+// A process whose command line reads empty is exiting (its memory is gone
+// before it turns zombie), and one looked at again after its command line
+// may have exited in between: neither is taken for another program.
 bool IsLiveNonShim(const ProcessIdentity& identity);
 
 // SIGKILLs every process of session `session` (when > 0) and every process
