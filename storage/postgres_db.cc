@@ -14,6 +14,11 @@
 namespace hpt::storage::pg {
 namespace {
 
+constexpr const char* kSessionPoolingHint =
+    "; the database session changed under the connection: behind PgBouncer, hpt needs "
+    "pool_mode = session (transaction and statement pooling move its prepared statements "
+    "between sessions)";
+
 constexpr const char* kRequirementMessage =
     "postgres: a condition the write's one-round-trip form assumed does not hold";
 
@@ -164,6 +169,10 @@ Status Connection::Failure(PGresult* result, std::string_view what) {
   std::string text = "postgres: " + message;
   if (!what.empty()) text += " (in: " + std::string(what.substr(0, 80)) + ")";
   const std::string& s = last_sqlstate_;
+  // Our statements are prepared once per connection and kept by name: a
+  // name taken, or one gone, means the session under this connection
+  // changes, as behind a pooler that lends sessions per transaction.
+  if (s == "42P05" || s == "26000") text += kSessionPoolingHint;
   if (broken() || s.rfind("08", 0) == 0 || s.rfind("53", 0) == 0 ||
       s.rfind("57P", 0) == 0 || s == "57014" || s == "55P03" ||
       IsRetryableSqlState(s)) {

@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -91,7 +93,7 @@ class PgBouncerTest : public ::testing::Test {
         << database_ << " = host=127.0.0.1 port=" << pg_port << " dbname=" << database_
         << "\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = " << port_
         << "\nunix_socket_dir =\nauth_type = trust\nauth_file = " << dir_.File("users.txt")
-        << "\npool_mode = session\nmax_client_conn = 100\ndefault_pool_size = 20"
+        << "\npool_mode = " << pool_mode_ << "\nmax_client_conn = 100\ndefault_pool_size = 20"
         << "\nlogfile = " << dir_.File("pgbouncer.log")
         << "\npidfile = " << dir_.File("pgbouncer.pid") << "\n";
     const std::string start = std::string(geteuid() == 0 ? "runuser -u postgres -- " : "") +
@@ -118,6 +120,7 @@ class PgBouncerTest : public ::testing::Test {
   }
 
   std::string base_, database_;
+  std::string pool_mode_ = "session";
   int port_ = -1;
   hpt::testing::TempDir dir_;
 };
@@ -168,6 +171,28 @@ TEST_F(PgBouncerTest, AskTellRunsBehindSessionPoolingAndSurvivesKill9) {
   }
   told.insert(more.begin(), more.end());
   EXPECT_EQ(succeeded, told) << "every acknowledged completion, once, under its own name";
+}
+
+class PgBouncerTransactionModeTest : public PgBouncerTest {
+ protected:
+  void SetUp() override {
+    pool_mode_ = "transaction";
+    PgBouncerTest::SetUp();
+  }
+};
+
+// Transaction pooling lends the server's sessions per transaction, and
+// hpt's statements are prepared once per connection: the server stops
+// at its start and says what to change, rather than failing later.
+TEST_F(PgBouncerTransactionModeTest, TheServerStopsAndNamesSessionPooling) {
+  std::string out, err;
+  const int code = hpt::testing::RunHpt({"serve", "--db", Url(), "--port", "0", "--log-dir",
+                                         dir_.File("logs"), "--db-pool-size", "4"},
+                                        &out, &err, 30);
+  EXPECT_NE(code, 0) << out;
+  EXPECT_NE(code, 128 + SIGKILL) << "still serving after 30 s behind transaction pooling: "
+                                 << err;
+  EXPECT_THAT(err, ::testing::HasSubstr("pool_mode = session")) << err;
 }
 
 }  // namespace
