@@ -14,10 +14,16 @@ everything else): functions, classes, structs, enums, constants and type
 aliases. An alias declared the same way twice (`using Clock =
 std::chrono::steady_clock;`) is allowed: C++ takes it as one.
 
-Usage: check_test_names.py [TESTS_DIR]     (ctest runs it: `test_names`)
+A binary may also take sources from another folder (postgres_test runs
+the store suites of tests/storage/): given the build folder, the sources
+of each test binary's unity build are checked together too, whichever
+units CMake put them in.
+
+Usage: check_test_names.py [TESTS_DIR [BUILD_DIR]]   (ctest runs it: `test_names`)
 """
 
 import collections
+import glob
 import os
 import re
 import sys
@@ -50,6 +56,40 @@ def declared_names(path):
                     break
 
 
+def clashes(group, sources):
+    """Problems: names that two of `sources` (paths) both define."""
+    seen = collections.defaultdict(list)  # name -> [(file, line, text)]
+    for source in sources:
+        for declared, number, text in declared_names(source):
+            seen[declared].append((os.path.basename(source), number, text))
+    problems = []
+    for declared, places in sorted(seen.items()):
+        files = {p[0] for p in places}
+        if len(files) < 2:
+            continue
+        if all(p[2].startswith("using ") for p in places) and len({p[2] for p in places}) == 1:
+            continue  # the same alias, declared alike: one declaration to C++
+        where = ", ".join("%s:%d" % (p[0], p[1]) for p in places)
+        problems.append("%s: %s is defined at file scope in %d files (%s); "
+                        "give each its own name or share one in a header" %
+                        (group, declared, len(files), where))
+    return problems
+
+
+def unity_sources(build):
+    """{test binary: [its sources]}, from the unity files CMake wrote."""
+    targets = collections.defaultdict(list)
+    pattern = os.path.join(build, "tests", "**", "*.dir", "Unity", "unity_*.cxx")
+    for unit in glob.glob(pattern, recursive=True):
+        target = os.path.basename(os.path.dirname(os.path.dirname(unit)))[:-len(".dir")]
+        with open(unit, encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r'#include "(.+\.cc)"', line)
+                if m:
+                    targets[target].append(m.group(1))
+    return targets
+
+
 def main():
     tests = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "tests")
@@ -60,29 +100,21 @@ def main():
         if not os.path.isdir(path):
             continue
         folders += 1
-        seen = collections.defaultdict(list)  # name -> [(file, line, text)]
-        for name in sorted(os.listdir(path)):
-            if name.endswith(".cc"):
-                for declared, number, text in declared_names(os.path.join(path, name)):
-                    seen[declared].append((name, number, text))
-        for declared, places in sorted(seen.items()):
-            files = {p[0] for p in places}
-            if len(files) < 2:
-                continue
-            if declared and all(p[2].startswith("using ") for p in places) and \
-                    len({p[2] for p in places}) == 1:
-                continue  # the same alias, declared alike: one declaration to C++
-            where = ", ".join("%s:%d" % (p[0], p[1]) for p in places)
-            problems.append("tests/%s: %s is defined at file scope in %d files (%s); "
-                            "give each its own name or share one in a header" %
-                            (folder, declared, len(files), where))
+        sources = [os.path.join(path, n) for n in sorted(os.listdir(path)) if n.endswith(".cc")]
+        problems += clashes("tests/" + folder, sources)
+    targets = unity_sources(sys.argv[2]) if len(sys.argv) > 2 else {}
+    for target, sources in sorted(targets.items()):
+        for p in clashes(target, sorted(set(sources))):
+            if p not in problems:
+                problems.append(p)
     for p in problems:
         print(p)
     if problems:
-        print("test-names: %d names defined twice in one test folder; each folder's "
-              "sources are built as one unity build" % len(problems), file=sys.stderr)
+        print("test-names: %d names defined twice in one test folder or binary; their "
+              "sources are built as unity builds" % len(problems), file=sys.stderr)
         return 1
-    print("test-names: no file-scope name is defined twice in any of %d test folders" % folders)
+    print("test-names: no file-scope name is defined twice in any of %d test folders "
+          "or %d unity-built test binaries" % (folders, len(targets)))
     return 0
 
 
