@@ -17,6 +17,7 @@
 // transaction.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -191,8 +192,9 @@ class PostgresStore final : public Store, public LeaseStore {
                                 const ObservationRows* rows,
                                 std::vector<api::MetricSummary>* summaries);
   // Group commit (postgres_store_group_commit.cc): a write that arrives
-  // while write_groups_ groups are being committed queues, and the next
-  // leader commits the queue in one transaction.
+  // while a group is being committed queues, and the next leader commits
+  // the queue in one transaction. A second group (up to write_groups_)
+  // starts only beside one that has been at work for kSlowGroup.
   struct PendingWrite {
     std::string order;  // groups lock their trials in this order
     std::function<bool(pg::Connection&)> queue;  // QueueObservationWrite
@@ -248,6 +250,7 @@ class PostgresStore final : public Store, public LeaseStore {
   std::vector<PendingWrite*> queued_;  // guarded by group_mu_
   int committing_ = 0;                 // guarded by group_mu_: leaders at work
   size_t last_group_ = 0;              // guarded by group_mu_
+  std::chrono::steady_clock::time_point group_started_;  // guarded by group_mu_: the latest
 
   std::atomic<bool> leasing_{false};
   LeaseIdentity identity_;  // set once, before leasing_

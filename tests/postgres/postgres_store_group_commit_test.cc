@@ -31,7 +31,7 @@ class PostgresStoreGroupCommitTest : public ::testing::Test {
     if (!schema_.ok()) GTEST_SKIP() << "no PostgreSQL server for the tests: " << schema_.why();
     raw_ = std::make_unique<RawPg>(schema_.url());
     PostgresOptions options;
-    options.write_groups = 1;  // one group at a time: the rest queue behind it
+    options.write_groups = write_groups_;
     auto store = OpenPostgresStore(schema_.url(), options);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(store).value();
@@ -56,6 +56,16 @@ class PostgresStoreGroupCommitTest : public ::testing::Test {
   TestSchema schema_;  // first: made before the store, dropped after it
   std::unique_ptr<RawPg> raw_;
   std::unique_ptr<PostgresStore> store_;
+  int write_groups_ = 1;  // one group at a time: the rest queue behind it
+};
+
+// The default: a second group may start beside a slow one.
+class PostgresStoreTwoGroupsTest : public PostgresStoreGroupCommitTest {
+ protected:
+  void SetUp() override {
+    write_groups_ = 2;
+    PostgresStoreGroupCommitTest::SetUp();
+  }
 };
 
 // While another connection locks the observations table, the first writer
@@ -125,6 +135,35 @@ TEST_F(PostgresStoreGroupCommitTest, WaitingWritesShareATransactionAndFailAlone)
   // reach the queue on a busy machine may make a third; the failed writes'
   // own tries commit nothing); one each would be 8.
   EXPECT_LE(Count("commit_markers") - markers_before, 3);
+}
+
+// A group waiting on a lock (another transaction holds t0's row) does
+// not hold back a write to another trial: it is committed in a group of
+// its own while the first still waits.
+TEST_F(PostgresStoreTwoGroupsTest, AGroupWaitingOnALockHoldsBackNoOtherTrialsWrite) {
+  RawPg blocker(schema_.url());
+  blocker.Exec("BEGIN");
+  blocker.Exec("SELECT t.id FROM trials t JOIN experiments e ON e.id = t.experiment_id "
+               "WHERE e.name = 'e' AND t.name = 't0' FOR UPDATE");
+  std::atomic<bool> first_done{false};
+  Status first_result;
+  std::thread first([&] {
+    first_result = store_->AddObservations("e", "t0", {Obs(1, {{"loss", 1.0}})});
+    first_done = true;
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (raw_->Query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                     "AND wait_event_type = 'Lock'") == "0" &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  Status second = store_->AddObservations("e", "t1", {Obs(1, {{"loss", 2.0}})});
+  EXPECT_TRUE(second.ok()) << second.ToString();
+  EXPECT_FALSE(first_done.load()) << "t1's write waited for t0's lock: " << first_result.ToString();
+  blocker.Exec("COMMIT");
+  first.join();
+  EXPECT_TRUE(first_result.ok()) << first_result.ToString();
+  EXPECT_EQ(Count("observations"), 2);
 }
 
 }  // namespace
