@@ -194,7 +194,7 @@ class PostgresStore final : public Store, public LeaseStore {
   // Group commit (postgres_store_group_commit.cc): a write that arrives
   // while a group is being committed queues, and the next leader commits
   // the queue in one transaction. A second group (up to write_groups_)
-  // starts only beside one that has been at work for kSlowGroup.
+  // starts only beside one that has been at work for kSlowGroup (20 ms).
   struct PendingWrite {
     std::string order;  // groups lock their trials in this order
     std::function<bool(pg::Connection&)> queue;  // QueueObservationWrite
