@@ -148,26 +148,33 @@ class PostgresStore final : public Store, public LeaseStore {
                            const std::string& trial,
                            const std::vector<api::Observation>& obs,
                            std::vector<api::MetricSummary>* summaries);
-  // The statements' parameters, built once (RowsOf).
+  // A write's rows, built once (RowsOf): one entry per metric value (its
+  // observation's place in the call, step, time, name, value), one per
+  // metric name (the call's summary, PendingSummary), and the statements'
+  // parameters for this write alone.
   struct ObservationRows {
-    pg::Params params;
+    std::vector<int64_t> places, steps, times;
+    std::vector<std::string> names;
+    std::vector<double> values;
+    std::vector<std::string> summary_names;
+    std::vector<double> mins, maxs, latests;  // NaN: no number seen (NULL)
+    std::vector<int64_t> latest_steps;
+    pg::Params params;  // $2 ... $11 of the one-write statement
     std::string texts;  // the text metrics, merged into outputs_json
   };
   static ObservationRows RowsOf(const std::vector<api::Observation>& obs);
   // Queues a write's statements, which fail (pg::IsRequirementFailed)
-  // unless its lease and trial are as assumed (then `*check_failed` is set,
-  // when given); false, queuing nothing, when this server knows of no lease
-  // on the experiment.
+  // unless its lease and trial are as assumed; false, queuing nothing, when
+  // this server knows of no lease on the experiment.
   bool QueueObservationWrite(pg::Connection& conn, const std::string& experiment,
                              const std::string& trial, const ObservationRows& rows,
-                             std::vector<api::MetricSummary>* summaries,
-                             bool* check_failed = nullptr);
+                             std::vector<api::MetricSummary>* summaries);
   // Queues the statement that checks, with hpt_require, that the lease is
   // still this server's and locks the trial as TrialId(lock = true) does;
   // false, queuing nothing, when this server knows of no lease on the
   // experiment.
   bool QueueTrialChecks(pg::Connection& conn, const std::string& experiment,
-                        const std::string& trial, std::function<void()> on_failure = {});
+                        const std::string& trial);
   // Queues the statements that append `rows` to the trial (found by name).
   static void QueueObservationRows(pg::Connection& conn, const std::string& experiment,
                                    const std::string& trial, const ObservationRows& rows,
@@ -193,18 +200,30 @@ class PostgresStore final : public Store, public LeaseStore {
                                 std::vector<api::MetricSummary>* summaries);
   // Group commit (postgres_store_group_commit.cc): a write that arrives
   // while a group is being committed queues, and the next leader commits
-  // the queue in one transaction. A second group (up to write_groups_)
-  // starts only beside one that has been at work for kSlowGroup (20 ms).
+  // the queue, one write per trial, in one transaction. A second group (up
+  // to write_groups_) starts only beside one that has been at work for
+  // kSlowGroup (20 ms).
   struct PendingWrite {
-    std::string order;  // groups lock their trials in this order
-    std::function<bool(pg::Connection&)> queue;  // QueueObservationWrite
-    std::function<Status()> alone;               // WriteObservationsAlone
+    std::string order;  // experiment NUL trial: groups lock trials in this order
+    const std::string* experiment = nullptr;
+    const std::string* trial = nullptr;
+    const ObservationRows* rows = nullptr;
+    std::vector<api::MetricSummary>* summaries = nullptr;  // null: not asked for
+    std::function<Status()> alone;  // WriteObservationsAlone
     Status result = Status::Ok();
-    bool check_failed = false;  // its checks failed the group's transaction
-    bool done = false;
+    int64_t fencing = 0;   // the lease's, for the group's statement
+    bool written = false;  // by the group's statement (its checks held)
+    bool taken = false;    // in a group being committed (guarded by group_mu_)
+    bool done = false;     // guarded by group_mu_
   };
   void WriteInGroup(PendingWrite& write);
   void CommitGroup(std::vector<PendingWrite*> group);
+  // Queues one statement that writes each of `writes` (sorted by order, one
+  // per trial, each with its fencing set when leasing is on) whose lease
+  // and trial hold, as QueueObservationWrite would, locking the trials in
+  // that order; it sets `written` and the summaries of those it wrote and
+  // leaves the others untouched (postgres_store_group_write.cc).
+  void QueueGroupWrite(pg::Connection& conn, const std::vector<PendingWrite*>& writes);
   // Metric summaries of one trial, sorted by name.
   static StatusOr<std::vector<api::MetricSummary>> TrialMetrics(
       pg::Connection& conn, int64_t trial_id);
@@ -238,6 +257,9 @@ class PostgresStore final : public Store, public LeaseStore {
   // must then take CheckLease's way, which says why).
   std::optional<std::string> LeaseCondition(const std::string& experiment,
                                             pg::Params& params);
+  // The fencing number of this server's lease on `experiment`; nullopt when
+  // it knows of none.
+  std::optional<int64_t> HeldFencing(const std::string& experiment) const;
   // CreateExperiment's: the new experiment's lease, to this server.
   Status TakeNewLease(pg::Connection& conn, const std::string& experiment);
   // Forgets a lease once its experiment's deletion committed.
@@ -250,6 +272,9 @@ class PostgresStore final : public Store, public LeaseStore {
   std::vector<PendingWrite*> queued_;  // guarded by group_mu_
   int committing_ = 0;                 // guarded by group_mu_: leaders at work
   size_t last_group_ = 0;              // guarded by group_mu_
+  std::chrono::microseconds last_group_time_{0};  // guarded by group_mu_: its commit
+  size_t gather_for_ = 0;  // guarded by group_mu_: the queue a leader waits for
+  std::condition_variable gathered_cv_;  // the queue reached gather_for_
   std::chrono::steady_clock::time_point group_started_;  // guarded by group_mu_: the latest
 
   std::atomic<bool> leasing_{false};

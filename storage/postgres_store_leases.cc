@@ -108,17 +108,19 @@ Status PostgresStore::CheckLease(Connection& conn, const std::string& experiment
                             "': this server holds no lease on it");
 }
 
+std::optional<int64_t> PostgresStore::HeldFencing(const std::string& experiment) const {
+  std::lock_guard<std::mutex> lock(lease_mu_);
+  if (auto it = held_.find(experiment); it != held_.end()) return it->second;
+  return std::nullopt;
+}
+
 std::optional<std::string> PostgresStore::LeaseCondition(const std::string& experiment,
                                                         Params& params) {
   if (!leasing_.load()) return "true";
-  int64_t fencing = -1;
-  {
-    std::lock_guard<std::mutex> lock(lease_mu_);
-    if (auto it = held_.find(experiment); it != held_.end()) fencing = it->second;
-  }
-  if (fencing < 0) return std::nullopt;
+  const std::optional<int64_t> fencing = HeldFencing(experiment);
+  if (!fencing) return std::nullopt;
   const int first = params.size() + 1;
-  params.Add(experiment).Add(identity_.owner).Add(fencing);
+  params.Add(experiment).Add(identity_.owner).Add(*fencing);
   return "EXISTS (SELECT 1 FROM experiment_leases WHERE experiment = $" +
          std::to_string(first) + " AND owner = $" + std::to_string(first + 1) +
          " AND fencing = $" + std::to_string(first + 2) + " FOR SHARE)";

@@ -83,43 +83,34 @@ constexpr const char* kTrialThere =
 // trial's ($2 ... $11 of kAddObservations), and its texts as one JSON
 // object (empty when there are none).
 PostgresStore::ObservationRows PostgresStore::RowsOf(const std::vector<api::Observation>& obs) {
-  std::vector<int64_t> places, steps, times;
-  std::vector<std::string> names;
-  std::vector<double> values;
+  ObservationRows rows;
   std::map<std::string, PendingSummary> pending;
   nlohmann::json texts = nlohmann::json::object();
   for (size_t k = 0; k < obs.size(); ++k) {
     const api::Observation& o = obs[k];
     for (const auto& [name, value] : o.metrics) {
-      places.push_back(static_cast<int64_t>(k));
-      steps.push_back(o.step);
-      times.push_back(o.timestamp_ms);
-      names.push_back(name);
-      values.push_back(value);
+      rows.places.push_back(static_cast<int64_t>(k));
+      rows.steps.push_back(o.step);
+      rows.times.push_back(o.timestamp_ms);
+      rows.names.push_back(name);
+      rows.values.push_back(value);
       pending[name].Add(o.step, value);
     }
     // Without NUL, as Params cleans text: jsonb refuses "\u0000".
     for (const auto& [name, text] : o.texts)
       texts[WithoutNul(name)] = WithoutNul(text);
   }
-  std::vector<std::string> summary_names;
-  std::vector<double> mins, maxs, latests;
-  std::vector<int64_t> latest_steps;
   for (const auto& [name, s] : pending) {
-    summary_names.push_back(name);
-    mins.push_back(s.min);
-    maxs.push_back(s.max);
-    latests.push_back(s.latest);
-    latest_steps.push_back(s.latest_step);
+    rows.summary_names.push_back(name);
+    rows.mins.push_back(s.min);
+    rows.maxs.push_back(s.max);
+    rows.latests.push_back(s.latest);
+    rows.latest_steps.push_back(s.latest_step);
   }
-  ObservationRows rows;
-  rows.params.AddArray(places).AddArray(steps).AddArray(times).AddArray(names);
-  rows.params.AddArray(values)
-      .AddArray(summary_names)
-      .AddArray(mins, /*nan_is_null=*/true);
-  rows.params.AddArray(maxs, /*nan_is_null=*/true)
-      .AddArray(latests)
-      .AddArray(latest_steps);
+  rows.params.AddArray(rows.places).AddArray(rows.steps).AddArray(rows.times);
+  rows.params.AddArray(rows.names).AddArray(rows.values).AddArray(rows.summary_names);
+  rows.params.AddArray(rows.mins, /*nan_is_null=*/true).AddArray(rows.maxs, /*nan_is_null=*/true);
+  rows.params.AddArray(rows.latests).AddArray(rows.latest_steps);
   if (!texts.empty()) {
     rows.texts = texts.dump(-1, ' ', false,
                             nlohmann::json::error_handler_t::replace);
@@ -174,14 +165,13 @@ Status PostgresStore::AddObservationsTo(
 }
 
 bool PostgresStore::QueueTrialChecks(Connection& conn, const std::string& experiment,
-                                     const std::string& trial,
-                                     std::function<void()> on_failure) {
+                                     const std::string& trial) {
   // One statement checks both, the lease first (CheckLease's order).
   Params checked = Params().Add(experiment).Add(trial);
   const std::optional<std::string> lease = LeaseCondition(experiment, checked);
   if (!lease) return false;
   conn.Queue({"SELECT hpt_require(" + *lease + ") AND hpt_require(" + kTrialThere + ")",
-              std::move(checked), nullptr, /*prepare=*/true, std::move(on_failure)});
+              std::move(checked)});
   return true;
 }
 
@@ -205,11 +195,8 @@ bool PostgresStore::QueueObservationWrite(Connection& conn,
                                           const std::string& experiment,
                                           const std::string& trial,
                                           const ObservationRows& rows,
-                                          std::vector<api::MetricSummary>* summaries,
-                                          bool* check_failed) {
-  std::function<void()> on_failure;
-  if (check_failed != nullptr) on_failure = [check_failed] { *check_failed = true; };
-  if (!QueueTrialChecks(conn, experiment, trial, std::move(on_failure))) return false;
+                                          std::vector<api::MetricSummary>* summaries) {
+  if (!QueueTrialChecks(conn, experiment, trial)) return false;
   QueueObservationRows(conn, experiment, trial, rows, summaries);
   return true;
 }
@@ -242,9 +229,10 @@ Status PostgresStore::WriteObservations(const std::string& experiment,
   const ObservationRows rows = RowsOf(obs);
   PendingWrite write;
   write.order = experiment + std::string(1, '\0') + trial;
-  write.queue = [&](Connection& conn) {
-    return QueueObservationWrite(conn, experiment, trial, rows, summaries, &write.check_failed);
-  };
+  write.experiment = &experiment;
+  write.trial = &trial;
+  write.rows = &rows;
+  write.summaries = summaries;
   write.alone = [&] { return WriteObservationsAlone(experiment, trial, obs, &rows, summaries); };
   WriteInGroup(write);
   return write.result;

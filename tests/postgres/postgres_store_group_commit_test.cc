@@ -53,6 +53,16 @@ class PostgresStoreGroupCommitTest : public ::testing::Test {
     return std::stoi(raw_->Query("SELECT count(*) FROM " + table));
   }
 
+  // Waits (10 s at most) until `n` statements wait on a lock.
+  void AwaitLockWaits(int n) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (raw_->Query("SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                       "current_database() AND wait_event_type = 'Lock'") != std::to_string(n) &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
   TestSchema schema_;  // first: made before the store, dropped after it
   std::unique_ptr<RawPg> raw_;
   std::unique_ptr<PostgresStore> store_;
@@ -164,6 +174,57 @@ TEST_F(PostgresStoreTwoGroupsTest, AGroupWaitingOnALockHoldsBackNoOtherTrialsWri
   first.join();
   EXPECT_TRUE(first_result.ok()) << first_result.ToString();
   EXPECT_EQ(Count("observations"), 2);
+}
+
+// Writes that share a group keep their own texts and get their own
+// trial's summaries; two writes to one trial never share a group (its
+// statement writes each trial once), and each is stored.
+TEST_F(PostgresStoreGroupCommitTest, AGroupKeepsEachWritesTextsAndSummaries) {
+  RawPg blocker(schema_.url());
+  blocker.Exec("BEGIN");
+  blocker.Exec("LOCK TABLE observations IN EXCLUSIVE MODE");
+  // t0 first, alone: its group waits on the lock while the rest queue.
+  std::vector<StatusOr<std::vector<api::MetricSummary>>> results(
+      kTrials + 2, std::vector<api::MetricSummary>{});
+  auto write = [&](int i) {
+    const int trial = i < kTrials ? i : 1;  // the last two write to t1 again
+    api::Observation o = Obs(10 + i, {{"loss", 1.0 + i}});
+    o.texts = {{"note", "from write " + std::to_string(i)}};
+    results[i] = store_->AddObservationsAndSummarize("e", TrialName(trial), {o});
+  };
+  std::vector<std::thread> writers;
+  writers.emplace_back(write, 0);
+  AwaitLockWaits(1);
+  for (int i = 1; i < kTrials + 2; ++i) writers.emplace_back(write, i);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // all reach the queue
+  blocker.Exec("COMMIT");
+  for (auto& w : writers) w.join();
+
+  for (int i = 0; i < kTrials + 2; ++i) {
+    ASSERT_TRUE(results[i].ok()) << i << ": " << results[i].status().ToString();
+    ASSERT_EQ(results[i]->size(), 1u) << i;
+    EXPECT_EQ((*results[i])[0].name, "loss");
+  }
+  for (int i = 2; i < kTrials; ++i) {
+    EXPECT_EQ((*results[i])[0].min, 1.0 + i) << i;
+    auto trial = store_->GetTrial("e", TrialName(i));
+    ASSERT_TRUE(trial.ok());
+    EXPECT_EQ(trial->outputs.at("note"), "from write " + std::to_string(i));
+  }
+  // t1: three writes, each stored once, with a write id of its own; its
+  // latest is the highest step's.
+  auto obs = store_->ListObservations("e", "t1");
+  ASSERT_TRUE(obs.ok());
+  ASSERT_EQ(obs->size(), 3u);
+  EXPECT_EQ(raw_->Query("SELECT count(DISTINCT o.write_id) FROM observations o JOIN trials t "
+                        "ON t.id = o.trial_id WHERE t.name = 't1'"),
+            "3");
+  auto t1 = store_->GetTrial("e", "t1");
+  ASSERT_TRUE(t1.ok());
+  ASSERT_EQ(t1->metrics.size(), 1u);
+  EXPECT_EQ(t1->metrics[0].latest, 1.0 + kTrials + 1);
+  EXPECT_EQ(t1->metrics[0].min, 2.0);
+  EXPECT_EQ(Count("observations"), kTrials + 2);
 }
 
 }  // namespace
