@@ -30,7 +30,8 @@ class ApiClient {
                                 const nlohmann::json& body = nullptr);
 };
 
-// `url` like "http://127.0.0.1:8750"; `token` may be empty.
+// `url` like "http://127.0.0.1:8750"; `token` may be empty. http:// URLs
+// go through client/http_connection.h, https:// through cpprestsdk (TLS).
 std::unique_ptr<ApiClient> NewApiClient(const std::string& url, const std::string& token,
                                         int timeout_seconds = 30);
 
