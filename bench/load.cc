@@ -7,8 +7,6 @@
 #include <thread>
 #include <vector>
 
-#include "bench/raw_client.h"
-
 namespace hpt::bench {
 
 using Clock = std::chrono::steady_clock;
@@ -39,7 +37,7 @@ LoadResult RunLoad(const std::vector<std::string>& urls, const LoadOptions& opti
   for (int i = 0; i < n; ++i) {
     threads.emplace_back([&, i] {
       const std::string& url = urls[i % urls.size()];
-      auto client = options.raw_client ? NewRawClient(url) : hpt::client::NewApiClient(url, "");
+      auto client = hpt::client::NewApiClient(url, "");
       int64_t iteration = 0;
       for (; iteration < options.warmup_requests; ++iteration) {
         (void)request(i, iteration, *client);

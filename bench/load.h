@@ -16,7 +16,6 @@ struct LoadOptions {
   int clients = 1;
   double seconds = 4.0;   // measured window, after the warm-up
   int warmup_requests = 50;  // per client, before the window opens
-  bool raw_client = false;   // NewRawClient instead of cpprestsdk's client
 };
 
 struct LoadResult {

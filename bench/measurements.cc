@@ -8,7 +8,6 @@
 
 #include "bench/cpu_budget.h"
 #include "bench/fresh_database.h"
-#include "bench/raw_client.h"
 #include "bench/server_process.h"
 
 namespace hpt::bench {
@@ -87,14 +86,13 @@ StatusOr<std::unique_ptr<ServerProcess>> StartFreshHpt(const BenchConfig& config
 
 }  // namespace
 
-StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients, bool raw_client) {
+StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients) {
   TempDir dir;
   HPT_ASSIGN_OR_RETURN(auto bare, ServerProcess::Start({config.bare_binary},
                                                        dir.path() + "/bare.log"));
   LoadOptions options;
   options.clients = clients;
   options.seconds = config.seconds;
-  options.raw_client = raw_client;
   return RunLoad(bare->url(), options,
                  [](int, int64_t, hpt::client::ApiClient& client) {
                    return CheckAnswer(client.Call(
@@ -103,11 +101,10 @@ StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients, bool ra
                  });
 }
 
-StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config, bool raw_client,
-                                       int batch) {
+StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config, int batch) {
   TempDir dir;
   HPT_ASSIGN_OR_RETURN(auto hpt, StartFreshHpt(config, dir));
-  auto client = raw_client ? NewRawClient(hpt->url()) : hpt::client::NewApiClient(hpt->url(), "");
+  auto client = hpt::client::NewApiClient(hpt->url(), "");
   const int total = batch > 1 ? config.asktell_batch_trials : config.asktell_trials;
   HPT_RETURN_IF_ERROR(
       client->Json("POST", kExperiments, ClientRunSpec("asktell", total)).status());
@@ -153,8 +150,7 @@ StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config, bool raw_clien
 }
 
 StatusOr<LoadResult> MeasureAskTellConcurrent(const BenchConfig& config, int clients,
-                                              int servers, int experiments, double server_cpus,
-                                              bool raw_client) {
+                                              int servers, int experiments, double server_cpus) {
   if (servers > 1 && config.postgres_url.empty()) {
     return InvalidArgument("several servers share a PostgreSQL database, not a SQLite file");
   }
@@ -197,7 +193,6 @@ StatusOr<LoadResult> MeasureAskTellConcurrent(const BenchConfig& config, int cli
   options.clients = clients;
   options.seconds = config.seconds;
   options.warmup_requests = 5;
-  options.raw_client = raw_client;
   return RunLoad(urls, options, [&bases](int i, int64_t, hpt::client::ApiClient& client) {
     const std::string& base = bases[i % bases.size()];
     auto suggested = client.Call("POST", base + ":suggest", R"({"count": 1})");
@@ -213,7 +208,7 @@ StatusOr<LoadResult> MeasureAskTellConcurrent(const BenchConfig& config, int cli
 }
 
 StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int clients,
-                                              bool sync_full, bool raw_client) {
+                                              bool sync_full) {
   TempDir dir;
   HPT_ASSIGN_OR_RETURN(auto hpt,
                        StartFreshHpt(config, dir,
@@ -227,7 +222,6 @@ StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int cli
   LoadOptions options;
   options.clients = clients;
   options.seconds = config.seconds;
-  options.raw_client = raw_client;
   return RunLoad(hpt->url(), options,
                  [&paths](int index, int64_t i, hpt::client::ApiClient& client) {
                    char body[96];

@@ -27,10 +27,8 @@ struct BenchConfig {
   std::string postgres_url;
 };
 
-// 1. The bare endpoint answering small POSTs. `raw_client`: measured with
-// NewRawClient (a diagnostic of the client's share) instead of cpprestsdk's.
-StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients,
-                                 bool raw_client = false);
+// 1. The bare endpoint answering small POSTs.
+StatusOr<LoadResult> MeasureBare(const BenchConfig& config, int clients);
 
 // 2. Client-run ask/tell from one keep-alive client: suggest {"count":1},
 // then :complete, until asktell_trials are done (or asktell_max_seconds
@@ -45,8 +43,7 @@ struct AskTellResult {
 };
 // `batch` > 1: suggest {"count": batch}, then one :batchComplete for them
 // all, over asktell_batch_trials.
-StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config,
-                                       bool raw_client = false, int batch = 1);
+StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config, int batch = 1);
 
 // 2b. Ask/tell from `clients` keep-alive clients at once, each looping
 // suggest {"count":1} then :complete for config.seconds; ok counts trials.
@@ -58,20 +55,17 @@ StatusOr<AskTellResult> MeasureAskTell(const BenchConfig& config,
 // to start beside the first gives FailedPrecondition starting with
 // kNeedsSeveralServers. `server_cpus` > 0: each server runs in a CpuBudget
 // of that many cores (bench/cpu_budget.h), standing for a machine of its
-// own; Unavailable when it cannot have one. `raw_client`: the load comes
-// from NewRawClient.
+// own; Unavailable when it cannot have one.
 inline constexpr const char* kNeedsSeveralServers = "needs several servers";
 StatusOr<LoadResult> MeasureAskTellConcurrent(const BenchConfig& config, int clients,
                                               int servers = 1, int experiments = 1,
-                                              double server_cpus = 0, bool raw_client = false);
+                                              double server_cpus = 0);
 
 // 3. Single-observation writes, each client to its own Running trial.
 // `sync_full`: the server runs with --sync-full (an fsync per commit, the
-// durability of the peer's SQLite defaults). `raw_client`: the load comes
-// from NewRawClient (the minimal socket client), so that on a small machine
-// the figure is the server's rate rather than cpprestsdk's client's.
+// durability of the peer's SQLite defaults).
 StatusOr<LoadResult> MeasureObservationWrites(const BenchConfig& config, int clients,
-                                              bool sync_full = false, bool raw_client = false);
+                                              bool sync_full = false);
 
 // 4. Batched observations from one client; ok counts POSTs of batch_size.
 StatusOr<LoadResult> MeasureBatchedObservations(const BenchConfig& config);

@@ -119,7 +119,7 @@ int Main(int argc, char** argv) {
     std::cerr << "usage: hpt_bench_postgres --postgres postgresql://USER@HOST:PORT/DB"
                  " [--peer optuna_pg.json] [--out table.md] [--seconds S] [--servers N]"
                  " [--hpt PATH]"
-                 " [--only asktell1|asktell8|writes8|writes8raw|servers|servers-held]"
+                 " [--only asktell1|asktell8|writes8|servers|servers-held]"
                  " [--asktell-trials N] [--server-cpus C]\n";
     return 2;
   }
@@ -156,10 +156,6 @@ int Main(int argc, char** argv) {
   auto [w8_s, w8_p] = both("writes8", "observation writes, 8 clients", [&](const BenchConfig& c) {
     return MeasureObservationWrites(c, clients);
   });
-  auto [w8r_s, w8r_p] = both("writes8raw", "observation writes, 8 clients, minimal socket client",
-                             [&](const BenchConfig& c) {
-                               return MeasureObservationWrites(c, clients, false, true);
-                             });
   // Several servers beside one, with an experiment per client either way
   // (client i's experiment lives on server i % servers): the servers'
   // share, not the experiments'. First as they are, sharing this machine's
@@ -170,11 +166,11 @@ int Main(int argc, char** argv) {
   const double server_cpus = std::stod(flags["server-cpus"]);
   const std::string cpus = FormatNumber(server_cpus, 2);
   auto servers_row = [&](const std::string& key, int count, double budget) {
-    std::string what = "ask/tell trials, 8 minimal clients with an experiment each, " +
+    std::string what = "ask/tell trials, 8 clients with an experiment each, " +
                        std::to_string(count) + (count == 1 ? " server" : " servers");
     if (budget > 0) what += " held to " + cpus + " cores" + (count == 1 ? "" : " each");
     return Measure(only, key, what + ", PostgreSQL", &notes, [&] {
-      return MeasureAskTellConcurrent(postgres, clients, count, clients, budget, true);
+      return MeasureAskTellConcurrent(postgres, clients, count, clients, budget);
     });
   };
   Cell one_server = servers_row("servers", 1, 0);
@@ -194,9 +190,7 @@ int Main(int argc, char** argv) {
        at8_p, at8_o, ">= 5x Optuna-PG", five_x(at8_o)},
       {"single-observation writes/s, 8 clients (Optuna: 8 processes)", w8_s, w8_p, w8_o,
        ">= 5x Optuna-PG", five_x(w8_o)},
-      {"... 8 clients, minimal socket client", w8r_s, w8r_p, w8_o, ">= 5x Optuna-PG",
-       five_x(w8_o)},
-      {"ask/tell trials/s, 8 minimal clients with an experiment each, 1 server, sharing " +
+      {"ask/tell trials/s, 8 clients with an experiment each, 1 server, sharing " +
            std::to_string(std::thread::hardware_concurrency()) + " cores with all else",
        Cell{}, one_server, Cell{}, "", std::nullopt},
       {"... " + n + " servers on one database, same cores", Cell{}, several, Cell{},

@@ -123,7 +123,7 @@ int Main(int argc, char** argv) {
   if (!ParseArgs(argc, argv, &args)) {
     std::cerr << "usage: hpt_bench [--peer optuna.json] [--out table.md] [--seconds S]"
                  " [--hpt PATH] [--bare PATH]\n"
-                 "       [--only bare8|bare1|bare1raw|asktell|asktellraw|asktellbatch|bare8raw|writes8|writes8raw|writes8sync|writes8syncraw|writes1|batched|runner]"
+                 "       [--only bare8|bare1|asktell|asktellbatch|writes8|writes8sync|writes1|batched|runner]"
                  " [--asktell-trials N]\n";
     return 2;
   }
@@ -139,17 +139,11 @@ int Main(int argc, char** argv) {
 
   auto bare1 = Measure<LoadResult>(args.only, "bare1", "bare endpoint, 1 connection", &notes,
                                    [&] { return MeasureBare(c, 1); });
-  auto bare1_raw = Measure<LoadResult>(args.only, "bare1raw",
-                                       "bare endpoint, 1 connection, minimal socket client",
-                                       &notes, [&] { return MeasureBare(c, 1, true); });
   auto asktell = Measure<AskTellResult>(args.only, "asktell", "ask/tell, 1 client", &notes,
                                         [&] { return MeasureAskTell(c); });
-  auto asktell_raw = Measure<AskTellResult>(
-      args.only, "asktellraw", "ask/tell, 1 client, minimal socket client", &notes,
-      [&] { return MeasureAskTell(c, true); });
   auto asktell_batch = Measure<AskTellResult>(
       args.only, "asktellbatch", "ask/tell in batches, 1 client", &notes,
-      [&] { return MeasureAskTell(c, false, c.asktell_batch); });
+      [&] { return MeasureAskTell(c, c.asktell_batch); });
   // The 8-connection ceiling is measured just before and just after the
   // writes it is compared with, so that both see the same load from
   // whatever else shares the machine.
@@ -160,23 +154,11 @@ int Main(int argc, char** argv) {
   auto bare8_after = Measure<LoadResult>(args.only, "bare8",
                                          "bare endpoint, 8 connections, again", &notes,
                                          [&] { return MeasureBare(c, 8); });
-  // The same pair with the minimal socket client: on 2 cores cpprestsdk's
-  // client costs more CPU per request than the server does.
-  auto bare8_raw = Measure<LoadResult>(args.only, "bare8raw",
-                                       "bare endpoint, 8 connections, minimal socket client",
-                                       &notes, [&] { return MeasureBare(c, 8, true); });
-  auto writes8_raw = Measure<LoadResult>(
-      args.only, "writes8raw", "observation writes, 8 clients, minimal socket client", &notes,
-      [&] { return MeasureObservationWrites(c, 8, false, true); });
   auto writes1 = Measure<LoadResult>(args.only, "writes1", "observation writes, 1 client", &notes,
                                      [&] { return MeasureObservationWrites(c, 1); });
   auto writes8_sync = Measure<LoadResult>(
       args.only, "writes8sync", "observation writes, 8 clients, hpt --sync-full", &notes,
       [&] { return MeasureObservationWrites(c, 8, true); });
-  auto writes8_sync_raw = Measure<LoadResult>(
-      args.only, "writes8syncraw",
-      "observation writes, 8 clients, hpt --sync-full, minimal socket client", &notes,
-      [&] { return MeasureObservationWrites(c, 8, true, true); });
   auto batched = Measure<LoadResult>(args.only, "batched", "batched observations", &notes,
                                      [&] { return MeasureBatchedObservations(c); });
   auto runner = Measure<RunnerResult>(args.only, "runner", "runner, 1,000 trivial trials", &notes,
@@ -193,10 +175,9 @@ int Main(int argc, char** argv) {
     b8 = (*rate(bare8_before) + *rate(bare8_after)) / 2;
   }
   std::optional<double> w8 = rate(writes8);
-  std::optional<double> at, at_raw, at_batch, batch_rate = rate(batched, c.batch_size), wall;
+  std::optional<double> at, at_batch, batch_rate = rate(batched, c.batch_size), wall;
   if (asktell) at = asktell->Rate();
   if (asktell_batch) at_batch = asktell_batch->Rate();
-  if (asktell_raw) at_raw = asktell_raw->Rate();
   if (runner && runner->phase == "Succeeded") wall = runner->seconds;
   std::optional<double> share;
   if (w8 && b8) share = 100.0 * *w8 / *b8;
@@ -224,14 +205,6 @@ int Main(int argc, char** argv) {
        w8 && peer_w8 ? std::optional<bool>(*w8 >= 10 * *peer_w8) : no_target},
       {"... as % of the bare 8-connection ceiling", share, none, 0, false, ">= 70%",
        met(share, [](double v) { return v >= 70; })},
-      {"single-observation writes/s, 8 clients, minimal socket client" +
-           (peer_mode.empty() ? "" : " (peer: 8 " + peer_mode + ")"),
-       rate(writes8_raw), peer_w8, 0, true, ">= 10x peer",
-       rate(writes8_raw) && peer_w8
-           ? std::optional<bool>(*rate(writes8_raw) >= 10 * *peer_w8)
-           : no_target},
-      {"bare endpoint, small POSTs/s, 8 connections, minimal socket client", rate(bare8_raw), none, 0,
-       false, "", no_target},
       {"single-observation writes/s, 1 client", rate(writes1),
        PeerValue(peer, "report_writes_per_s_1"), 0, true, "", no_target},
       {"batched observations/s (1,000 per POST, 1 client)", batch_rate, none, 0, false,
@@ -239,22 +212,14 @@ int Main(int argc, char** argv) {
       {"runner: 1,000 trivial trials, parallelTrialCount 8 (wall s)", wall, none, 2, false,
        "< 15 s", met(wall, [](double v) { return v < 15; })},
       // Diagnostics: they explain the figures above rather than meet targets.
-      {"(diagnostic) bare endpoint, 1 connection, minimal socket client", rate(bare1_raw),
-       none, 0, false, "", no_target},
-      {"(diagnostic) ask/tell trials/s, minimal socket client", at_raw, none, 0, false, "",
-       no_target},
       {"(diagnostic) writes/s, 8 clients, hpt --sync-full (fsync per commit, as the peer)",
        rate(writes8_sync), peer_w8, 0, true, "", no_target},
-      {"(diagnostic) writes/s, 8 clients, hpt --sync-full, minimal socket client",
-       rate(writes8_sync_raw), peer_w8, 0, true, "", no_target},
   };
 
   NoteLoad("bare, 8 connections, before the writes", bare8_before, &notes);
   NoteLoad("bare, 8 connections, after the writes", bare8_after, &notes);
   NoteLoad("bare, 1 connection", bare1, &notes);
-  NoteLoad("bare, 1 connection, minimal socket client", bare1_raw, &notes);
   for (const auto& [label, r] : {std::pair{"ask/tell", &asktell},
-                                 std::pair{"ask/tell, minimal socket client", &asktell_raw},
                                  std::pair{"ask/tell in batches", &asktell_batch}}) {
     if (!*r) continue;
     notes.push_back(std::string(label) + ": " + std::to_string((*r)->trials) + " trials in " +
@@ -263,11 +228,7 @@ int Main(int argc, char** argv) {
                     FormatNumber((*r)->last_rate, 0) + " over the last 10%");
   }
   NoteLoad("observation writes, 8 clients", writes8, &notes);
-  NoteLoad("bare, 8 connections, minimal socket client", bare8_raw, &notes);
-  NoteLoad("observation writes, 8 clients, minimal socket client", writes8_raw, &notes);
   NoteLoad("observation writes, 8 clients, --sync-full", writes8_sync, &notes);
-  NoteLoad("observation writes, 8 clients, --sync-full, minimal socket client", writes8_sync_raw,
-           &notes);
   NoteLoad("observation writes, 1 client", writes1, &notes);
   NoteLoad("batched observations", batched, &notes, c.batch_size);
   if (runner) {
