@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "storage/postgres_metric_summaries.h"
 #include "storage/postgres_store.h"
 
 namespace hpt::storage {
@@ -67,13 +68,8 @@ up AS (
     FROM unnest($10::bigint[], $11::text[], $12::float8[], $13::float8[], $14::float8[],
                 $15::bigint[]) AS u(wi, n, mn, mx, lv, ls)
     JOIN w ON w.wi = u.wi
-  ON CONFLICT (trial_id, name) DO UPDATE SET
-    min_value = LEAST(m.min_value, excluded.min_value),
-    max_value = GREATEST(m.max_value, excluded.max_value),
-    latest_value = CASE WHEN excluded.latest_step >= m.latest_step
-                        THEN excluded.latest_value ELSE m.latest_value END,
-    latest_step = GREATEST(m.latest_step, excluded.latest_step)
-  RETURNING m.trial_id, m.name, m.min_value, m.max_value, m.latest_value),
+)sql";
+constexpr const char* kGroupTail = R"sql(  RETURNING m.trial_id, m.name, m.min_value, m.max_value, m.latest_value),
 tx AS (
   UPDATE trials t SET outputs_json = (t.outputs_json::jsonb || x.texts::jsonb)::text
     FROM unnest($16::bigint[], $17::text[]) AS x(wi, texts) JOIN w ON w.wi = x.wi
@@ -90,8 +86,10 @@ SELECT w.wi, s.name, s.min_value, s.max_value, s.latest_value FROM w
 
 const std::string& GroupSql(bool leased) {
   static const std::string with_leases =
-      std::string(kGroupHead) + kLeased + kTrialsLeased + kGroupBody;
-  static const std::string without = std::string(kGroupHead) + kTrialsUnleased + kGroupBody;
+      std::string(kGroupHead) + kLeased + kTrialsLeased + kGroupBody + kMergeMetricSummaries +
+      kGroupTail;
+  static const std::string without = std::string(kGroupHead) + kTrialsUnleased + kGroupBody +
+                                     kMergeMetricSummaries + kGroupTail;
   return leased ? with_leases : without;
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "storage/pending_summary.h"
+#include "storage/postgres_metric_summaries.h"
 #include "storage/postgres_store.h"
 
 namespace hpt::storage {
@@ -35,7 +36,7 @@ constexpr const char* kTrialById = "tr AS (SELECT $1::bigint AS id)";
 constexpr const char* kTrialByName =
     "tr AS (SELECT t.id FROM trials t JOIN experiments e ON e.id = "
     "t.experiment_id WHERE e.name = $1 AND t.name = $12)";
-constexpr const char* kAddObservations = R"sql(,
+constexpr const char* kAddObservationsHead = R"sql(,
 w AS (SELECT nextval('observation_writes') AS id),
 ins AS (
   INSERT INTO observations (trial_id, write_id, write_index, step, ts_ms, name, value)
@@ -48,13 +49,8 @@ up AS (
   SELECT tr.id, u.n, u.mn, u.mx, u.lv, u.ls
     FROM tr, unnest($7::text[], $8::float8[], $9::float8[], $10::float8[], $11::bigint[])
       AS u(n, mn, mx, lv, ls)
-  ON CONFLICT (trial_id, name) DO UPDATE SET
-    min_value = LEAST(m.min_value, excluded.min_value),
-    max_value = GREATEST(m.max_value, excluded.max_value),
-    latest_value = CASE WHEN excluded.latest_step >= m.latest_step
-                        THEN excluded.latest_value ELSE m.latest_value END,
-    latest_step = GREATEST(m.latest_step, excluded.latest_step)
-  RETURNING m.name, m.min_value, m.max_value, m.latest_value)
+)sql";
+constexpr const char* kAddObservationsTail = R"sql(  RETURNING m.name, m.min_value, m.max_value, m.latest_value)
 SELECT * FROM (
   SELECT name, min_value, max_value, latest_value FROM up
   UNION ALL
@@ -62,6 +58,13 @@ SELECT * FROM (
    WHERE trial_id = (SELECT id FROM tr) AND name NOT IN (SELECT name FROM up)) s
 ORDER BY name COLLATE "C"
 )sql";
+
+// The statement after its "tr AS (...)" CTE.
+const std::string& AddObservationsSql() {
+  static const std::string sql =
+      std::string(kAddObservationsHead) + kMergeMetricSummaries + kAddObservationsTail;
+  return sql;
+}
 
 // jsonb's || merges the top level: each name keeps its last text.
 constexpr const char* kMergeTextsById =
@@ -80,7 +83,7 @@ constexpr const char* kTrialThere =
 }  // namespace
 
 // The parameters of an observation write's statements: those after the
-// trial's ($2 ... $11 of kAddObservations), and its texts as one JSON
+// trial's ($2 ... $11 of AddObservationsSql()), and its texts as one JSON
 // object (empty when there are none).
 PostgresStore::ObservationRows PostgresStore::RowsOf(const std::vector<api::Observation>& obs) {
   ObservationRows rows;
@@ -153,7 +156,7 @@ Status PostgresStore::AddObservationsTo(
   const ObservationRows rows = RowsOf(obs);
   HPT_ASSIGN_OR_RETURN(
       Result answer,
-      conn.Exec(std::string("WITH ") + kTrialById + kAddObservations,
+      conn.Exec(std::string("WITH ") + kTrialById + AddObservationsSql(),
                 Prefixed(Params().Add(trial_id), rows.params)));
   if (!rows.texts.empty()) {
     HPT_RETURN_IF_ERROR(
@@ -182,7 +185,7 @@ void PostgresStore::QueueObservationRows(Connection& conn, const std::string& ex
   params.Add(trial);
   std::function<void(Result)> on_rows;
   if (summaries != nullptr) on_rows = [summaries](Result r) { ReadSummaries(r, summaries); };
-  conn.Queue({std::string("WITH ") + kTrialByName + kAddObservations, std::move(params),
+  conn.Queue({std::string("WITH ") + kTrialByName + AddObservationsSql(), std::move(params),
               std::move(on_rows)});
   if (!rows.texts.empty()) {
     conn.Queue({kMergeTextsByName, Params().Add(rows.texts).Add(experiment).Add(trial)});
