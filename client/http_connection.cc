@@ -29,30 +29,23 @@ std::string Trim(const std::string& s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-// Milliseconds left until `deadline`, at least 0.
-int MillisLeft(std::chrono::steady_clock::time_point deadline) {
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-      deadline - std::chrono::steady_clock::now());
-  return left.count() > 0 ? static_cast<int>(left.count()) : 0;
-}
-
 std::string TimeoutText(std::chrono::milliseconds timeout) {
-  if (timeout.count() % 1000 == 0)
-    return std::to_string(timeout.count() / 1000) + " s";
+  if (timeout.count() % 1000 == 0) return std::to_string(timeout.count() / 1000) + " s";
   return std::to_string(timeout.count()) + " ms";
 }
 
-// Ok once `fd` is ready for `events`; Unavailable at the deadline.
-Status Await(int fd, short events,
-             std::chrono::steady_clock::time_point deadline,
-             std::chrono::milliseconds timeout) {
+// Ok once `fd` is ready for `events`; Unavailable when it is not within
+// `timeout` (`what` says what did not come).
+Status Await(int fd, short events, std::chrono::milliseconds timeout, const char* what) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
   for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
     pollfd p{fd, events, 0};
-    int n = ::poll(&p, 1, MillisLeft(deadline));
+    int n = ::poll(&p, 1, left.count() > 0 ? static_cast<int>(left.count()) : 0);
     if (n > 0) return Status::Ok();
-    if (n == 0) return Unavailable("no answer within " + TimeoutText(timeout));
-    if (errno != EINTR)
-      return Unavailable(std::string("poll: ") + std::strerror(errno));
+    if (n == 0) return Unavailable(std::string(what) + " for " + TimeoutText(timeout));
+    if (errno != EINTR) return Unavailable(std::string("poll: ") + std::strerror(errno));
   }
 }
 
@@ -136,7 +129,7 @@ bool HttpConnection::IdleAndOpen() const {
   return ::poll(&p, 1, 0) == 0;
 }
 
-Status HttpConnection::Connect(Clock::time_point deadline) {
+Status HttpConnection::Connect() {
   Close();
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -161,7 +154,7 @@ Status HttpConnection::Connect(Clock::time_point deadline) {
       if (errno != EINPROGRESS) {
         connected = Unavailable(std::strerror(errno));
       } else {
-        connected = Await(fd, POLLOUT, deadline, timeout_);
+        connected = Await(fd, POLLOUT, timeout_, "no connection");
         int error = 0;
         socklen_t size = sizeof(error);
         if (connected.ok() &&
@@ -185,15 +178,14 @@ Status HttpConnection::Connect(Clock::time_point deadline) {
   return Status::Ok();
 }
 
-Status HttpConnection::SendAll(const std::string& data,
-                               Clock::time_point deadline) {
+Status HttpConnection::SendAll(const std::string& data) {
   for (size_t sent = 0; sent < data.size();) {
     ssize_t n =
         ::send(fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
     if (n > 0) {
       sent += static_cast<size_t>(n);
     } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      HPT_RETURN_IF_ERROR(Await(fd_, POLLOUT, deadline, timeout_));
+      HPT_RETURN_IF_ERROR(Await(fd_, POLLOUT, timeout_, "the server took nothing"));
     } else if (n < 0 && errno == EINTR) {
       continue;
     } else {
@@ -203,7 +195,7 @@ Status HttpConnection::SendAll(const std::string& data,
   return Status::Ok();
 }
 
-Status HttpConnection::ReadMore(Clock::time_point deadline, bool* eof) {
+Status HttpConnection::ReadMore(bool* eof) {
   *eof = false;
   char chunk[16384];
   for (;;) {
@@ -218,17 +210,17 @@ Status HttpConnection::ReadMore(Clock::time_point deadline, bool* eof) {
       return Status::Ok();
     }
     if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      HPT_RETURN_IF_ERROR(Await(fd_, POLLIN, deadline, timeout_));
+      HPT_RETURN_IF_ERROR(Await(fd_, POLLIN, timeout_, "no answer"));
     } else if (errno != EINTR) {
       return Unavailable(std::string("recv: ") + std::strerror(errno));
     }
   }
 }
 
-Status HttpConnection::ReadUntil(size_t size, Clock::time_point deadline) {
+Status HttpConnection::ReadUntil(size_t size) {
   while (buffer_.size() < size) {
     bool eof = false;
-    HPT_RETURN_IF_ERROR(ReadMore(deadline, &eof));
+    HPT_RETURN_IF_ERROR(ReadMore(&eof));
     if (eof)
       return Unavailable(
           "the server closed the connection in the middle of its answer");
@@ -237,7 +229,6 @@ Status HttpConnection::ReadUntil(size_t size, Clock::time_point deadline) {
 }
 
 StatusOr<std::string> HttpConnection::ReadChunked(size_t from,
-                                                  Clock::time_point deadline,
                                                   size_t* end) {
   std::string body;
   size_t at = from;
@@ -246,7 +237,7 @@ StatusOr<std::string> HttpConnection::ReadChunked(size_t from,
     while ((eol = buffer_.find("\r\n", at)) == std::string::npos) {
       if (buffer_.size() - at > 1024)
         return Unavailable("a chunk size line over 1 KiB");
-      HPT_RETURN_IF_ERROR(ReadUntil(buffer_.size() + 1, deadline));
+      HPT_RETURN_IF_ERROR(ReadUntil(buffer_.size() + 1));
     }
     std::string size_text =
         Trim(buffer_.substr(at, buffer_.find_first_of(";\r", at) - at));
@@ -261,7 +252,7 @@ StatusOr<std::string> HttpConnection::ReadChunked(size_t from,
     if (size == 0) break;
     if (body.size() + size > kMaxBody)
       return Unavailable("the answer's body is over 1 GiB");
-    HPT_RETURN_IF_ERROR(ReadUntil(at + size + 2, deadline));
+    HPT_RETURN_IF_ERROR(ReadUntil(at + size + 2));
     body.append(buffer_, at, size);
     at += size + 2;
   }
@@ -271,7 +262,7 @@ StatusOr<std::string> HttpConnection::ReadChunked(size_t from,
     while ((eol = buffer_.find("\r\n", at)) == std::string::npos) {
       if (buffer_.size() - at > kMaxHead)
         return Unavailable("trailers over 64 KiB");
-      HPT_RETURN_IF_ERROR(ReadUntil(buffer_.size() + 1, deadline));
+      HPT_RETURN_IF_ERROR(ReadUntil(buffer_.size() + 1));
     }
     bool blank = eol == at;
     at = eol + 2;
@@ -281,15 +272,14 @@ StatusOr<std::string> HttpConnection::ReadChunked(size_t from,
   return body;
 }
 
-StatusOr<HttpResult> HttpConnection::ReadAnswer(bool no_body,
-                                                Clock::time_point deadline) {
+StatusOr<HttpResult> HttpConnection::ReadAnswer(bool no_body) {
   for (;;) {
     size_t head_end;
     while ((head_end = buffer_.find("\r\n\r\n")) == std::string::npos) {
       if (buffer_.size() > kMaxHead)
         return Unavailable("the answer's headers are over 64 KiB");
       bool eof = false;
-      HPT_RETURN_IF_ERROR(ReadMore(deadline, &eof));
+      HPT_RETURN_IF_ERROR(ReadMore(&eof));
       if (eof) {
         return Unavailable(
             buffer_.empty()
@@ -312,9 +302,9 @@ StatusOr<HttpResult> HttpConnection::ReadAnswer(bool no_body,
     if (no_body || head.status == 204 || head.status == 304) {
       // No body.
     } else if (head.chunked) {
-      HPT_ASSIGN_OR_RETURN(result.body, ReadChunked(body_at, deadline, &end));
+      HPT_ASSIGN_OR_RETURN(result.body, ReadChunked(body_at, &end));
     } else if (head.has_length) {
-      HPT_RETURN_IF_ERROR(ReadUntil(body_at + head.length, deadline));
+      HPT_RETURN_IF_ERROR(ReadUntil(body_at + head.length));
       result.body = buffer_.substr(body_at, head.length);
       end = body_at + head.length;
     } else {  // the body ends where the connection does
@@ -322,7 +312,7 @@ StatusOr<HttpResult> HttpConnection::ReadAnswer(bool no_body,
         if (buffer_.size() - body_at > kMaxBody) {
           return Unavailable("the answer's body is over 1 GiB");
         }
-        HPT_RETURN_IF_ERROR(ReadMore(deadline, &eof));
+        HPT_RETURN_IF_ERROR(ReadMore(&eof));
       }
       result.body = buffer_.substr(body_at);
       end = buffer_.size();
@@ -336,14 +326,13 @@ StatusOr<HttpResult> HttpConnection::ReadAnswer(bool no_body,
 
 StatusOr<HttpResult> HttpConnection::Exchange(const std::string& request,
                                               bool no_body) {
-  const Clock::time_point deadline = Clock::now() + timeout_;
   for (int attempt = 0;; ++attempt) {
     const bool reused = attempt == 0 && IdleAndOpen();
-    if (!reused) HPT_RETURN_IF_ERROR(Connect(deadline));
+    if (!reused) HPT_RETURN_IF_ERROR(Connect());
     received_ = 0;
-    Status sent = SendAll(request, deadline);
+    Status sent = SendAll(request);
     StatusOr<HttpResult> answer =
-        sent.ok() ? ReadAnswer(no_body, deadline) : StatusOr<HttpResult>(sent);
+        sent.ok() ? ReadAnswer(no_body) : StatusOr<HttpResult>(sent);
     if (answer.ok()) return answer;
     Close();
     // A kept connection the server closed just as this request went out:

@@ -1,9 +1,9 @@
 #pragma once
 // HttpConnection: one kept-alive HTTP/1.1 connection over a plain socket,
-// for ApiClient's http:// URLs. One blocking request at a time, each with a
-// deadline; no task scheduler or thread hand-off between the caller and the
-// socket, so that a client costs the machine little next to the server it
-// talks to. Not thread-safe.
+// for ApiClient's http:// URLs. One blocking request at a time; no task
+// scheduler or thread hand-off between the caller and the socket, so that a
+// client costs the machine little next to the server it talks to. Not
+// thread-safe.
 //
 // Answers may carry a Content-Length, a chunked body, or a body that ends
 // when the server closes. A connection the server closed while it sat idle
@@ -20,8 +20,10 @@ namespace hpt::client {
 
 class HttpConnection {
  public:
-  // `host` a name or an address (IPv6 without brackets); `timeout` bounds
-  // each Exchange, connecting included.
+  // `host` a name or an address (IPv6 without brackets). `timeout` bounds
+  // each wait: to connect, to send, and for each next part of an answer
+  // (as cpprestsdk's client does, so that a long answer that keeps coming
+  // is not cut off).
   HttpConnection(std::string host, int port, std::chrono::milliseconds timeout);
   ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
@@ -34,21 +36,19 @@ class HttpConnection {
   StatusOr<HttpResult> Exchange(const std::string& request, bool no_body);
 
  private:
-  using Clock = std::chrono::steady_clock;
-
-  Status Connect(Clock::time_point deadline);
+  Status Connect();
   void Close();
   // The kept connection is open and the server has sent nothing unasked.
   bool IdleAndOpen() const;
-  Status SendAll(const std::string& data, Clock::time_point deadline);
+  Status SendAll(const std::string& data);
   // Reads at least one more byte into buffer_; `eof` set (and Ok) when the
   // server closed instead.
-  Status ReadMore(Clock::time_point deadline, bool* eof);
-  StatusOr<HttpResult> ReadAnswer(bool no_body, Clock::time_point deadline);
-  // Until buffer_ holds `size` bytes past `from`.
-  Status ReadUntil(size_t size, Clock::time_point deadline);
-  StatusOr<std::string> ReadChunked(size_t from, Clock::time_point deadline,
-                                    size_t* end);
+  Status ReadMore(bool* eof);
+  StatusOr<HttpResult> ReadAnswer(bool no_body);
+  // Until buffer_ holds `size` bytes.
+  Status ReadUntil(size_t size);
+  // The chunked body that starts at buffer_[from]; `end` set past it.
+  StatusOr<std::string> ReadChunked(size_t from, size_t* end);
 
   std::string host_;
   int port_;
