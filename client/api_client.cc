@@ -38,14 +38,7 @@ std::string EncodedPath(const std::string& path) {
 class PlainHttpClient : public ApiClient {
  public:
   PlainHttpClient(const std::string& url, const std::string& token, int timeout_seconds)
-      : url_(url), connection_(Host(web::uri(url)), Port(web::uri(url)),
-                               std::chrono::seconds(timeout_seconds)) {
-    web::uri uri(url);
-    host_header_ = uri.host() + (uri.port() > 0 ? ":" + std::to_string(uri.port()) : "");
-    base_path_ = uri.path();
-    while (!base_path_.empty() && base_path_.back() == '/') base_path_.pop_back();
-    if (!token.empty()) authorization_ = "Authorization: Bearer " + token + "\r\n";
-  }
+      : PlainHttpClient(web::uri(url), url, token, timeout_seconds) {}
 
   StatusOr<HttpResult> Call(const std::string& method, const std::string& path,
                             const std::string& body,
@@ -69,14 +62,25 @@ class PlainHttpClient : public ApiClient {
   }
 
  private:
+  PlainHttpClient(const web::uri& uri, const std::string& url, const std::string& token,
+                  int timeout_seconds)
+      : url_(url),
+        connection_(Host(uri), uri.port() > 0 ? uri.port() : 80,
+                    std::chrono::seconds(timeout_seconds)),
+        host_header_(uri.host() + (uri.port() > 0 ? ":" + std::to_string(uri.port()) : "")),
+        base_path_(uri.path()),
+        authorization_(token.empty() ? "" : "Authorization: Bearer " + token + "\r\n") {
+    while (!base_path_.empty() && base_path_.back() == '/') base_path_.pop_back();
+  }
+
+  // The host to connect to: an IPv6 address without its brackets.
   static std::string Host(const web::uri& uri) {
-    std::string host = uri.host();
+    const std::string& host = uri.host();
     if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-      host = host.substr(1, host.size() - 2);
+      return host.substr(1, host.size() - 2);
     }
     return host;
   }
-  static int Port(const web::uri& uri) { return uri.port() > 0 ? uri.port() : 80; }
 
   std::string url_;
   HttpConnection connection_;

@@ -19,8 +19,7 @@ constexpr size_t kMaxHead = 64 << 10;
 constexpr size_t kMaxBody = size_t{1} << 30;
 
 std::string Lower(std::string s) {
-  for (char& c : s)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
@@ -63,18 +62,15 @@ StatusOr<Head> ParseHead(const std::string& text) {
   Head head;
   size_t eol = text.find("\r\n");
   std::string status_line = text.substr(0, eol);
-  if (status_line.rfind("HTTP/1.", 0) != 0 || status_line.size() < 12 ||
-      status_line[8] != ' ' ||
+  if (status_line.rfind("HTTP/1.", 0) != 0 || status_line.size() < 12 || status_line[8] != ' ' ||
       !std::isdigit(static_cast<unsigned char>(status_line[9])) ||
       !std::isdigit(static_cast<unsigned char>(status_line[10])) ||
       !std::isdigit(static_cast<unsigned char>(status_line[11]))) {
-    return Unavailable("the answer is not HTTP/1.x: '" +
-                       status_line.substr(0, 40) + "'");
+    return Unavailable("the answer is not HTTP/1.x: '" + status_line.substr(0, 40) + "'");
   }
   head.status = std::stoi(status_line.substr(9, 3));
   head.keep_alive = status_line[7] != '0';
-  for (size_t line = eol == std::string::npos ? text.size() : eol + 2;
-       line < text.size();) {
+  for (size_t line = eol == std::string::npos ? text.size() : eol + 2; line < text.size();) {
     size_t end = text.find("\r\n", line);
     if (end == std::string::npos) end = text.size();
     size_t colon = text.find(':', line);
@@ -82,11 +78,10 @@ StatusOr<Head> ParseHead(const std::string& text) {
       std::string name = Lower(text.substr(line, colon - line));
       std::string value = Trim(text.substr(colon + 1, end - colon - 1));
       if (name == "content-length") {
-        if (value.empty() ||
-            value.find_first_not_of("0123456789") != std::string::npos ||
+        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos ||
             value.size() > 12) {
-          return Unavailable("the answer's Content-Length '" +
-                             value.substr(0, 20) + "' is not a number");
+          return Unavailable("the answer's Content-Length '" + value.substr(0, 20) +
+                             "' is not a number");
         }
         head.has_length = true;
         head.length = std::stoull(value);
@@ -110,8 +105,7 @@ StatusOr<Head> ParseHead(const std::string& text) {
 
 }  // namespace
 
-HttpConnection::HttpConnection(std::string host, int port,
-                               std::chrono::milliseconds timeout)
+HttpConnection::HttpConnection(std::string host, int port, std::chrono::milliseconds timeout)
     : host_(std::move(host)), port_(port), timeout_(timeout) {}
 
 HttpConnection::~HttpConnection() { Close(); }
@@ -136,15 +130,11 @@ Status HttpConnection::Connect() {
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
   const std::string where = host_ + ":" + std::to_string(port_);
-  int rc = ::getaddrinfo(host_.c_str(), std::to_string(port_).c_str(), &hints,
-                         &found);
-  if (rc != 0)
-    return Unavailable("cannot resolve " + host_ + ": " + ::gai_strerror(rc));
+  int rc = ::getaddrinfo(host_.c_str(), std::to_string(port_).c_str(), &hints, &found);
+  if (rc != 0) return Unavailable("cannot resolve " + host_ + ": " + ::gai_strerror(rc));
   std::string why = "no address";
   for (addrinfo* a = found; a != nullptr && fd_ < 0; a = a->ai_next) {
-    int fd =
-        ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                 a->ai_protocol);
+    int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
     if (fd < 0) {
       why = std::strerror(errno);
       continue;
@@ -157,8 +147,7 @@ Status HttpConnection::Connect() {
         connected = Await(fd, POLLOUT, timeout_, "no connection");
         int error = 0;
         socklen_t size = sizeof(error);
-        if (connected.ok() &&
-            ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 &&
+        if (connected.ok() && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 &&
             error != 0) {
           connected = Unavailable(std::strerror(error));
         }
@@ -180,8 +169,7 @@ Status HttpConnection::Connect() {
 
 Status HttpConnection::SendAll(const std::string& data) {
   for (size_t sent = 0; sent < data.size();) {
-    ssize_t n =
-        ::send(fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+    ssize_t n = ::send(fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
     if (n > 0) {
       sent += static_cast<size_t>(n);
     } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -221,37 +209,29 @@ Status HttpConnection::ReadUntil(size_t size) {
   while (buffer_.size() < size) {
     bool eof = false;
     HPT_RETURN_IF_ERROR(ReadMore(&eof));
-    if (eof)
-      return Unavailable(
-          "the server closed the connection in the middle of its answer");
+    if (eof) return Unavailable("the server closed the connection in the middle of its answer");
   }
   return Status::Ok();
 }
 
-StatusOr<std::string> HttpConnection::ReadChunked(size_t from,
-                                                  size_t* end) {
+StatusOr<std::string> HttpConnection::ReadChunked(size_t from, size_t* end) {
   std::string body;
   size_t at = from;
   for (;;) {
     size_t eol;
     while ((eol = buffer_.find("\r\n", at)) == std::string::npos) {
-      if (buffer_.size() - at > 1024)
-        return Unavailable("a chunk size line over 1 KiB");
+      if (buffer_.size() - at > 1024) return Unavailable("a chunk size line over 1 KiB");
       HPT_RETURN_IF_ERROR(ReadUntil(buffer_.size() + 1));
     }
-    std::string size_text =
-        Trim(buffer_.substr(at, buffer_.find_first_of(";\r", at) - at));
+    std::string size_text = Trim(buffer_.substr(at, buffer_.find_first_of(";\r", at) - at));
     if (size_text.empty() || size_text.size() > 8 ||
-        size_text.find_first_not_of("0123456789abcdefABCDEF") !=
-            std::string::npos) {
-      return Unavailable("a chunk size '" + size_text.substr(0, 20) +
-                         "' is not hexadecimal");
+        size_text.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+      return Unavailable("a chunk size '" + size_text.substr(0, 20) + "' is not hexadecimal");
     }
     size_t size = std::stoul(size_text, nullptr, 16);
     at = eol + 2;
     if (size == 0) break;
-    if (body.size() + size > kMaxBody)
-      return Unavailable("the answer's body is over 1 GiB");
+    if (body.size() + size > kMaxBody) return Unavailable("the answer's body is over 1 GiB");
     HPT_RETURN_IF_ERROR(ReadUntil(at + size + 2));
     body.append(buffer_, at, size);
     at += size + 2;
@@ -260,8 +240,7 @@ StatusOr<std::string> HttpConnection::ReadChunked(size_t from,
   for (;;) {
     size_t eol;
     while ((eol = buffer_.find("\r\n", at)) == std::string::npos) {
-      if (buffer_.size() - at > kMaxHead)
-        return Unavailable("trailers over 64 KiB");
+      if (buffer_.size() - at > kMaxHead) return Unavailable("trailers over 64 KiB");
       HPT_RETURN_IF_ERROR(ReadUntil(buffer_.size() + 1));
     }
     bool blank = eol == at;
@@ -276,22 +255,19 @@ StatusOr<HttpResult> HttpConnection::ReadAnswer(bool no_body) {
   for (;;) {
     size_t head_end;
     while ((head_end = buffer_.find("\r\n\r\n")) == std::string::npos) {
-      if (buffer_.size() > kMaxHead)
-        return Unavailable("the answer's headers are over 64 KiB");
+      if (buffer_.size() > kMaxHead) return Unavailable("the answer's headers are over 64 KiB");
       bool eof = false;
       HPT_RETURN_IF_ERROR(ReadMore(&eof));
       if (eof) {
-        return Unavailable(
-            buffer_.empty()
-                ? "the server closed the connection without answering"
-                : "the server closed the connection in the middle of its "
-                  "answer");
+        return Unavailable(buffer_.empty()
+                               ? "the server closed the connection without answering"
+                               : "the server closed the connection in the middle of its "
+                                 "answer");
       }
     }
     HPT_ASSIGN_OR_RETURN(Head head, ParseHead(buffer_.substr(0, head_end)));
     size_t body_at = head_end + 4;
-    if (head.status / 100 ==
-        1) {  // 100 Continue and the like: the answer follows
+    if (head.status / 100 == 1) {  // 100 Continue and the like: the answer follows
       buffer_.erase(0, body_at);
       continue;
     }
@@ -324,15 +300,13 @@ StatusOr<HttpResult> HttpConnection::ReadAnswer(bool no_body) {
   }
 }
 
-StatusOr<HttpResult> HttpConnection::Exchange(const std::string& request,
-                                              bool no_body) {
+StatusOr<HttpResult> HttpConnection::Exchange(const std::string& request, bool no_body) {
   for (int attempt = 0;; ++attempt) {
     const bool reused = attempt == 0 && IdleAndOpen();
     if (!reused) HPT_RETURN_IF_ERROR(Connect());
     received_ = 0;
     Status sent = SendAll(request);
-    StatusOr<HttpResult> answer =
-        sent.ok() ? ReadAnswer(no_body) : StatusOr<HttpResult>(sent);
+    StatusOr<HttpResult> answer = sent.ok() ? ReadAnswer(no_body) : StatusOr<HttpResult>(sent);
     if (answer.ok()) return answer;
     Close();
     // A kept connection the server closed just as this request went out:

@@ -31,8 +31,7 @@ class ScriptedPeer {
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(
-        ::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    EXPECT_EQ(::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
     EXPECT_EQ(::listen(listener_, 16), 0);
     socklen_t size = sizeof(addr);
     ::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &size);
@@ -61,9 +60,7 @@ class ScriptedPeer {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& w : workers_) w.join();
   }
-  std::string url() const {
-    return "http://127.0.0.1:" + std::to_string(port_);
-  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   int accepted() const { return accepted_; }
 
  private:
@@ -89,8 +86,7 @@ std::string ReadRequest(int fd, std::string* pending) {
   }
   size_t length = 0;
   size_t at = pending->find("Content-Length: ");
-  if (at != std::string::npos && at < head_end)
-    length = std::stoul(pending->substr(at + 16));
+  if (at != std::string::npos && at < head_end) length = std::stoul(pending->substr(at + 16));
   while (pending->size() < head_end + 4 + length) {
     ssize_t n = ::recv(fd, chunk, sizeof(chunk), 0);
     if (n <= 0) return "";
@@ -103,8 +99,7 @@ std::string ReadRequest(int fd, std::string* pending) {
 
 void Send(int fd, const std::string& text) {
   for (size_t sent = 0; sent < text.size();) {
-    ssize_t n =
-        ::send(fd, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
+    ssize_t n = ::send(fd, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
     if (n <= 0) return;
     sent += n;
   }
@@ -138,12 +133,9 @@ TEST(HttpConnectionTest, KeepsOneConnectionAndSendsTheTokenAndAnEncodedPath) {
   EXPECT_EQ(peer.accepted(), 1);
   std::lock_guard<std::mutex> lock(mu);
   ASSERT_EQ(requests.size(), 3u);
-  EXPECT_EQ(requests[0].rfind("POST /api/v1/a%20b/100%25 HTTP/1.1\r\n", 0), 0u)
-      << requests[0];
-  EXPECT_NE(requests[0].find("\r\nAuthorization: Bearer s3cret\r\n"),
-            std::string::npos);
-  EXPECT_NE(requests[0].find("\r\n\r\n{\"x\":1}"), std::string::npos)
-      << requests[0];
+  EXPECT_EQ(requests[0].rfind("POST /api/v1/a%20b/100%25 HTTP/1.1\r\n", 0), 0u) << requests[0];
+  EXPECT_NE(requests[0].find("\r\nAuthorization: Bearer s3cret\r\n"), std::string::npos);
+  EXPECT_NE(requests[0].find("\r\n\r\n{\"x\":1}"), std::string::npos) << requests[0];
 }
 
 TEST(HttpConnectionTest, ReadsChunkedAnswersAfterAContinue) {
@@ -172,8 +164,7 @@ TEST(HttpConnectionTest, ReadsChunkedAnswersAfterAContinue) {
   EXPECT_EQ(peer.accepted(), 1);
 }
 
-TEST(HttpConnectionTest,
-     ABodyThatEndsWithTheConnectionAndAServerThatClosesIdleOnes) {
+TEST(HttpConnectionTest, ABodyThatEndsWithTheConnectionAndAServerThatClosesIdleOnes) {
   ScriptedPeer peer([](int fd, int connection) {
     std::string pending;
     if (ReadRequest(fd, &pending).empty()) return;
@@ -191,8 +182,7 @@ TEST(HttpConnectionTest,
     auto next = client->Call("GET", "/b");
     ASSERT_TRUE(next.ok()) << i << ": " << next.status().ToString();
     EXPECT_EQ(next->body, "kept");
-    std::this_thread::sleep_for(
-        std::chrono::milliseconds(50));  // the peer closes meanwhile
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the peer closes meanwhile
   }
   EXPECT_EQ(peer.accepted(), 4);
 }
@@ -208,8 +198,7 @@ TEST(HttpConnectionTest, ARequestALostKeptConnectionDroppedGoesOnceMore) {
     requests++;
     if (connection == 2) return;  // reads the request, then closes unanswered
     Send(fd, Ok("one"));
-    if (connection == 0 && !ReadRequest(fd, &pending).empty())
-      requests++;  // and drops it
+    if (connection == 0 && !ReadRequest(fd, &pending).empty()) requests++;  // and drops it
   });
   auto client = NewApiClient(peer.url(), "");
   ASSERT_TRUE(client->Call("POST", "/first", "{}").ok());
@@ -223,8 +212,7 @@ TEST(HttpConnectionTest, ARequestALostKeptConnectionDroppedGoesOnceMore) {
   auto dropped = other->Call("POST", "/third", "{}");
   ASSERT_FALSE(dropped.ok());
   EXPECT_EQ(dropped.status().code(), StatusCode::kUnavailable);
-  EXPECT_NE(dropped.status().message().find(
-                "closed the connection without answering"),
+  EXPECT_NE(dropped.status().message().find("closed the connection without answering"),
             std::string::npos)
       << dropped.status().message();
   EXPECT_EQ(requests, 4);
@@ -243,11 +231,9 @@ TEST(HttpConnectionTest, ASilentServerIsUnavailableAtTheTimeout) {
   auto took = std::chrono::steady_clock::now() - start;
   done = true;
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(
-      r.status().message().find("cannot reach the hpt server at " + peer.url()),
-      std::string::npos);
-  EXPECT_NE(r.status().message().find("no answer for 1 s"),
-            std::string::npos)
+  EXPECT_NE(r.status().message().find("cannot reach the hpt server at " + peer.url()),
+            std::string::npos);
+  EXPECT_NE(r.status().message().find("no answer for 1 s"), std::string::npos)
       << r.status().message();
   EXPECT_GE(took, std::chrono::milliseconds(900));
   EXPECT_LT(took, std::chrono::seconds(20));  // a bound, not a speed target
@@ -273,8 +259,7 @@ TEST(HttpConnectionTest, AnAnswerLongerThanTheTimeoutThatKeepsComingIsReadWhole)
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1900));
 }
 
-TEST(HttpConnectionTest,
-     WhatIsNotHttpOrCannotBeReachedIsUnavailableWithTheReason) {
+TEST(HttpConnectionTest, WhatIsNotHttpOrCannotBeReachedIsUnavailableWithTheReason) {
   ScriptedPeer peer([](int fd, int) {
     std::string pending;
     ReadRequest(fd, &pending);
@@ -282,8 +267,7 @@ TEST(HttpConnectionTest,
   });
   auto r = NewApiClient(peer.url(), "")->Call("GET", "/");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("not HTTP/1.x: 'SSH-2.0-OpenSSH_9.2'"),
-            std::string::npos)
+  EXPECT_NE(r.status().message().find("not HTTP/1.x: 'SSH-2.0-OpenSSH_9.2'"), std::string::npos)
       << r.status().message();
 
   ScriptedPeer bad_length([](int fd, int) {
@@ -293,8 +277,7 @@ TEST(HttpConnectionTest,
   });
   r = NewApiClient(bad_length.url(), "")->Call("GET", "/");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("Content-Length '-5' is not a number"),
-            std::string::npos)
+  EXPECT_NE(r.status().message().find("Content-Length '-5' is not a number"), std::string::npos)
       << r.status().message();
 
   int port;
@@ -302,16 +285,12 @@ TEST(HttpConnectionTest,
     ScriptedPeer gone([](int, int) {});
     port = std::stoi(gone.url().substr(gone.url().rfind(':') + 1));
   }
-  r = NewApiClient("http://127.0.0.1:" + std::to_string(port), "")
-          ->Call("GET", "/");
+  r = NewApiClient("http://127.0.0.1:" + std::to_string(port), "")->Call("GET", "/");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(r.status().message().find("Connection refused"), std::string::npos)
       << r.status().message();
-  EXPECT_EQ(NewApiClient("http://localhost:1", "a\nb")
-                ->Call("GET", "/")
-                .status()
-                .message(),
+  EXPECT_EQ(NewApiClient("http://localhost:1", "a\nb")->Call("GET", "/").status().message(),
             "the API token holds a control character");
 }
 
